@@ -1,0 +1,39 @@
+"""evpsim: how much to trust expected-validation-performance (EVP) curves.
+
+Exact ground truths, numba Monte Carlo over simulated hyperparameter
+searches, and the batteries that measure EVP estimators: bias, variance and
+MSE; false conclusions; bootstrap confidence-interval coverage.
+"""
+
+__version__ = "0.1.0"
+
+from .estimators import (  # noqa: E402
+    Estimator,
+    estimate,
+    estimator_weights,
+    get_estimator,
+    list_estimators,
+    register_estimator,
+    unregister_estimator,
+)
+from .truths import (  # noqa: E402
+    Discrete,
+    Truth,
+    TruncatedNormal,
+    empirical,
+    list_truths,
+    make_truth,
+    read_scores,
+)
+from .exact import lstatistic_moments, order_statistic_moments  # noqa: E402
+from .bias import bias  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "Estimator", "estimate", "estimator_weights", "get_estimator", "list_estimators",
+    "register_estimator", "unregister_estimator",
+    "Truth", "TruncatedNormal", "Discrete", "empirical", "make_truth", "list_truths",
+    "read_scores",
+    "order_statistic_moments", "lstatistic_moments",
+    "bias",
+]
