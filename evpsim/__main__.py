@@ -1,0 +1,7 @@
+"""``python -m evpsim``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
