@@ -27,6 +27,8 @@ from .truths import (  # noqa: E402
 )
 from .exact import lstatistic_moments, order_statistic_moments  # noqa: E402
 from .bias import bias  # noqa: E402
+from . import kde  # noqa: E402
+from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -36,4 +38,5 @@ __all__ = [
     "read_scores",
     "order_statistic_moments", "lstatistic_moments",
     "bias",
+    "kde", "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]

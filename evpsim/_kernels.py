@@ -90,7 +90,7 @@ def rng_normal(st):
             return u * math.sqrt(-2.0 * math.log(s) / s)
 
 
-@njit(**_OPTS)
+@njit(inline="always", **_OPTS)
 def _std_truncnorm(st, a, b, case, alpha):
     if case == CASE_NORMAL:
         while True:
@@ -120,17 +120,8 @@ def _std_truncnorm(st, a, b, case, alpha):
                 return -z
 
 
-@njit(**_OPTS)
-def draw(st, kind, params, table_x, table_c):
-    """One draw from the truth described by the sampler specification."""
-    if kind == KIND_TRUNCNORM:
-        z = _std_truncnorm(st, params[2], params[3], int(params[4]), params[5])
-        x = params[0] + params[1] * z
-        # guard the bounds against the last-bit rounding of mu + sigma * z
-        lo = params[0] + params[1] * params[2]
-        hi = params[0] + params[1] * params[3]
-        return min(max(x, lo), hi)
-    u = rng_uniform(st)
+@njit(inline="always", **_OPTS)
+def _discrete_index(u, table_c):
     lo, hi = 0, table_c.shape[0] - 1
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -138,7 +129,35 @@ def draw(st, kind, params, table_x, table_c):
             hi = mid
         else:
             lo = mid + 1
-    return table_x[lo]
+    return lo
+
+
+@njit(**_OPTS)
+def draw_into(st, xs, kind, params, table_x, table_c):
+    """Fill ``xs`` with i.i.d. draws from the truth's sampler specification.
+
+    The branch on ``kind`` sits outside the loop and the loop body calls
+    nothing that takes arrays other than the state: numba reference-counts
+    array arguments on every call, which would otherwise double the cost.
+    """
+    if kind == KIND_TRUNCNORM:
+        mu, sigma, a, b = params[0], params[1], params[2], params[3]
+        case, alpha = int(params[4]), params[5]
+        # clip against the last-bit rounding of mu + sigma * z
+        lo, hi = mu + sigma * a, mu + sigma * b
+        if case == CASE_NORMAL:  # the common case, kept free of the switch
+            for i in range(xs.shape[0]):
+                z = rng_normal(st)
+                while z < a or z > b:
+                    z = rng_normal(st)
+                xs[i] = min(max(mu + sigma * z, lo), hi)
+        else:
+            for i in range(xs.shape[0]):
+                x = mu + sigma * _std_truncnorm(st, a, b, case, alpha)
+                xs[i] = min(max(x, lo), hi)
+    else:
+        for i in range(xs.shape[0]):
+            xs[i] = table_x[_discrete_index(rng_uniform(st), table_c)]
 
 
 @njit(**_OPTS)
@@ -160,8 +179,7 @@ def sort_inplace(xs):
 @njit(**_OPTS)
 def draw_sorted(st, xs, kind, params, table_x, table_c):
     """Fill ``xs`` with an ascending i.i.d. sample from the truth."""
-    for i in range(xs.shape[0]):
-        xs[i] = draw(st, kind, params, table_x, table_c)
+    draw_into(st, xs, kind, params, table_x, table_c)
     sort_inplace(xs)
 
 
@@ -170,8 +188,7 @@ def sample_block(seed, stream, size, kind, params, table_x, table_c):
     """``size`` i.i.d. draws (unsorted) from stream ``(seed, stream)``."""
     st = rng_init(seed, stream)
     out = np.empty(size)
-    for i in range(size):
-        out[i] = draw(st, kind, params, table_x, table_c)
+    draw_into(st, out, kind, params, table_x, table_c)
     return out
 
 
@@ -186,16 +203,13 @@ def _accumulate_powers(acc, k, d):
 
 @njit(parallel=True, **_OPTS)
 def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                      kind, params, table_x, table_c, ws, first, thetas):
+                      kind, params, table_x, table_c, wts, thetas):
     """Power sums of ``est - theta`` for L-statistics, one row per chunk.
 
     Parameters
     ----------
-    ws : (R, B) array
-        Weight rows (every estimator and budget).
-    first : (R,) int array
-        Index of the first non-zero weight of each row (U's rows start at
-        ``n - 1``), so structural zeros are skipped.
+    wts : (B, R) array
+        Weight rows (every estimator and budget), transposed.
     thetas : (R,) array
         Exact theta for each row; sums are accumulated around it.
 
@@ -204,7 +218,7 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
     (nchunks, R, 4) array
         ``sum d, sum d^2, sum d^3, sum d^4`` over the chunk's replicates.
     """
-    R = ws.shape[0]
+    R = wts.shape[1]
     out = np.zeros((nchunks, R, 4))
     for c in prange(nchunks):
         j = chunk0 + c
@@ -212,13 +226,19 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         st = rng_init(seed, j)
         xs = np.empty(B)
         acc = np.zeros((R, 4))
+        est = np.empty(R)
         for _ in range(reps):
             draw_sorted(st, xs, kind, params, table_x, table_c)
+            # est = ws @ xs with the row index innermost, so that the loop
+            # vectorises without reassociating any sum
             for k in range(R):
-                s = 0.0
-                for i in range(first[k], B):
-                    s += ws[k, i] * xs[i]
-                _accumulate_powers(acc, k, s - thetas[k])
+                est[k] = -thetas[k]
+            for i in range(B):
+                xi = xs[i]
+                for k in range(R):
+                    est[k] += wts[i, k] * xi
+            for k in range(R):
+                _accumulate_powers(acc, k, est[k])
         out[c] = acc
     return out
 

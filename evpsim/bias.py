@@ -71,15 +71,14 @@ class _LstatKernel:
     plan: ChunkPlan
     B: int
     sampler: tuple
-    ws: np.ndarray
-    first: np.ndarray
+    wts: np.ndarray
     thetas: np.ndarray
 
     def __call__(self, c0, nc):
         kind, params, tx, tc = self.sampler
         return K.bias_lstat_chunks(self.plan.seed, c0, nc, self.plan.chunk_size,
                                    self.plan.replicates, self.B, kind, params, tx, tc,
-                                   self.ws, self.first, self.thetas)
+                                   self.wts, self.thetas)
 
 
 @dataclass
@@ -100,11 +99,6 @@ class _GeneralKernel:
                                      self.func, self.ns, self.thetas)
 
 
-def _first_nonzero(ws):
-    nz = ws != 0
-    return np.where(nz.any(axis=1), nz.argmax(axis=1), ws.shape[1]).astype(np.int64)
-
-
 def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
     """Power sums (E, B, 4) for every estimator."""
     ns = np.arange(1, B + 1)
@@ -112,8 +106,8 @@ def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
     jobs = []
     if lstats:
-        ws = np.ascontiguousarray(np.concatenate([ests[k].weight_matrix(B) for k in lstats]))
-        jobs.append((lstats, _LstatKernel(plan, B, truth.sampler, ws, _first_nonzero(ws),
+        ws = np.concatenate([ests[k].weight_matrix(B) for k in lstats])
+        jobs.append((lstats, _LstatKernel(plan, B, truth.sampler, np.ascontiguousarray(ws.T),
                                           np.tile(theta, len(lstats)))))
     for k, e in enumerate(ests):
         if not e.is_lstatistic:

@@ -1,0 +1,415 @@
+"""Discretized kernel density estimates (KDEs) of real search results.
+
+Tang et al. (2020, section 4.1) turn the validation scores of a real
+hyperparameter search into a ground truth: a Gaussian KDE with a
+rule-of-thumb bandwidth, discretized on a grid. A fit is an
+:class:`xarray.Dataset` (variables ``pmf`` on the support points ``x`` and
+the grid's interval ``edges``; attributes for the source, the number of
+runs, the bandwidth and its rule, the grid, the construction and the
+metric) and, through :func:`load_kde`, a :class:`~evpsim.truths.Discrete`
+truth, so exact theta, exact moments and sampling work unchanged.
+
+Two constructions:
+
+``"tang2020"``
+    Tang et al.'s, for faithful reproduction: ``bins + 1`` equally spaced
+    grid points over ``[min - 3 bw, max + 3 bw]``, each interval's mass
+    placed at its left edge, the mass outside the grid dropped and the rest
+    renormalised (statsmodels' ``KDEUnivariate`` grid and CDF, as in the
+    ``meanmax`` code).
+``"centered"``
+    The better default for new work: the same grid, clipped to the
+    metric's ``bounds`` when given, with each interval's mass at its centre,
+    so no mass falls on impossible scores (Tang et al.'s LSTM truth puts
+    about 4% of its mass below an F1 of 0). Mass beyond the bounds is
+    dropped and the rest renormalised: the KDE conditioned on the bounds.
+
+Interval masses come exactly from the Gaussian mixture's CDF; there is no
+numerical integration.
+
+The project's committed fits live in ``kde_fits/`` at the top of the
+repository (or in the folder named by the environment variable
+``EVPSIM_KDE_DIR``) and are used as ``kde:NAME``; any fit file as
+``kde:PATH.nc``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+from scipy.special import ndtr
+
+from .estimators import validate_scores
+from .results import read_netcdf
+from .truths import Discrete, register_truth_prefix
+
+__all__ = [
+    "RULES",
+    "CONSTRUCTIONS",
+    "KDETruth",
+    "kde_bandwidth",
+    "fit_kde",
+    "load_kde",
+    "kde_dirs",
+    "list_kde_fits",
+    "read_jsonl_scores",
+]
+
+#: Bandwidth rules: ``constant * A * N**(-1/5)`` with
+#: ``A = min(sd (ddof=1), IQR / 1.349)`` (statsmodels' ``bandwidths``).
+RULES = {
+    "normal-reference": (4.0 / 3.0) ** 0.2,  # 1.059224..., Tang et al.'s "Scott's rule"
+    "scott": 1.059,
+    "silverman": 0.9,
+}
+CONSTRUCTIONS = ("tang2020", "centered")
+ENV_DIR = "EVPSIM_KDE_DIR"
+_CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def kde_bandwidth(scores, rule="normal-reference"):
+    """Rule-of-thumb bandwidth of a Gaussian KDE.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        At least two finite scores.
+    rule : {"normal-reference", "scott", "silverman"}
+        ``constant * A * N**(-1/5)`` with ``A = min(sd, IQR / 1.349)`` (the
+        sample standard deviation with ``ddof=1``; ``A = sd`` when the IQR
+        is 0) and constant ``(4/3)**(1/5) = 1.059224`` (normal reference,
+        what Tang et al. call Scott's rule), ``1.059`` (statsmodels'
+        ``bw_scott``) or ``0.9`` (Silverman's).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, fewer than two scores, or scores that are all
+        equal (the bandwidth would be 0).
+
+    Examples
+    --------
+    >>> round(kde_bandwidth([0.1, 0.2, 0.4, 0.8]), 6)
+    0.300758
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    xs = validate_scores(scores, name="scores", min_size=2)
+    if xs.min() == xs.max():
+        raise ValueError(f"all {xs.size} scores equal {xs[0]:g}: the bandwidth would be 0")
+    sd = float(np.std(xs, ddof=1))
+    q75, q25 = np.percentile(xs, [75, 25])
+    iqr = float(q75 - q25) / 1.349
+    spread = min(sd, iqr) if iqr > 0 else sd
+    return RULES[rule] * spread * xs.size ** -0.2
+
+
+def _interval_masses(xs, bw, edges):
+    """Masses of the mixture of N(x_i, bw^2) on each interval, and outside.
+
+    Each kernel's mass on ``[a, b]`` is ``Phi(b) - Phi(a)``, taken from the
+    upper tail (``Phi(-a) - Phi(-b)``) when ``a > 0`` so that small masses
+    keep their relative precision.
+    """
+    z = (edges[None, :] - xs[:, None]) / bw
+    a, b = z[:, :-1], z[:, 1:]
+    masses = np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a)).mean(axis=0)
+    outside = float(np.mean(ndtr(z[:, 0]) + ndtr(-z[:, -1])))
+    return masses, outside
+
+
+def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bins=511,
+            bounds=None, name="kde", model=None, metric=None, source=None, note=None):
+    """Fit a discretized Gaussian KDE to validation scores.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The scores of one hyperparameter search (at least two, not all
+        equal).
+    bandwidth : str or float
+        A rule of :data:`RULES` (default ``"normal-reference"``) or a
+        positive bandwidth.
+    construction : {"tang2020", "centered"}
+        Masses at the intervals' left edges on the unclipped grid (Tang et
+        al.) or at their centres on a grid clipped to ``bounds``.
+    bins : int
+        Number of grid intervals (default 511: Tang et al.'s 512-point
+        grid).
+    bounds : (float, float), optional
+        The metric's range, e.g. ``(0, 1)``; ``"centered"`` only. Every
+        score must lie within it; either end may be infinite.
+    name : str
+        Short name (letters, digits, ``.``, ``_``, ``-``), used as
+        ``kde:NAME`` for committed fits.
+    model, metric, source, note : str, optional
+        What was tuned (e.g. ``"Reuters LSTM"``), the metric (``"dev
+        F1"``), where the scores come from (a file name) and a remark; all
+        recorded as attributes, the first two in the description.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``pmf`` on coordinate ``x`` (the support points, ascending) and
+        ``edges`` (the ``bins + 1`` grid points), with attributes ``name,
+        description, construction, kernel, bandwidth, bandwidth_rule, runs,
+        source, model, metric, note, bins, grid_lo, grid_hi, bounds_lo,
+        bounds_hi, mass_outside_grid`` (KDE mass dropped before
+        renormalising), ``scores_min, scores_max``. No time or version
+        attributes: refitting the same scores gives the same file contents.
+
+    Examples
+    --------
+    >>> fit = fit_kde([0.61, 0.64, 0.65, 0.70, 0.72], bins=8)
+    >>> fit.sizes["x"], round(float(fit["pmf"].sum()), 12)
+    (8, 1.0)
+    >>> load_kde(fit).theta([1]).round(4)
+    array([0.6566])
+    """
+    xs = validate_scores(scores, name="scores", min_size=2)
+    if isinstance(bandwidth, str):
+        if bandwidth not in RULES:
+            raise ValueError(f"bandwidth must be one of {', '.join(RULES)} or a positive "
+                             f"number, got {bandwidth!r}")
+    elif (isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float, np.number))
+          or not math.isfinite(bandwidth) or bandwidth <= 0):
+        raise ValueError(f"bandwidth must be a rule or a positive finite number, got {bandwidth!r}")
+    if construction not in CONSTRUCTIONS:
+        raise ValueError(f"construction must be one of {', '.join(CONSTRUCTIONS)}, "
+                         f"got {construction!r}")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
+        raise ValueError(f"bins must be an integer of at least 2, got {bins!r}")
+    if bounds is not None:
+        if construction != "centered":
+            raise ValueError("bounds apply only to the 'centered' construction "
+                             "('tang2020' is Tang et al.'s unclipped grid)")
+        try:
+            lo, hi = (float(b) for b in bounds)
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds must be two numbers (lo, hi), got {bounds!r}") from None
+        if not lo < hi:
+            raise ValueError(f"bounds must satisfy lo < hi, got {bounds!r}")
+        if xs.min() < lo or xs.max() > hi:
+            raise ValueError(f"scores in [{xs.min():g}, {xs.max():g}] fall outside "
+                             f"bounds [{lo:g}, {hi:g}]")
+    else:
+        lo, hi = -math.inf, math.inf
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"name must be letters, digits, '.', '_' or '-', got {name!r}")
+    for key, val in (("model", model), ("metric", metric), ("source", source), ("note", note)):
+        if val is not None and not isinstance(val, str):
+            raise TypeError(f"{key} must be a string, got {type(val).__name__}")
+
+    import xarray as xr
+
+    if isinstance(bandwidth, str):
+        rule, bw = bandwidth, kde_bandwidth(xs, bandwidth)
+    else:
+        rule, bw = "given", float(bandwidth)
+    grid_lo = max(float(xs.min()) - _CUT * bw, lo)
+    grid_hi = min(float(xs.max()) + _CUT * bw, hi)
+    edges = np.linspace(grid_lo, grid_hi, int(bins) + 1)
+    masses, outside = _interval_masses(xs, bw, edges)
+    pmf = masses / masses.sum()
+    support = edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+    what = " ".join(s for s in (model, metric) if s) or "scores"
+    where = f" on [{lo:g}, {hi:g}]" if bounds is not None else ""
+    title = "Tang2020" if construction == "tang2020" else "centered"
+    description = f"{title} KDE of {xs.size} {what}{where} (bw {bw:.3g})"
+    attrs = {
+        "name": name,
+        "description": description,
+        "construction": construction,
+        "kernel": "gaussian",
+        "bandwidth": bw,
+        "bandwidth_rule": rule,
+        "runs": int(xs.size),
+        "source": source or "",
+        "model": model or "",
+        "metric": metric or "",
+        "note": note or "",
+        "bins": int(bins),
+        "grid_lo": grid_lo,
+        "grid_hi": grid_hi,
+        "bounds_lo": lo,
+        "bounds_hi": hi,
+        "mass_outside_grid": outside,
+        "scores_min": float(xs.min()),
+        "scores_max": float(xs.max()),
+    }
+    return xr.Dataset(
+        {"pmf": ("x", pmf, {"long_name": "probability mass at the support point"}),
+         "edges": ("edge", edges, {"long_name": "edges of the grid's intervals"})},
+        coords={"x": ("x", support, {"long_name": f"support point ({metric or 'score'})"})},
+        attrs=attrs)
+
+
+class KDETruth(Discrete):
+    """A discretized KDE as a ground truth: a :class:`Discrete` truth.
+
+    Made by :func:`load_kde`. ``fit`` holds the fit's attributes;
+    :meth:`attrs` adds the source, bandwidth and construction to the
+    provenance of every result computed from it.
+    """
+
+    def __init__(self, fit):
+        super().__init__(fit["x"].values, fit["pmf"].values, name=f"kde:{fit.attrs['name']}",
+                         description=fit.attrs["description"])
+        self.fit = dict(fit.attrs)
+
+    def attrs(self):
+        keys = ("construction", "bandwidth", "bandwidth_rule", "runs", "source", "bins",
+                "grid_lo", "grid_hi")
+        return {**super().attrs(), **{f"truth_kde_{k}": self.fit[k] for k in keys}}
+
+
+def kde_dirs():
+    """Folders searched for committed fits, in order.
+
+    ``$EVPSIM_KDE_DIR`` when set, then ``kde_fits/`` next to the package
+    (the repository's top level for an editable install).
+    """
+    import evpsim
+
+    dirs = [Path(os.environ[ENV_DIR])] if os.environ.get(ENV_DIR) else []
+    return dirs + [Path(evpsim.__file__).resolve().parent.parent / "kde_fits"]
+
+
+def _committed():
+    """``{name: path}`` of the committed fits (earlier folders win)."""
+    found = {}
+    for folder in reversed(kde_dirs()):
+        if folder.is_dir():
+            found.update({p.stem: p for p in sorted(folder.glob("*.nc"))})
+    return dict(sorted(found.items()))
+
+
+def list_kde_fits():
+    """``{"kde:NAME": description}`` of every committed fit."""
+    return {f"kde:{name}": read_netcdf(path).attrs.get("description", "")
+            for name, path in _committed().items()}
+
+
+def load_kde(spec):
+    """A committed or saved KDE fit as a ground truth.
+
+    Parameters
+    ----------
+    spec : str, path or xarray.Dataset
+        The name of a committed fit (see :func:`list_kde_fits`), the path
+        of a fit written by ``evpsim fit-kde`` (ending in ``.nc``), or a
+        Dataset from :func:`fit_kde`.
+
+    Returns
+    -------
+    KDETruth
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a missing file, or a file that is not a fit.
+    """
+    import xarray as xr
+
+    if isinstance(spec, xr.Dataset):
+        fit = spec
+    elif isinstance(spec, (str, os.PathLike)):
+        text = str(spec)
+        if text.endswith(".nc") or os.sep in text or "/" in text:
+            path = Path(text)
+            if not path.is_file():
+                raise ValueError(f"no KDE fit file {text!r}")
+        else:
+            fits = _committed()
+            if text not in fits:
+                raise ValueError(f"unknown KDE fit {text!r}; committed fits: "
+                                 f"{', '.join(fits) or 'none'} (or give a path ending in .nc)")
+            path = fits[text]
+        try:
+            fit = read_netcdf(path)
+        except (OSError, ValueError) as err:
+            raise ValueError(f"cannot read KDE fit {str(path)!r}: {err}") from None
+    else:
+        raise TypeError(f"spec must be a name, a path or a Dataset, got {type(spec).__name__}")
+    missing = [k for k in ("pmf", "x") if k not in fit.variables]
+    missing += [k for k in ("name", "description") if k not in fit.attrs]
+    if missing:
+        raise ValueError(f"not an evpsim KDE fit (missing {', '.join(missing)})")
+    return KDETruth(fit)
+
+
+def _kde_truth(arg, column=None, **_):
+    if column is not None:
+        raise ValueError("--column applies to file: truths, not to kde: truths")
+    return load_kde(arg)
+
+
+register_truth_prefix("kde", _kde_truth,
+                      "discretized KDE: a committed fit by NAME (see below) or a fit file "
+                      "PATH.nc written by 'evpsim fit-kde'")
+
+
+def read_jsonl_scores(path, field):
+    """Read scores from JSON Lines, one object per line.
+
+    Parameters
+    ----------
+    path : str or path
+        A ``.jsonl`` file such as allentune's ``results.jsonl``. Blank lines
+        are skipped.
+    field : str
+        The key holding the score; a dotted path reaches into nested
+        objects (``"metrics.best_validation_accuracy"``).
+
+    Returns
+    -------
+    ndarray of float
+
+    Raises
+    ------
+    ValueError
+        If the file is missing or empty, a line is not a JSON object, or
+        its field is missing or not a finite number (the message names the
+        line).
+    """
+    if not isinstance(field, str) or not field:
+        raise ValueError(f"field must be a non-empty key, got {field!r}")
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"cannot read scores: no such file {str(p)!r}")
+    try:
+        lines = p.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read scores from {str(p)!r}: {err}") from None
+    out = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{str(p)!r} line {lineno}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{where}: not JSON ({err.msg})") from None
+        for key in field.split("."):
+            if not isinstance(value, dict) or key not in value:
+                keys = sorted(value) if isinstance(value, dict) else []
+                raise ValueError(f"{where}: no field {field!r}"
+                                 + (f"; keys: {', '.join(keys)}" if keys else ""))
+            value = value[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            raise ValueError(f"{where}: {field} is {value!r}, not a finite number")
+        out.append(float(value))
+    if not out:
+        raise ValueError(f"{str(p)!r} holds no scores")
+    return np.array(out)
