@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from . import _kernels as K
+from ._kernels import moments as K
 from .estimators import resolve_estimators
 from .exact import lstatistic_moments
 from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
+from ._kernels import orderstats as K
 
 __all__ = ["order_statistic_moments", "lstatistic_moments"]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy import integrate, stats
 
-from . import _kernels as K
+from ._kernels import sampling as K
 from .estimators import validate_scores
 
 __all__ = [

@@ -1,0 +1,124 @@
+"""Samplers of the ground truths and sorting of short samples.
+
+Sampler specifications are passed as ``(kind, params, table_x, table_c)``:
+
+* ``kind == 0``: truncated normal, ``params = (mu, sigma, a, b, case,
+  alpha)`` with ``a, b`` the standardised bounds and ``case`` the rejection
+  sampler chosen for its acceptance rate (Robert 1995);
+* ``kind == 1``: discrete, ``table_x`` the ascending support and
+  ``table_c`` the cumulative probabilities (last entry exactly 1).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .options import OPTS as _OPTS
+from .rng import rng_init, rng_normal, rng_uniform
+
+KIND_TRUNCNORM = 0
+KIND_DISCRETE = 1
+CASE_NORMAL, CASE_UNIFORM, CASE_EXP_RIGHT, CASE_EXP_LEFT = 0, 1, 2, 3
+
+
+@njit(inline="always", **_OPTS)
+def _std_truncnorm(st, a, b, case, alpha):
+    if case == CASE_NORMAL:
+        while True:
+            z = rng_normal(st)
+            if a <= z <= b:
+                return z
+    elif case == CASE_UNIFORM:
+        if a > 0.0:
+            c2 = a * a
+        elif b < 0.0:
+            c2 = b * b
+        else:
+            c2 = 0.0
+        while True:
+            z = a + (b - a) * rng_uniform(st)
+            if rng_uniform(st) <= math.exp(0.5 * (c2 - z * z)):
+                return z
+    elif case == CASE_EXP_RIGHT:
+        while True:
+            z = a - math.log(rng_uniform(st)) / alpha
+            if z <= b and rng_uniform(st) <= math.exp(-0.5 * (z - alpha) ** 2):
+                return z
+    else:  # CASE_EXP_LEFT: mirror image of the right tail
+        while True:
+            z = -b - math.log(rng_uniform(st)) / alpha
+            if z <= -a and rng_uniform(st) <= math.exp(-0.5 * (z - alpha) ** 2):
+                return -z
+
+
+@njit(inline="always", **_OPTS)
+def _discrete_index(u, table_c):
+    lo, hi = 0, table_c.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if table_c[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(**_OPTS)
+def draw_into(st, xs, kind, params, table_x, table_c):
+    """Fill ``xs`` with i.i.d. draws from the truth's sampler specification.
+
+    The branch on ``kind`` sits outside the loop and the loop body calls
+    nothing that takes arrays other than the state: numba reference-counts
+    array arguments on every call, which would otherwise double the cost.
+    """
+    if kind == KIND_TRUNCNORM:
+        mu, sigma, a, b = params[0], params[1], params[2], params[3]
+        case, alpha = int(params[4]), params[5]
+        # clip against the last-bit rounding of mu + sigma * z
+        lo, hi = mu + sigma * a, mu + sigma * b
+        if case == CASE_NORMAL:  # the common case, kept free of the switch
+            for i in range(xs.shape[0]):
+                z = rng_normal(st)
+                while z < a or z > b:
+                    z = rng_normal(st)
+                xs[i] = min(max(mu + sigma * z, lo), hi)
+        else:
+            for i in range(xs.shape[0]):
+                x = mu + sigma * _std_truncnorm(st, a, b, case, alpha)
+                xs[i] = min(max(x, lo), hi)
+    else:
+        for i in range(xs.shape[0]):
+            xs[i] = table_x[_discrete_index(rng_uniform(st), table_c)]
+
+
+@njit(**_OPTS)
+def sort_inplace(xs):
+    """Ascending in-place sort: insertion sort for short arrays."""
+    n = xs.shape[0]
+    if n > 64:
+        xs[:] = np.sort(xs)
+        return
+    for i in range(1, n):
+        v = xs[i]
+        j = i - 1
+        while j >= 0 and xs[j] > v:
+            xs[j + 1] = xs[j]
+            j -= 1
+        xs[j + 1] = v
+
+
+@njit(**_OPTS)
+def draw_sorted(st, xs, kind, params, table_x, table_c):
+    """Fill ``xs`` with an ascending i.i.d. sample from the truth."""
+    draw_into(st, xs, kind, params, table_x, table_c)
+    sort_inplace(xs)
+
+
+@njit(**_OPTS)
+def sample_block(seed, stream, size, kind, params, table_x, table_c):
+    """``size`` i.i.d. draws (unsorted) from stream ``(seed, stream)``."""
+    st = rng_init(seed, stream)
+    out = np.empty(size)
+    draw_into(st, out, kind, params, table_x, table_c)
+    return out
