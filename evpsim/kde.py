@@ -49,14 +49,14 @@ from .results import read_netcdf
 from .truths import Discrete, register_truth_prefix
 
 __all__ = [
-    "RULES",
     "CONSTRUCTIONS",
+    "RULES",
     "KDETruth",
-    "kde_bandwidth",
     "fit_kde",
-    "load_kde",
+    "kde_bandwidth",
     "kde_dirs",
     "list_kde_fits",
+    "load_kde",
     "read_jsonl_scores",
 ]
 
@@ -71,6 +71,13 @@ CONSTRUCTIONS = ("tang2020", "centered")
 ENV_DIR = "EVPSIM_KDE_DIR"
 _CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _validate_kde_scores(scores):
+    xs = validate_scores(scores, name="scores", min_size=1)
+    if xs.size < 2:
+        raise ValueError(f"a KDE needs at least 2 scores, got {xs.size}")
+    return xs
 
 
 def kde_bandwidth(scores, rule="normal-reference"):
@@ -100,11 +107,11 @@ def kde_bandwidth(scores, rule="normal-reference"):
     Examples
     --------
     >>> round(kde_bandwidth([0.1, 0.2, 0.4, 0.8]), 6)
-    0.300758
+    0.193396
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
-    xs = validate_scores(scores, name="scores", min_size=2)
+    xs = _validate_kde_scores(scores)
     if xs.min() == xs.max():
         raise ValueError(f"all {xs.size} scores equal {xs[0]:g}: the bandwidth would be 0")
     sd = float(np.std(xs, ddof=1))
@@ -174,9 +181,9 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
     >>> fit.sizes["x"], round(float(fit["pmf"].sum()), 12)
     (8, 1.0)
     >>> load_kde(fit).theta([1]).round(4)
-    array([0.6566])
+    array([0.6443])
     """
-    xs = validate_scores(scores, name="scores", min_size=2)
+    xs = _validate_kde_scores(scores)
     if isinstance(bandwidth, str):
         if bandwidth not in RULES:
             raise ValueError(f"bandwidth must be one of {', '.join(RULES)} or a positive "

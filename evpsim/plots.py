@@ -82,3 +82,32 @@ def plot_bias(ds, path):
                  fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def plot_kde(fit, scores, path):
+    """Tang et al. (2020) Fig. 5: a discretized KDE over the scores' histogram.
+
+    Parameters
+    ----------
+    fit : xarray.Dataset
+        A fit from :func:`evpsim.kde.fit_kde`; each interval's mass is drawn
+        as a density over the interval.
+    scores : array_like of float
+        The scores the KDE was fitted to.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = _pyplot()
+    edges, pmf = fit["edges"].values, fit["pmf"].values
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.hist(np.asarray(scores, dtype=float), bins="auto", density=True, color="#bbbbbb",
+            edgecolor="white", label=f"{fit.attrs['runs']} runs")
+    ax.stairs(pmf / np.diff(edges), edges, color=COLORS["U"], lw=1.6,
+              label=f"KDE ({fit.attrs['bins']} bins, bw {fit.attrs['bandwidth']:.3g})")
+    ax.set_xlabel(fit.attrs.get("metric") or "score")
+    ax.set_ylabel("density")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=9)
+    ax.set_title(fit.attrs["description"], fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["bias", "listing"]
+SUBCOMMANDS = ["bias", "listing", "fit_kde"]
 
 
 def build_parser():

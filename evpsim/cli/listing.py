@@ -1,9 +1,10 @@
 """``evpsim list``: the available ground truths and estimators."""
 
 from ..estimators import get_estimator, list_estimators
+from ..kde import list_kde_fits
 from ..truths import list_truths
 
-HELP = "list the available ground truths and estimators"
+HELP = "list the available ground truths (with the committed KDE fits) and estimators"
 
 
 def add_parser(subparsers):
@@ -13,10 +14,14 @@ def add_parser(subparsers):
 
 
 def run(args):
-    print("ground truths (--dist):")
     truths = list_truths()
-    width = max(map(len, truths))
+    fits = list_kde_fits()
+    width = max(map(len, [*truths, *fits]))
+    print("ground truths (--dist):")
     for spec, desc in truths.items():
+        print(f"  {spec:<{width}}  {desc}")
+    print("\ncommitted KDE fits (--dist kde:NAME; kde_fits/README.md):")
+    for spec, desc in fits.items():
         print(f"  {spec:<{width}}  {desc}")
     print("\nestimators (--estimators):")
     for name in list_estimators():

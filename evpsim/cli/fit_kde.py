@@ -1,0 +1,105 @@
+"""``evpsim fit-kde``: fit a discretized KDE ground truth to real scores."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..kde import CONSTRUCTIONS, RULES, fit_kde, load_kde, read_jsonl_scores
+from ..results import write_netcdf
+from ..truths import read_scores
+from .common import check_outputs, positive_int
+
+HELP = "fit a discretized Gaussian KDE to the scores of a real search"
+JSONL = (".jsonl", ".ndjson")
+
+
+def _bandwidth(text):
+    """argparse type: a rule name or a positive number."""
+    if text in RULES:
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a rule ({', '.join(RULES)}) nor a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive bandwidth")
+    return value
+
+
+def _bounds(text):
+    """argparse type: ``LO,HI``."""
+    try:
+        lo, hi = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (e.g. 0,1)") from None
+    return lo, hi
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "fit-kde", help=HELP, description=(
+            HELP + " (Tang et al. 2020, section 4.1) and write it as netCDF, for use as "
+            "--dist kde:FILE.nc. Interval masses are exact differences of the Gaussian "
+            "mixture's CDF."),
+        epilog="example: evpsim fit-kde results.jsonl --field best_validation_accuracy "
+               "--name glove --construction centered --bounds 0,1 --plot glove.png")
+    p.add_argument("input", metavar="INPUT",
+                   help="scores: one per line, a CSV file (--column), or JSON Lines such as "
+                        "allentune's results.jsonl (--field)")
+    p.add_argument("--name", required=True, help="name of the fit (letters, digits, . _ -)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--column", help="column of a CSV file (name or 0-based index)")
+    src.add_argument("--field", help="key of JSON Lines records; a dotted path reaches nested "
+                                     "objects (e.g. metrics.best_validation_accuracy)")
+    p.add_argument("--bandwidth", type=_bandwidth, default="normal-reference", metavar="RULE",
+                   help=f"{', '.join(RULES)}, or a number (default: %(default)s)")
+    p.add_argument("--construction", choices=CONSTRUCTIONS, default="tang2020",
+                   help="masses at the intervals' left edges on Tang et al.'s unclipped grid, "
+                        "or at bin centres on a grid clipped to --bounds (default: %(default)s)")
+    p.add_argument("--bins", type=positive_int, default=511,
+                   help="number of grid intervals (default: %(default)s)")
+    p.add_argument("--bounds", type=_bounds, metavar="LO,HI",
+                   help="the metric's range, e.g. 0,1 (centered construction only)")
+    p.add_argument("--model", help="what was tuned, for the description (e.g. 'SST-2 LSTM')")
+    p.add_argument("--metric", help="the metric, for the description (e.g. 'dev accuracy')")
+    p.add_argument("--out", metavar="FILE.nc", help="where to write the fit (default: NAME.nc)")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="draw the discretized density over the scores' histogram")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args):
+    if args.out is None:
+        args.out = f"{args.name}.nc"
+    check_outputs(args)
+    path = Path(args.input)
+    if args.field is not None or path.suffix.lower() in JSONL:
+        if args.field is None:
+            raise ValueError(f"{args.input!r} is JSON Lines: name the score's key with --field")
+        scores = read_jsonl_scores(path, args.field)
+    else:
+        scores = read_scores(path, column=args.column)
+    fit = fit_kde(scores, bandwidth=args.bandwidth, construction=args.construction,
+                  bins=args.bins, bounds=args.bounds, name=args.name, model=args.model,
+                  metric=args.metric, source=path.name)
+    truth = load_kde(fit)
+    a = fit.attrs
+    theta = truth.theta([1, scores.size])
+    print(f"fit {a['name']}: {a['description']}")
+    print(f"  scores: {a['runs']} from {path.name}, in [{a['scores_min']:.6g}, "
+          f"{a['scores_max']:.6g}]")
+    print(f"  bandwidth: {a['bandwidth']:.6f} ({a['bandwidth_rule']})")
+    print(f"  grid: {a['bins']} intervals on [{a['grid_lo']:.6g}, {a['grid_hi']:.6g}]; KDE mass "
+          f"outside it (dropped): {a['mass_outside_grid']:.3g}")
+    print(f"  exact theta_1 = {theta[0]:.6g}, theta_{scores.size} = {theta[1]:.6g}")
+    write_netcdf(fit, args.out)
+    print(f"wrote {args.out}  (use it as --dist kde:{args.out})")
+    if args.plot:
+        from ..plots import plot_kde
+
+        plot_kde(fit, scores, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
