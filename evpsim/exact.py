@@ -46,7 +46,7 @@ def order_statistic_moments(truth, B):
     """
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise ValueError(f"B must be a positive integer, got {B!r}")
-    q = truth.quadrature(pairs=True)
+    q = truth.quadrature(pairs=True, nmax=int(B))
     A = K.order_stat_tails(int(B), q.F, q.S)  # P(X_(i) <= x_q)
     mu = q.top - q.h @ A
     if q.chain:

@@ -1,0 +1,114 @@
+"""The Monte Carlo engine: agreement with exact values, determinism."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import evpsim
+from evpsim.bias import QUANTITIES
+from evpsim.montecarlo import ChunkPlan, run_chunked
+
+
+def _max_z(ds):
+    zs = np.concatenate([np.abs(ds["z_" + q].values).ravel() for q in QUANTITIES])
+    return zs[np.isfinite(zs)].max()
+
+
+@pytest.mark.parametrize("spec, B", [("normal", 30), ("tang-small", 50), ("bag", 30),
+                                     ("file", 40)])
+def test_monte_carlo_agrees_with_exact(spec, B, data_dir):
+    if spec == "file":
+        spec = f"file:{data_dir / 'sst5_cnn_acc.txt'}"
+    ds = evpsim.bias(spec, B=B, replicates=300_000, seed=12)
+    # B x 3 estimators x 4 quantities comparisons: the largest |z| of ~500
+    # standard normals exceeds 4 with probability ~3%, of 4.5 with ~0.3%
+    assert _max_z(ds) < 4.5
+    assert ds.attrs["max_abs_z"] == pytest.approx(_max_z(ds))
+
+
+def test_same_result_for_any_chunk_batching_and_workers():
+    truth = evpsim.make_truth("tang-big")
+    plan = ChunkPlan(20_000, seed=3, chunk_size=1000)
+    ws = np.ascontiguousarray(evpsim.estimator_weights("V", 12).T)
+    from evpsim.bias import _LstatKernel
+
+    kern = _LstatKernel(plan, 12, truth.sampler, ws, truth.theta(np.arange(1, 13)))
+    one = run_chunked(kern, plan, batch_chunks=20)
+    split = run_chunked(kern, plan, batch_chunks=3)
+    procs = run_chunked(kern, plan, workers=2, batch_chunks=4)
+    np.testing.assert_array_equal(one, split)
+    np.testing.assert_array_equal(one, procs)
+
+
+_SCRIPT = """
+import sys, numpy as np, evpsim
+def mx(xs, n):
+    return xs[-1]
+evpsim.register_estimator("MAX", func=mx)
+ds = evpsim.bias("normal", B=20, estimators="U,V,W,MAX", method="mc", replicates=30_000, seed=9)
+np.save(sys.argv[1], np.stack([ds[q].values for q in ("mean", "variance", "mse", "mse_se")]))
+"""
+
+
+def test_bit_identical_for_one_and_two_threads(tmp_path):
+    outs = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, NUMBA_NUM_THREADS=threads)
+        f = tmp_path / f"t{threads}.npy"
+        subprocess.run([sys.executable, "-c", _SCRIPT, str(f)], env=env, check=True)
+        outs.append(np.load(f))
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_general_estimator_runs_and_matches_its_lstatistic_twin():
+    """A numba function computing V gives V's Monte Carlo numbers exactly."""
+    import numba
+
+    @numba.njit
+    def v_general(xs, n):
+        B = xs.shape[0]
+        s = 0.0
+        for i in range(B):
+            s += (((i + 1) / B) ** n - (i / B) ** n) * xs[i]
+        return s
+
+    evpsim.register_estimator("Vg", func=v_general)
+    try:
+        ds = evpsim.bias("normal", B=10, estimators="V,Vg", replicates=20_000, seed=1)
+    finally:
+        evpsim.unregister_estimator("Vg")
+    np.testing.assert_allclose(ds["mean"].sel(estimator="Vg"), ds["mean"].sel(estimator="V"),
+                               rtol=0, atol=1e-12)
+    assert np.all(np.isnan(ds["exact_mean"].sel(estimator="Vg")))
+
+
+def test_seed_changes_results_and_reproduces():
+    a = evpsim.bias("normal", B=5, method="mc", replicates=5000, seed=1)
+    b = evpsim.bias("normal", B=5, method="mc", replicates=5000, seed=1)
+    c = evpsim.bias("normal", B=5, method="mc", replicates=5000, seed=2)
+    np.testing.assert_array_equal(a["mean"], b["mean"])
+    assert not np.array_equal(a["mean"], c["mean"])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"B": 1}, "B must be at least 2"),
+    ({"B": 2.5}, "B must be an integer"),
+    ({"replicates": 0}, "replicates must be a positive integer"),
+    ({"seed": -1}, "seed must be an integer"),
+    ({"method": "magic"}, "method must be one of"),
+    ({"estimators": "U,Q"}, "unknown estimator 'Q'"),
+    ({"workers": 0}, "workers must be a positive integer"),
+])
+def test_bias_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        evpsim.bias("normal", **{"B": 5, "replicates": 100, **kwargs})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["normal", "tang-big", "bag"])
+def test_monte_carlo_agrees_with_exact_at_scale(spec):
+    ds = evpsim.bias(spec, B=50, replicates=4_000_000, seed=2024)
+    assert _max_z(ds) < 4.5
