@@ -379,7 +379,8 @@ class Discrete(Truth):
         if self._sampler is None:
             tc = self._F.copy()
             tc[-1] = 1.0
-            self._sampler = (K.KIND_DISCRETE, np.zeros(6), self.support.copy(), tc)
+            guide = np.searchsorted(tc, np.arange(tc.size) / tc.size, side="right")
+            self._sampler = (K.KIND_DISCRETE, guide.astype(float), self.support.copy(), tc)
         return self._sampler
 
     def attrs(self):

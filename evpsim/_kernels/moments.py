@@ -5,7 +5,7 @@ from numba import njit, prange
 
 from .options import OPTS as _OPTS
 from .rng import rng_init
-from .sampling import draw_sorted
+from .sampling import draw_into, draw_sorted, network_sort, sorting_network
 
 
 @njit(inline="always", **_OPTS)
@@ -43,8 +43,14 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         xs = np.empty(B)
         acc = np.zeros((R, 4))
         est = np.empty(R)
+        pairs = sorting_network(B)
+        buf = np.empty(pairs.max() + 1 if B > 1 else 1)
         for _ in range(reps):
-            draw_sorted(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, kind, params, table_x, table_c)
+            if B <= 64:
+                network_sort(xs, buf, pairs)
+            else:
+                xs[:] = np.sort(xs)
             # est = ws @ xs with the row index innermost, so that the loop
             # vectorises without reassociating any sum
             for k in range(R):

@@ -3,7 +3,8 @@
 Chunk ``j`` of a run with seed ``s`` draws from the stream ``(s, j)``: its
 xoshiro256** state (Blackman & Vigna 2018) is four SplitMix64 outputs of a
 mix of ``s`` and ``j``, so a chunk's numbers do not depend on which thread
-or process runs it. Normals come from Marsaglia's polar method.
+or process runs it. Normals come from the 256-layer ziggurat of Marsaglia
+& Tsang (2000), one 64-bit draw per normal in 99% of cases.
 """
 
 import math
@@ -15,6 +16,26 @@ from .options import OPTS as _OPTS
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _TWO53 = 1.0 / 9007199254740992.0
+
+
+def _ziggurat_tables(layers=256, r=3.6541528853610088, v=4.92867323399e-3):
+    """Layer edges ``x`` (descending, ``x[layers] = 0``) and ``f(x)``.
+
+    ``r`` is the start of the tail and ``v`` the area of each layer for the
+    unnormalised density ``exp(-x^2 / 2)`` (Marsaglia & Tsang 2000).
+    """
+    x = np.empty(layers + 1)
+    fr = math.exp(-0.5 * r * r)
+    x[0] = v / fr
+    x[1] = r
+    for i in range(1, layers - 1):
+        x[i + 1] = math.sqrt(-2.0 * math.log(v / x[i] + math.exp(-0.5 * x[i] ** 2)))
+    x[layers] = 0.0
+    return x, np.exp(-0.5 * x * x)
+
+
+_ZIG_X, _ZIG_F = _ziggurat_tables()
+_ZIG_R = _ZIG_X[1]
 
 
 @njit(inline="always", **_OPTS)
@@ -67,13 +88,40 @@ def rng_below(st, k):
     return min(int(rng_uniform(st) * k), k - 1)
 
 
+@njit(**_OPTS)
+def _normal_slow(st, i, x):
+    """The ziggurat's rare paths: the tail (layer 0) and the wedges.
+
+    Returns a magnitude; on rejection it starts over in a fresh layer.
+    """
+    while True:
+        if i == 0:
+            while True:
+                a = -math.log(rng_uniform(st)) / _ZIG_R
+                b = -math.log(rng_uniform(st))
+                if 2.0 * b >= a * a:
+                    return _ZIG_R + a
+        if _ZIG_F[i] + rng_uniform(st) * (_ZIG_F[i + 1] - _ZIG_F[i]) < math.exp(-0.5 * x * x):
+            return x
+        bits = rng_next(st)
+        i = int(bits & np.uint64(255))
+        x = float(bits >> np.uint64(11)) * _TWO53 * _ZIG_X[i]
+        if x < _ZIG_X[i + 1]:
+            return x
+
+
 @njit(inline="always", **_OPTS)
 def rng_normal(st):
-    """Standard normal by Marsaglia's polar method (the spare is discarded,
-    which keeps the state a plain integer array)."""
-    while True:
-        u = 2.0 * rng_uniform(st) - 1.0
-        v = 2.0 * rng_uniform(st) - 1.0
-        s = u * u + v * v
-        if 0.0 < s < 1.0:
-            return u * math.sqrt(-2.0 * math.log(s) / s)
+    """Standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000).
+
+    The low 8 bits of one 64-bit draw pick the layer, bit 8 the sign and
+    the top 53 bits the position; the draw is accepted at once when it lies
+    inside the layer's rectangle under the curve.
+    """
+    bits = rng_next(st)
+    i = int(bits & np.uint64(255))
+    neg = (bits >> np.uint64(8)) & np.uint64(1)
+    x = float(bits >> np.uint64(11)) * _TWO53 * _ZIG_X[i]
+    if x >= _ZIG_X[i + 1]:
+        x = _normal_slow(st, i, x)
+    return -x if neg else x

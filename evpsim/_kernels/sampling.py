@@ -5,8 +5,11 @@ Sampler specifications are passed as ``(kind, params, table_x, table_c)``:
 * ``kind == 0``: truncated normal, ``params = (mu, sigma, a, b, case,
   alpha)`` with ``a, b`` the standardised bounds and ``case`` the rejection
   sampler chosen for its acceptance rate (Robert 1995);
-* ``kind == 1``: discrete, ``table_x`` the ascending support and
-  ``table_c`` the cumulative probabilities (last entry exactly 1).
+* ``kind == 1``: discrete, ``table_x`` the ascending support,
+  ``table_c`` the cumulative probabilities (last entry exactly 1) and
+  ``params`` a guide table (Chen & Asau 1974): ``params[j]`` is the first
+  index whose cumulative probability exceeds ``j / len(params)``, so the
+  search for a uniform ``u`` starts next to its answer (O(1) on average).
 """
 
 import math
@@ -53,25 +56,24 @@ def _std_truncnorm(st, a, b, case, alpha):
 
 
 @njit(inline="always", **_OPTS)
-def _discrete_index(u, table_c):
-    lo, hi = 0, table_c.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if table_c[mid] > u:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+def _discrete_index(u, guide, table_c):
+    k = int(guide[int(u * guide.shape[0])])
+    while table_c[k] <= u:
+        k += 1
+    return k
 
 
 @njit(**_OPTS)
 def draw_into(st, xs, kind, params, table_x, table_c):
     """Fill ``xs`` with i.i.d. draws from the truth's sampler specification.
 
-    The branch on ``kind`` sits outside the loop and the loop body calls
-    nothing that takes arrays other than the state: numba reference-counts
-    array arguments on every call, which would otherwise double the cost.
+    The branch on ``kind`` sits outside the loop, and the generator runs on
+    a local copy of the state: LLVM cannot tell that ``st`` and ``xs`` do not
+    overlap, and would otherwise reload the state after every store (a
+    2.5x slowdown).
     """
+    st_arg = st
+    st = st_arg.copy()
     if kind == KIND_TRUNCNORM:
         mu, sigma, a, b = params[0], params[1], params[2], params[3]
         case, alpha = int(params[4]), params[5]
@@ -89,7 +91,8 @@ def draw_into(st, xs, kind, params, table_x, table_c):
                 xs[i] = min(max(x, lo), hi)
     else:
         for i in range(xs.shape[0]):
-            xs[i] = table_x[_discrete_index(rng_uniform(st), table_c)]
+            xs[i] = table_x[_discrete_index(rng_uniform(st), params, table_c)]
+    st_arg[:] = st
 
 
 @njit(**_OPTS)
@@ -106,6 +109,60 @@ def sort_inplace(xs):
             xs[j + 1] = xs[j]
             j -= 1
         xs[j + 1] = v
+
+
+@njit(**_OPTS)
+def sorting_network(B):
+    """Comparator pairs of Batcher's odd-even merge sort for ``B`` values.
+
+    ``B`` is padded to the next power of two (the padding holds +inf).
+    Returns a (P, 2) int array; applied in order by :func:`network_sort`
+    they sort any input without data-dependent branches, about three times
+    faster than insertion sort for B = 30 (mispredicted branches dominate
+    insertion sort on random data).
+    """
+    n = 1
+    while n < B:
+        n *= 2
+    count = 0
+    for sweep in range(2):
+        out = np.empty((max(count, 1), 2), dtype=np.int64)
+        count = 0
+        p = 1
+        while p < n:
+            k = p
+            while k >= 1:
+                j = k % p
+                while j <= n - 1 - k:
+                    for i in range(min(k, n - j - k)):
+                        if (i + j) // (2 * p) == (i + j + k) // (2 * p):
+                            if sweep == 1:
+                                out[count, 0] = i + j
+                                out[count, 1] = i + j + k
+                            count += 1
+                    j += 2 * k
+                k //= 2
+            p *= 2
+    return out[:count]
+
+
+@njit(inline="always", **_OPTS)
+def network_sort(xs, buf, pairs):
+    """Sort ``xs`` through ``buf`` (length a power of two >= len(xs))."""
+    B = xs.shape[0]
+    for i in range(B):
+        buf[i] = xs[i]
+    for i in range(B, buf.shape[0]):
+        buf[i] = np.inf
+    for q in range(pairs.shape[0]):
+        i = pairs[q, 0]
+        j = pairs[q, 1]
+        a = buf[i]
+        b = buf[j]
+        buf[i] = min(a, b)
+        buf[j] = max(a, b)
+    for i in range(B):
+        xs[i] = buf[i]
 
 
 @njit(**_OPTS)
