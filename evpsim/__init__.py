@@ -27,6 +27,8 @@ from .truths import (  # noqa: E402
 )
 from .exact import lstatistic_moments, order_statistic_moments  # noqa: E402
 from .bias import bias  # noqa: E402
+from .falseconc import falseconc, monte_carlo_theta  # noqa: E402
+from .compare import compare_curves, comparison_errors  # noqa: E402
 from . import kde  # noqa: E402
 from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde  # noqa: E402
 
@@ -38,5 +40,6 @@ __all__ = [
     "read_scores",
     "order_statistic_moments", "lstatistic_moments",
     "bias",
+    "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
     "kde", "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]

@@ -13,7 +13,7 @@ import numpy as np
 import xarray as xr
 
 from ._kernels import moments as K
-from .estimators import resolve_estimators
+from .estimators import get_estimator, resolve_estimators
 from .exact import lstatistic_moments
 from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked
 from .results import provenance
@@ -22,6 +22,7 @@ from .truths import make_truth
 __all__ = ["bias", "summarise_power_sums", "validate_B"]
 
 METHODS = ("exact", "mc", "both")
+_EXACT_TOL = 1e-11  # accuracy of exact moments, relative to the truth's range
 QUANTITIES = ("mean", "bias", "variance", "mse")
 
 
@@ -73,12 +74,13 @@ class _LstatKernel:
     sampler: tuple
     wts: np.ndarray
     thetas: np.ndarray
+    controls: np.ndarray
 
     def __call__(self, c0, nc):
         kind, params, tx, tc = self.sampler
         return K.bias_lstat_chunks(self.plan.seed, c0, nc, self.plan.chunk_size,
                                    self.plan.replicates, self.B, kind, params, tx, tc,
-                                   self.wts, self.thetas)
+                                   self.wts, self.thetas, self.controls)
 
 
 @dataclass
@@ -99,16 +101,42 @@ class _GeneralKernel:
                                      self.func, self.ns, self.thetas)
 
 
+def _lstat_kernel(plan, truth, B, ests, lstats, theta):
+    """Kernel for the L-statistics, with U's rows as control variates.
+
+    U is unbiased for every truth, so ``est - U`` (same sample, same n) has
+    mean equal to the bias and, the two being highly correlated, a variance
+    3 to 80 times smaller than ``est`` (B = 30). U's rows are added as hidden
+    rows when U itself was not asked for.
+    """
+    names = [ests[k].name for k in lstats]
+    mats = [ests[k].weight_matrix(B) for k in lstats]
+    if "U" in names:
+        u_block = names.index("U")
+    else:
+        u_block = len(mats)
+        mats.append(get_estimator("U").weight_matrix(B))
+    ws = np.concatenate(mats)
+    controls = np.tile(u_block * B + np.arange(B), len(mats))
+    controls[u_block * B:(u_block + 1) * B] = -1
+    return _LstatKernel(plan, B, truth.sampler, np.ascontiguousarray(ws.T),
+                        np.tile(theta, len(mats)), controls.astype(np.int64))
+
+
 def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
-    """Power sums (E, B, 4) for every estimator."""
+    """Power sums (E, B, 6) for every estimator and whether each has a control.
+
+    Columns: sums of d, d^2, d^3, d^4 with ``d = est - theta``, then sums of
+    c and c^2 with ``c = est - U`` for estimators with U as control variate.
+    """
     ns = np.arange(1, B + 1)
-    sums = np.empty((len(ests), B, 4))
+    sums = np.zeros((len(ests), B, 6))
+    controlled = np.zeros(len(ests), dtype=bool)
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
     jobs = []
     if lstats:
-        ws = np.concatenate([ests[k].weight_matrix(B) for k in lstats])
-        jobs.append((lstats, _LstatKernel(plan, B, truth.sampler, np.ascontiguousarray(ws.T),
-                                          np.tile(theta, len(lstats)))))
+        jobs.append((lstats, _lstat_kernel(plan, truth, B, ests, lstats, theta)))
+        controlled[lstats] = [ests[k].name != "U" for k in lstats]
     for k, e in enumerate(ests):
         if not e.is_lstatistic:
             jobs.append(([k], _GeneralKernel(plan, B, truth.sampler, e.func, ns, theta)))
@@ -117,9 +145,10 @@ def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
     for j, (rows, kern) in enumerate(jobs):
         part = run_chunked(kern, plan, workers=workers,
                            progress=lambda done, o=j * plan.replicates: bar.update(o + done))
-        sums[rows] = part.reshape(len(rows), B, 4)
+        part = part.reshape(-1, B, part.shape[-1])[:len(rows)]
+        sums[rows, :, :part.shape[-1]] = part
     bar.close()
-    return sums
+    return sums, controlled
 
 
 def bias(truth="normal", B=30, *, estimators=None, method="both",
@@ -161,6 +190,15 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
         (Monte Carlo - exact) / SE; attribute ``max_abs_z`` their maximum.
         General (non-linear) estimators have no exact values (NaN).
 
+    Notes
+    -----
+    The Monte Carlo bias (and mean) of every L-statistic other than U is
+    estimated with U as a control variate: U is unbiased for any truth, so
+    ``mean(est - U)`` over the same samples estimates the bias, with a
+    standard error 3 to 80 times smaller than ``mean(est) - theta`` (B = 30,
+    normal truth). U's own bias, and all variances and MSEs, are plain
+    Monte Carlo averages. General estimators are plain Monte Carlo.
+
     Examples
     --------
     >>> import evpsim
@@ -197,8 +235,13 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     plan = None
     if method in ("mc", "both"):
         plan = ChunkPlan(int(replicates), int(seed), int(chunk_size))
-        sums = _monte_carlo(truth, B, ests, theta, plan, workers, progress)
-        mc = summarise_power_sums(sums, plan.replicates)
+        sums, controlled = _monte_carlo(truth, B, ests, theta, plan, workers, progress)
+        M = plan.replicates
+        mc = summarise_power_sums(sums[..., :4], M)
+        cv_bias = sums[..., 4] / M
+        cv_var = np.maximum(sums[..., 5] / M - cv_bias**2, 0.0) * M / (M - 1)
+        mc["bias"] = np.where(controlled[:, None], cv_bias, mc["bias"])
+        mc["bias_se"] = np.where(controlled[:, None], np.sqrt(cv_var / M), mc["bias_se"])
         mc["mean"] = theta[None, :] + mc["bias"]
         mc["mean_se"] = mc["bias_se"]
         for q in QUANTITIES:
@@ -206,8 +249,11 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
             ds[q + "_se"] = (dims, mc[q + "_se"], {"long_name": f"Monte Carlo standard error of {q}"})
         if exact is not None:
             for q in QUANTITIES:
+                # exact values carry ~1e-12 of quadrature and rounding error;
+                # without this floor a vanishing SE (V - U at n = 1) inflates z
+                floor = _EXACT_TOL * truth.range ** (2 if q in ("variance", "mse") else 1)
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    z = (mc[q] - exact[q]) / mc[q + "_se"]
+                    z = (mc[q] - exact[q]) / np.hypot(mc[q + "_se"], floor)
                 ds["z_" + q] = (dims, z, {"long_name": f"(Monte Carlo - exact) / SE of {q}"})
     attrs = provenance(
         experiment="bias", method=method, B=B, estimators=names,

@@ -111,3 +111,122 @@ def plot_kde(fit, scores, path):
     ax.set_title(fit.attrs["description"], fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def _band(ax, x, ds, key, color, label, **kw):
+    """A rate with its Clopper-Pearson band."""
+    ax.plot(x, ds[key].values, color=color, lw=1.6, label=label, **kw)
+    ax.fill_between(x, ds[f"{key}_lower"].values, ds[f"{key}_upper"].values, color=color,
+                    alpha=0.2, lw=0)
+
+
+def plot_falseconc(ds, path):
+    """Tang et al. (2020) Fig. 3: rate of estimates below the truth against n.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.falseconc`.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    ns = ds["n"].values
+    for k, name in enumerate(ds["estimator"].values):
+        sub = ds.sel(estimator=name)
+        c = color_of(str(name), k)
+        _band(ax, ns, sub, "below", c, str(name))
+        if int(sub["tie_count"].sum()):
+            ax.plot(ns, sub["tie"].values, color=c, lw=1.0, ls=":", label=f"{name} ties")
+    ax.axhline(0.5, color="black", lw=0.8, ls="--")
+    ax.set_xlabel("n (budget)")
+    ax.set_ylabel("P(estimate < true EVP)")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=9)
+    a = ds.attrs
+    ax.set_title(f"{a.get('truth_description', '')}\nB = {int(a['B'])}, "
+                 f"{int(a['replicates']):,} searches, Clopper-Pearson 95% bands", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def plot_compare_curves(ds, path):
+    """Tang et al. (2020) Figs. 1-2: true and averaged estimated curves of two models.
+
+    Top row: per estimator, the true EVP of both models (black) and the
+    estimator's average (colour; A solid, B dashed), budgets where the
+    averages order the models opposite to the truth shaded. Bottom row: the
+    rate at which single pairs of searches rank the models wrongly.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.compare_curves`.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = _pyplot()
+    names = ds["estimator"].values
+    fig, axes = plt.subplots(2, len(names), figsize=(4.0 * len(names), 6.4), sharex=True,
+                             sharey="row", squeeze=False, gridspec_kw={"height_ratios": [2, 1]})
+    ns = ds["n"].values
+    la, lb = ds.attrs["a_label"], ds.attrs["b_label"]
+    for k, name in enumerate(names):
+        sub = ds.sel(estimator=name)
+        c = color_of(str(name), k)
+        top, bottom = axes[0, k], axes[1, k]
+        top.plot(ns, ds["theta_a"].values, color="black", lw=1.2, label=f"true {la}")
+        top.plot(ns, ds["theta_b"].values, color="black", lw=1.2, ls="--", label=f"true {lb}")
+        top.plot(ns, sub["mean_a"].values, color=c, lw=1.6, label=f"{name}, {la}")
+        top.plot(ns, sub["mean_b"].values, color=c, lw=1.6, ls="--", label=f"{name}, {lb}")
+        for n in ns[sub["reversed"].values.astype(bool)]:
+            top.axvspan(n - 0.5, n + 0.5, color="#d62728", alpha=0.12, lw=0)
+        top.set_title(f"{name} (shaded: averages in the wrong order)", fontsize=9)
+        top.legend(frameon=False, fontsize=8)
+        top.grid(alpha=0.3)
+        _band(bottom, ns, sub, "wrong", c, str(name))
+        bottom.set_xlabel("n (budget)")
+        bottom.grid(alpha=0.3)
+    axes[0, 0].set_ylabel("expected best score")
+    axes[1, 0].set_ylabel("P(pair ranked wrongly)")
+    a = ds.attrs
+    fig.suptitle(f"{la} vs {lb}: searches of B = {int(a['B'])}, {a['sampling']}, "
+                 f"{int(a['replicates']):,} pairs", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def plot_comparison_errors(ds, path):
+    """Dodge et al. (2021) Fig. 2: rate of wrong rankings at n = B against B.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.comparison_errors` (with ``every_n`` the
+        values at n = B are drawn).
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    import xarray as xr
+
+    plt = _pyplot()
+    Bs = ds["B"].values
+    if "n" in ds.dims:
+        ds = ds.sel(n=xr.DataArray(Bs, dims="B", coords={"B": Bs}))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for k, name in enumerate(ds["estimator"].values):
+        _band(ax, Bs, ds.sel(estimator=name), "wrong", color_of(str(name), k), str(name),
+              marker="o", ms=3)
+    better = sorted(set(str(v) for v in ds["better"].values))
+    a = ds.attrs
+    ax.set_xlabel("B (trials per search; estimate at n = B)")
+    ax.set_ylabel("P(models ranked opposite to the truth)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=9)
+    ax.set_title(f"{a['a_label']} vs {a['b_label']} ({a['sampling']}, "
+                 f"{int(a['replicates']):,} pairs per B)\ntruly better at n = B: "
+                 f"{', '.join(better)}", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

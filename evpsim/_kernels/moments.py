@@ -5,7 +5,7 @@ from numba import njit, prange
 
 from .options import OPTS as _OPTS
 from .rng import rng_init
-from .sampling import draw_into, draw_sorted, network_sort, sorting_network
+from .sampling import draw_into, sort_sample, sort_workspace
 
 
 @njit(inline="always", **_OPTS)
@@ -19,7 +19,7 @@ def _accumulate_powers(acc, k, d):
 
 @njit(parallel=True, **_OPTS)
 def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                      kind, params, table_x, table_c, wts, thetas):
+                      kind, params, table_x, table_c, wts, thetas, controls):
     """Power sums of ``est - theta`` for L-statistics, one row per chunk.
 
     Parameters
@@ -28,29 +28,30 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         Weight rows (every estimator and budget), transposed.
     thetas : (R,) array
         Exact theta for each row; sums are accumulated around it.
+    controls : (R,) int array
+        Row of a control variate with known mean theta (U at the same n),
+        or -1. For rows with a control, ``c = est - est[control]`` is
+        accumulated too: its mean is the bias, with far smaller variance.
 
     Returns
     -------
-    (nchunks, R, 4) array
-        ``sum d, sum d^2, sum d^3, sum d^4`` over the chunk's replicates.
+    (nchunks, R, 6) array
+        ``sum d, sum d^2, sum d^3, sum d^4, sum c, sum c^2`` over the
+        chunk's replicates (``c = 0`` for rows without a control).
     """
     R = wts.shape[1]
-    out = np.zeros((nchunks, R, 4))
+    out = np.zeros((nchunks, R, 6))
     for c in prange(nchunks):
         j = chunk0 + c
         reps = min(chunk_size, replicates - j * chunk_size)
         st = rng_init(seed, j)
         xs = np.empty(B)
-        acc = np.zeros((R, 4))
+        acc = np.zeros((R, 6))
         est = np.empty(R)
-        pairs = sorting_network(B)
-        buf = np.empty(pairs.max() + 1 if B > 1 else 1)
+        pairs, buf = sort_workspace(B)
         for _ in range(reps):
             draw_into(st, xs, kind, params, table_x, table_c)
-            if B <= 64:
-                network_sort(xs, buf, pairs)
-            else:
-                xs[:] = np.sort(xs)
+            sort_sample(xs, buf, pairs)
             # est = ws @ xs with the row index innermost, so that the loop
             # vectorises without reassociating any sum
             for k in range(R):
@@ -61,6 +62,10 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
                     est[k] += wts[i, k] * xi
             for k in range(R):
                 _accumulate_powers(acc, k, est[k])
+                if controls[k] >= 0:
+                    diff = est[k] - est[controls[k]]
+                    acc[k, 4] += diff
+                    acc[k, 5] += diff * diff
         out[c] = acc
     return out
 
@@ -80,8 +85,10 @@ def bias_general_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         st = rng_init(seed, j)
         xs = np.empty(B)
         acc = np.zeros((R, 4))
+        pairs, buf = sort_workspace(B)
         for _ in range(reps):
-            draw_sorted(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, kind, params, table_x, table_c)
+            sort_sample(xs, buf, pairs)
             for k in range(R):
                 _accumulate_powers(acc, k, func(xs, ns[k]) - thetas[k])
         out[c] = acc

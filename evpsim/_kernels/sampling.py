@@ -166,6 +166,22 @@ def network_sort(xs, buf, pairs):
 
 
 @njit(**_OPTS)
+def sort_workspace(B):
+    """Comparator pairs and buffer for :func:`sort_sample` of ``B`` values."""
+    pairs = sorting_network(B if B <= 64 else 1)
+    return pairs, np.empty(max(B, 1) if B > 64 else pairs.max() + 1 if B > 1 else 1)
+
+
+@njit(inline="always", **_OPTS)
+def sort_sample(xs, buf, pairs):
+    """Sort in place: the sorting network for B <= 64, else ``np.sort``."""
+    if xs.shape[0] <= 64:
+        network_sort(xs, buf, pairs)
+    else:
+        xs[:] = np.sort(xs)
+
+
+@njit(**_OPTS)
 def draw_sorted(st, xs, kind, params, table_x, table_c):
     """Fill ``xs`` with an ascending i.i.d. sample from the truth."""
     draw_into(st, xs, kind, params, table_x, table_c)

@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["bias", "listing", "fit_kde"]
+SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare"]
 
 
 def build_parser():

@@ -1,0 +1,448 @@
+"""Comparing two models through their EVP curves.
+
+Two experiments on paired simulated searches, one of B trials for model A
+and one for model B:
+
+* :func:`compare_curves` (Tang et al. 2020, Figs. 1-2): for every n <= B,
+  the true curves, each estimator's average estimate and spread for both
+  models, the budgets where the averaged estimates order the models
+  opposite to the truth, and the per-n rate of wrongly ranked pairs;
+* :func:`comparison_errors` (Dodge et al. 2021, §4 and Fig. 2): for each
+  B in a range, the rate at which each estimator ranks A and B opposite to
+  the truth at n = B (optionally at every n <= B).
+
+Both state which model is truly better at every budget and by how much
+(``theta_a``, ``theta_b``, ``theta_diff``, ``better``), so that "wrong"
+always has a direction.
+
+Models are ground truths (a spec such as ``"kde:reuters-mlp"``, a Truth) or
+real results (``"file:PATH"`` or an array of scores). With ``pool=False``
+each search draws B scores i.i.d. from the truth; for real results that is
+resampling with replacement, and the empirical distribution is the truth.
+With ``pool=True`` each search draws B of the real scores *without*
+replacement, as Dodge et al. (2021) did with their 100 runs per model. The
+truth is then still the exact EVP of the pool's empirical distribution,
+``theta_n = E[max of n draws with replacement from the pool]``: the
+expected maximum of n runs if the pool were the population. (A search
+without replacement estimates a slightly different quantity, the expected
+maximum of n distinct pool entries, so unbiasedness of U is only
+approximate under ``pool``.) ``truth_method="mc"`` replaces the exact truth
+by the average of many simulated maxima, Dodge et al.'s way.
+
+Ties (``|est_A - est_B|`` within the tie tolerance, e.g. two equal maxima
+of rounded accuracies) are counted separately, never as errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from ._kernels import comparisons as K
+from .bias import summarise_power_sums, validate_B
+from .estimators import resolve_estimators, validate_scores
+from .falseconc import (estimator_jobs, monte_carlo_theta, replicate_stream, tie_tolerance,
+                        validate_mc_args)
+from .intervals import clopper_pearson
+from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked
+from .results import provenance
+from .truths import Truth, empirical, make_truth, read_scores
+
+__all__ = ["compare_curves", "comparison_errors"]
+
+
+@dataclass(frozen=True)
+class _Model:
+    label: str
+    truth: Truth
+    scores: np.ndarray | None  # the real results, when given
+
+
+def _model(spec, name, column):
+    """A model from a truth spec, a Truth, or an array of scores."""
+    if isinstance(spec, Truth):
+        return _Model(spec.name, spec, None)
+    if isinstance(spec, str):
+        truth = make_truth(spec, column=column)
+        prefix, _, path = spec.partition(":")
+        scores = read_scores(path, column=column) if prefix == "file" else None
+        return _Model(truth.name, truth, scores)
+    if isinstance(spec, (list, tuple, np.ndarray)):
+        scores = validate_scores(spec, name=name)
+        return _Model(name.upper(), empirical(scores, name=name.upper()), scores)
+    raise TypeError(f"{name} must be a truth spec, a Truth or an array of scores, "
+                    f"got {type(spec).__name__}")
+
+
+def _models(a, b, labels, pool, column, Bmax):
+    """Validate the two models, their labels and the pool sizes."""
+    ma, mb = _model(a, "a", column), _model(b, "b", column)
+    if labels is None:
+        labels = (ma.label, mb.label) if ma.label != mb.label else ("A", "B")
+    if isinstance(labels, str) or len(labels) != 2 or not all(
+            isinstance(s, str) and s for s in labels) or labels[0] == labels[1]:
+        raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
+    ma = _Model(labels[0], ma.truth, ma.scores)
+    mb = _Model(labels[1], mb.truth, mb.scores)
+    if pool:
+        for arg, m in (("a", ma), ("b", mb)):
+            if m.scores is None:
+                raise ValueError(f"pool sampling draws from real results: give {arg} as "
+                                 f"'file:PATH' or an array of scores, not {m.truth.name!r}")
+            if Bmax > m.scores.size:
+                raise ValueError(f"B = {Bmax} exceeds the pool of {m.scores.size} scores of "
+                                 f"{m.label}; without replacement B must be at most the pool size")
+    return ma, mb
+
+
+def _sampler(model, pool):
+    """Real results are drawn from their scores directly: without replacement
+    under ``pool``, else by uniform indices (the empirical truth's law)."""
+    if model.scores is None:
+        return model.truth.sampler
+    return K.KIND_POOL if pool else K.KIND_RESAMPLE, np.zeros(6), np.sort(model.scores), np.ones(1)
+
+
+def _validate_common(a, b, Bmax, estimators, labels, pool, column, replicates, seed, chunk_size,
+                     truth_method, truth_replicates, level):
+    plan = validate_mc_args(replicates, seed, chunk_size, truth_method, truth_replicates, level)
+    if not isinstance(pool, (bool, np.bool_)):
+        raise TypeError(f"pool must be True or False, got {pool!r}")
+    ma, mb = _models(a, b, labels, pool, column, Bmax)
+    return ma, mb, resolve_estimators(estimators), plan
+
+
+def _truth_curves(ma, mb, nmax, truth_method, truth_replicates, seed, workers, chunk_size):
+    """``theta`` of both models for n = 1..nmax, exact or Monte Carlo."""
+    ns = np.arange(1, nmax + 1)
+    out = {"exact_a": ma.truth.theta(ns), "exact_b": mb.truth.theta(ns)}
+    if truth_method == "exact":
+        out.update(a=out["exact_a"], b=out["exact_b"], se_a=None, se_b=None)
+    else:
+        for k, (key, m) in enumerate((("a", ma), ("b", mb))):
+            out[key], out["se_" + key] = monte_carlo_theta(
+                m.truth, nmax, replicates=truth_replicates, seed=seed, stream=k,
+                workers=workers, chunk_size=chunk_size)
+    return out
+
+
+def _add_truth_vars(ds, dim, idx, curves, ma, mb, tol):
+    """The truth at each budget ``idx + 1`` along ``dim``; returns its sign."""
+    ta, tb = curves["a"][idx], curves["b"][idx]
+    diff = ta - tb
+    sign = np.where(np.abs(diff) <= tol, 0, np.sign(diff)).astype(np.int8)
+    ds["theta_a"] = (dim, ta, {"long_name": f"true EVP of {ma.label}"})
+    ds["theta_b"] = (dim, tb, {"long_name": f"true EVP of {mb.label}"})
+    ds["theta_diff"] = (dim, diff, {"long_name": f"theta_a - theta_b: how much {ma.label} is "
+                                                 f"truly better than {mb.label}"})
+    ds["truth_sign"] = (dim, sign, {"long_name": "+1: A truly better, -1: B, 0: tie"})
+    ds["better"] = (dim, np.array([{1: ma.label, -1: mb.label, 0: "tie"}[int(s)] for s in sign]),
+                    {"long_name": "the truly better model"})
+    if curves["se_a"] is not None:
+        ds["theta_diff_se"] = (dim, np.hypot(curves["se_a"][idx], curves["se_b"][idx]),
+                               {"long_name": "Monte Carlo standard error of theta_diff"})
+        ds["exact_theta_diff"] = (dim, curves["exact_a"][idx] - curves["exact_b"][idx],
+                                  {"long_name": "exact theta_a - theta_b"})
+    return sign
+
+
+def _add_ranking_rates(ds, dims, a_higher, tie, sign, M, level):
+    """``wrong`` (ranked opposite to the truth) and ``tie`` rates with bounds."""
+    b_higher = M - a_higher - tie
+    wrong = np.where(sign > 0, b_higher, a_higher)
+    for key, k, what in (("wrong", wrong, "ranking opposite to the truth"),
+                         ("tie", tie, "tied estimates")):
+        lo, hi = clopper_pearson(k, M, level)
+        rate = k / M
+        if key == "wrong":  # no direction when the truths tie
+            rate, lo, hi = (np.where(sign == 0, np.nan, v) for v in (rate, lo, hi))
+        ds[key] = (dims, rate, {"long_name": f"rate of {what}"})
+        ds[f"{key}_lower"] = (dims, lo, {"long_name": f"Clopper-Pearson {level:g} lower bound"})
+        ds[f"{key}_upper"] = (dims, hi, {"long_name": f"Clopper-Pearson {level:g} upper bound"})
+    ds["a_higher_count"] = (dims, a_higher, {"long_name": "searches with est_A > est_B"})
+    ds["tie_count"] = (dims, tie, {"long_name": "searches with est_A == est_B"})
+    ds["b_higher_count"] = (dims, b_higher, {"long_name": "searches with est_A < est_B"})
+
+
+@dataclass
+class _PairKernel:
+    """Picklable closure of a paired run (one kernel call)."""
+
+    plan: ChunkPlan
+    B: int
+    sampler_a: tuple
+    sampler_b: tuple
+    wts: np.ndarray
+    func: object
+    ns: np.ndarray
+    tol: float
+    centers_a: np.ndarray
+    centers_b: np.ndarray
+    moments: bool
+
+    def __call__(self, c0, nc):
+        return K.pair_counts_chunks(self.plan.seed, replicate_stream(self.B), c0, nc,
+                                    self.plan.chunk_size, self.plan.replicates, self.B,
+                                    *self.sampler_a, *self.sampler_b, self.wts, self.func,
+                                    self.ns, self.tol, self.centers_a, self.centers_b,
+                                    self.moments)
+
+
+def _njobs(ests):
+    """Kernel calls per paired run (see :func:`evpsim.falseconc.estimator_jobs`)."""
+    return int(any(e.is_lstatistic for e in ests)) + sum(not e.is_lstatistic for e in ests)
+
+
+def _paired_run(ma, mb, pool, B, ns, ests, plan, tol, curves, moments, workers, bar, done0):
+    """Counts (and power sums) of paired searches: (E, len(ns), 2 or 10)."""
+    sa, sb = _sampler(ma, pool), _sampler(mb, pool)
+    jobs = estimator_jobs(ests, B, ns)
+    out = np.empty((len(ests), ns.size, 10 if moments else 2))
+    for j, (rows, wts, func, row_ns) in enumerate(jobs):
+        ca = np.tile(curves["a"][ns - 1], len(rows))
+        cb = np.tile(curves["b"][ns - 1], len(rows))
+        kern = _PairKernel(plan, B, sa, sb, wts, func, row_ns, tol, ca, cb, moments)
+        offset = done0 + j * plan.replicates
+        part = run_chunked(kern, plan, workers=workers,
+                           progress=lambda done, o=offset: bar.update(o + done))
+        out[rows] = part.reshape(len(rows), ns.size, -1)
+    return out
+
+
+def _sampling(ma, mb, pool):
+    """How the searches are drawn, in words."""
+    if pool:
+        return "without replacement from the pools of real scores"
+    if ma.scores is not None or mb.scores is not None:
+        return "i.i.d. from the truths (real scores resampled with replacement)"
+    return "i.i.d. from the truths"
+
+
+def _attrs(experiment, ma, mb, names, plan, pool, truth_method, truth_replicates, level, tol,
+           workers, **extra):
+    model_attrs = {}
+    for key, m in (("a", ma), ("b", mb)):
+        model_attrs.update({f"{key}_{k.replace('truth_', '')}": v
+                            for k, v in m.truth.attrs().items()})
+        model_attrs[f"{key}_label"] = m.label
+        model_attrs[f"{key}_pool_size"] = int(m.scores.size) if m.scores is not None else 0
+    return provenance(
+        experiment=experiment, estimators=names, seed=plan.seed, replicates=plan.replicates,
+        chunk_size=plan.chunk_size, workers=int(workers), pool=bool(pool),
+        sampling=_sampling(ma, mb, pool),
+        truth_method=truth_method,
+        truth_replicates=int(truth_replicates) if truth_method == "mc" else 0,
+        level=float(level), tie_tolerance=tol, **extra, **model_attrs)
+
+
+def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, column=None,
+                   replicates=50_000, seed=0, truth_method="exact", truth_replicates=1_000_000,
+                   level=0.95, workers=1, progress=False, chunk_size=CHUNK_SIZE):
+    """Budget-quality curves of two models: truth, averaged estimates, errors.
+
+    Tang et al. (2020), Figs. 1 and 2: for every n <= B, the true EVP of
+    both models, each estimator's average estimate over simulated searches
+    of B trials and its spread, and where the averaged estimates order the
+    models opposite to the truth. Also the rate at which single pairs of
+    searches rank the models wrongly.
+
+    Parameters
+    ----------
+    a, b : str, Truth or array_like of float
+        The two models: truth specs (``"kde:reuters-mlp"``,
+        ``"file:PATH"``, ...), Truth objects, or arrays of real scores.
+    B : int
+        Trials per search (at least 2; at most the pool sizes with ``pool``).
+    estimators : str or sequence, optional
+        Estimator names (default U, V, W).
+    pool : bool
+        Draw each search without replacement from the real scores (``a``
+        and ``b`` must then be ``"file:PATH"`` or arrays).
+    labels : pair of str, optional
+        Names of the models (default the truths' names).
+    column : str, optional
+        CSV column of ``file:`` specs.
+    replicates : int
+        Pairs of simulated searches.
+    seed : int
+        Seed; the same seed and B give the same searches as
+        :func:`comparison_errors`.
+    truth_method : {"exact", "mc"}
+        Exact truth, or a Monte Carlo one from ``truth_replicates`` maxima.
+    truth_replicates : int
+        Replicates of a Monte Carlo truth.
+    level : float
+        Level of the Clopper-Pearson intervals.
+    workers : int
+        Worker processes; the result does not depend on it.
+    progress : bool
+        Show a progress line on stderr for runs longer than ~1.5 s.
+    chunk_size : int
+        Replicates per chunk (part of what a seed means).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``estimator`` and ``n``. Truth (n): ``theta_a``, ``theta_b``,
+        ``theta_diff`` (``theta_a - theta_b``), ``truth_sign`` and
+        ``better`` (the truly better model's label). Estimates (estimator,
+        n): ``mean_a``, ``sd_a``, ``mean_a_se`` and the same for ``b``;
+        ``mean_diff`` with ``mean_diff_se``; ``reversed`` (1 where the
+        averaged estimates order the models opposite to the truth);
+        ``wrong`` and ``tie`` rates of single pairs with Clopper-Pearson
+        bounds, and the counts ``a_higher_count``, ``tie_count``,
+        ``b_higher_count``.
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.compare_curves("tang-small", "tang-big", B=20, replicates=20_000)
+    >>> [str(ds["better"].sel(n=n).item()) for n in (14, 15)]
+    ['tang-small', 'tang-big']
+    """
+    B = validate_B(B)
+    ma, mb, ests, plan = _validate_common(a, b, B, estimators, labels, pool, column, replicates,
+                                          seed, chunk_size, truth_method, truth_replicates, level)
+    ns = np.arange(1, B + 1)
+    tol = tie_tolerance(ma.truth, mb.truth)
+    curves = _truth_curves(ma, mb, B, truth_method, truth_replicates, seed, workers, chunk_size)
+    names = [e.name for e in ests]
+    ds = xr.Dataset(coords={"estimator": names, "n": ns})
+    sign = _add_truth_vars(ds, "n", ns - 1, curves, ma, mb, tol)
+    bar = Progress(f"paired searches ({plan.replicates:,} pairs of B={B})",
+                   plan.replicates * _njobs(ests), enabled=progress)
+    sums = _paired_run(ma, mb, pool, B, ns, ests, plan, tol, curves, True, workers, bar, 0)
+    bar.close()
+    M = plan.replicates
+    dims = ("estimator", "n")
+    means = {}
+    for key, m, off, center in (("a", ma, 2, curves["a"]), ("b", mb, 6, curves["b"])):
+        summ = summarise_power_sums(sums[..., off:off + 4], M)
+        means[key] = center[None, :] + summ["bias"]
+        means[key + "_se"] = summ["bias_se"]
+        ds[f"mean_{key}"] = (dims, means[key], {"long_name": f"average estimate for {m.label}"})
+        ds[f"sd_{key}"] = (dims, np.sqrt(summ["variance"]),
+                           {"long_name": f"standard deviation of the estimates for {m.label}"})
+        ds[f"mean_{key}_se"] = (dims, summ["bias_se"],
+                                {"long_name": "Monte Carlo standard error of the average"})
+    mean_diff = means["a"] - means["b"]
+    ds["mean_diff"] = (dims, mean_diff, {"long_name": "mean_a - mean_b"})
+    ds["mean_diff_se"] = (dims, np.hypot(means["a_se"], means["b_se"]),
+                          {"long_name": "Monte Carlo standard error of mean_diff"})
+    ds["reversed"] = (dims, ((sign != 0) & (np.sign(mean_diff) == -sign)).astype(np.int8),
+                      {"long_name": "1 where the averaged estimates order the models "
+                                    "opposite to the truth"})
+    _add_ranking_rates(ds, dims, sums[..., 0].astype(np.int64), sums[..., 1].astype(np.int64),
+                       sign, M, level)
+    ds.attrs.update(_attrs("compare_curves", ma, mb, names, plan, pool, truth_method,
+                           truth_replicates, level, tol, workers, B=B))
+    return ds
+
+
+def _validate_Bs(Bs):
+    if isinstance(Bs, (int, np.integer)) and not isinstance(Bs, bool):
+        Bs = [Bs]
+    try:
+        Bs = [validate_B(x) for x in Bs]
+    except TypeError:
+        raise TypeError(f"Bs must be an integer or a sequence of integers, got {Bs!r}") from None
+    if not Bs:
+        raise ValueError("Bs is empty")
+    if any(y <= x for x, y in zip(Bs, Bs[1:])):
+        raise ValueError(f"Bs must be strictly increasing, got {Bs}")
+    return np.array(Bs)
+
+
+def comparison_errors(a, b, Bs=range(15, 31), *, every_n=False, estimators=None, pool=False,
+                      labels=None, column=None, replicates=50_000, seed=0, truth_method="exact",
+                      truth_replicates=1_000_000, level=0.95, workers=1, progress=False,
+                      chunk_size=CHUNK_SIZE):
+    """How often each estimator ranks two models opposite to the truth.
+
+    Dodge et al. (2021, §4, Fig. 2): for each budget B, pairs of simulated
+    searches of B trials, one per model; an estimator errs when its
+    estimates at n = B (or at each n <= B) order the models opposite to the
+    true EVP.
+
+    Parameters
+    ----------
+    a, b : str, Truth or array_like of float
+        The two models (see :func:`compare_curves`).
+    Bs : int or sequence of int
+        Budgets, strictly increasing, each at least 2.
+    every_n : bool
+        Also every n <= B, not only n = B.
+    estimators, pool, labels, column, replicates, seed, truth_method, \
+truth_replicates, level, workers, progress, chunk_size
+        As in :func:`compare_curves`; ``replicates`` pairs per B (Dodge et
+        al. used 50,000).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``estimator`` and ``B`` (at n = B), plus ``n`` with
+        ``every_n`` (counts 0 and rates NaN where n > B). Truth along the
+        budget dim(s): ``theta_a``, ``theta_b``, ``theta_diff``,
+        ``truth_sign``, ``better`` (with ``truth_method="mc"`` also
+        ``theta_diff_se`` and ``exact_theta_diff``). Rates ``wrong``
+        (ranked opposite to the truth; NaN where the truths tie) and
+        ``tie`` with Clopper-Pearson bounds; counts ``a_higher_count``,
+        ``tie_count``, ``b_higher_count``.
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.comparison_errors("tang-small", "tang-big", Bs=[10, 20],
+    ...                               replicates=20_000)
+    >>> ds["wrong"].dims
+    ('estimator', 'B')
+    """
+    Bs = _validate_Bs(Bs)
+    if not isinstance(every_n, (bool, np.bool_)):
+        raise TypeError(f"every_n must be True or False, got {every_n!r}")
+    ma, mb, ests, plan = _validate_common(a, b, int(Bs[-1]), estimators, labels, pool, column,
+                                          replicates, seed, chunk_size, truth_method,
+                                          truth_replicates, level)
+    tol = tie_tolerance(ma.truth, mb.truth)
+    nmax = int(Bs[-1])
+    curves = _truth_curves(ma, mb, nmax, truth_method, truth_replicates, seed, workers, chunk_size)
+    names = [e.name for e in ests]
+    E = len(ests)
+    shape = (E, Bs.size, nmax) if every_n else (E, Bs.size)
+    counts = np.zeros(shape + (2,), dtype=np.int64)
+    njobs = _njobs(ests)
+    bar = Progress(f"paired searches ({plan.replicates:,} pairs for each of {Bs.size} budgets)",
+                   plan.replicates * njobs * Bs.size, enabled=progress)
+    for i, B in enumerate(Bs):
+        ns = np.arange(1, B + 1) if every_n else np.array([B])
+        part = _paired_run(ma, mb, pool, int(B), ns, ests, plan, tol, curves, False, workers,
+                              bar, i * njobs * plan.replicates)
+        if every_n:
+            counts[:, i, :B] = part
+        else:
+            counts[:, i] = part[:, 0]
+    bar.close()
+    M = plan.replicates
+    coords = {"estimator": names, "B": Bs}
+    if every_n:
+        coords["n"] = np.arange(1, nmax + 1)
+    ds = xr.Dataset(coords=coords)
+    if every_n:
+        sign = _add_truth_vars(ds, "n", np.arange(nmax), curves, ma, mb, tol)
+        valid = np.arange(1, nmax + 1)[None, :] <= Bs[:, None]  # (B, n)
+        sign_b = np.where(valid, sign[None, :], 0)
+        valid = xr.DataArray(valid, dims=("B", "n"))
+    else:
+        sign_b = _add_truth_vars(ds, "B", Bs - 1, curves, ma, mb, tol)
+    dims = tuple(coords)
+    _add_ranking_rates(ds, dims, counts[..., 0], counts[..., 1], sign_b, M, level)
+    if every_n:
+        for key in ("wrong", "wrong_lower", "wrong_upper", "tie", "tie_lower", "tie_upper"):
+            ds[key] = ds[key].where(valid)
+        ds["b_higher_count"] = ds["b_higher_count"].where(valid, 0)
+    ds.attrs.update(_attrs("comparison_errors", ma, mb, names, plan, pool, truth_method,
+                           truth_replicates, level, tol, workers, Bs=Bs.tolist(),
+                           every_n=bool(every_n)))
+    return ds
