@@ -114,11 +114,17 @@ def select_ns(B, show_all=False):
     return sorted(picks)
 
 
-def fmt(x, width=10, digits=4):
-    """Fixed-width number: plain for moderate magnitudes, else scientific."""
+def fmt(x, width=10, digits=4, zero_below=1e-13):
+    """Fixed-width number: plain for moderate magnitudes, else scientific.
+
+    Magnitudes below ``zero_below`` (rounding noise of exact values) print
+    as ``0``.
+    """
     if x is None or not np.isfinite(x):
         return "-".rjust(width)
     ax = abs(x)
+    if ax < zero_below:
+        return "0".rjust(width)
     if ax != 0 and (ax < 0.1 or ax >= 1e5):
         s = f"{x:.{digits - 1}e}"
     else:
