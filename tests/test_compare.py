@@ -97,24 +97,28 @@ def test_bitmap_and_sort_paths_draw_the_same_samples(kind):
 
     code = {"discrete": KIND_DISCRETE, "pool": K.KIND_POOL, "resample": K.KIND_RESAMPLE}[kind]
     rng = np.random.default_rng(0)
-    table = np.sort(np.round(rng.random(150), 2))  # ascending, with ties
-    tc = np.cumsum(rng.random(150))
-    tc /= tc[-1]
-    params = np.zeros(6)
-    perm_bits, counts, bits = K.workspace(code, table, 12)
-    perm_sort, no_counts, no_bits = K.workspace(code, table, 3)
-    assert bits.size == 3 and no_bits.size == 0  # 4 * 3 words > 3**2: sorted instead
+    truth = Discrete(np.round(rng.random(150), 3), rng.random(150))
+    _, params, table, tc = truth.sampler  # ascending table; params: the guide table
+    B, m = 12, 50
+    with_bits = K.workspace(code, table, B)
+    X, idx, perm, counts, bits, pairs, buf = K.workspace(code, table, B)
+    with_sort = (X, idx, perm, counts[:0], bits[:0], pairs, buf)
+    assert with_bits[4].size == 3  # bitmap words
     st1, st2, st3 = rng_init(1, 2), rng_init(1, 2), rng_init(1, 2)
-    for _ in range(200):
-        xs1, xs2, xs3 = np.empty(12), np.empty(12), np.empty(12)
-        K.draw_table_sorted(st1, xs1, code, params, table, tc, perm_bits, counts, bits)
-        K.draw_table_sorted(st2, xs2, code, params, table, tc, perm_sort, no_counts, no_bits)
-        assert np.array_equal(xs1, xs2) and np.all(np.diff(xs1) >= 0)
-        if code == KIND_DISCRETE:  # exactly the truths' own sampler
-            draw_sorted(st3, xs3, code, params, table, tc)
-            assert np.array_equal(xs1, xs3)
+    for _ in range(4):
+        K.draw_block(st1, m, code, params, table, tc, with_bits)
+        K.draw_block(st2, m, code, params, table, tc, with_sort)
+        x1, x2 = with_bits[0][:m], with_sort[0][:m]
+        assert np.array_equal(x1, x2) and np.all(np.diff(x1, axis=1) >= 0)
+        for row in x1:
+            if code == KIND_DISCRETE:  # exactly the truths' own sampler
+                xs = np.empty(B)
+                draw_sorted(st3, xs, code, params, table, tc)
+                assert np.array_equal(row, xs)
     if code == K.KIND_POOL:
-        assert np.unique(perm_bits[:12]).size == 12
+        assert all(np.unique(r).size == B for r in with_bits[1][:m])
+    # the bitmap is used only where it is cheaper than sorting
+    assert K.workspace(code, table, 3)[4].size == 0
 
 
 # --- Tang et al. (2020), Figs. 1-2 -------------------------------------------------------------

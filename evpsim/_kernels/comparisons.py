@@ -13,7 +13,9 @@ Besides the truths' samplers (:mod:`.sampling`), samples may come from a
 finite pool of scores, ascending in ``table_x``: without replacement
 (``kind == KIND_POOL``, a partial Fisher-Yates shuffle of the indices) or
 with replacement (``kind == KIND_RESAMPLE``, uniform indices: the law of the
-empirical truth's sampler, without its binary search).
+empirical truth's sampler, without its table search). Searches are drawn
+in blocks of :data:`BLOCK`, one loop per sampler kind, and sorted by a
+bitmap of their table indices or by :func:`.sampling.sort_sample`.
 
 Chunk ``j`` of a run draws from stream ``stream0 + j``; callers give
 unrelated experiments of one seed disjoint stream ranges (see
@@ -29,63 +31,91 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .moments import _accumulate_powers
 from .options import OPTS as _OPTS
 from .rng import rng_below, rng_init, rng_uniform
-from .sampling import KIND_TRUNCNORM, _discrete_index, draw_into, draw_sorted, sort_inplace
+from .sampling import KIND_TRUNCNORM, _discrete_index, draw_into, sort_sample, sort_workspace
 
 KIND_POOL = 2
 KIND_RESAMPLE = 3
 STREAM_TRUTH = 1 << 62  # first stream of Monte Carlo truths (replicates use B << 32)
-
-
-@njit(inline="always", **_OPTS)
-def _index(st, kind, i, N, table_c, perm):
-    """Table index of draw ``i`` of a sample (not for the truncated normal)."""
-    if kind == KIND_POOL:  # partial Fisher-Yates shuffle of the indices
-        j = i + rng_below(st, N - i)
-        k = perm[j]
-        perm[j] = perm[i]
-        perm[i] = k
-        return k
-    if kind == KIND_RESAMPLE:
-        return rng_below(st, N)
-    return _discrete_index(rng_uniform(st), table_c)
+BLOCK = 64  # searches drawn at a time
 
 
 @njit(**_OPTS)
 def workspace(kind, table_x, B):
-    """Per-chunk work arrays of :func:`draw_table_sorted`.
+    """Per-chunk work arrays of :func:`draw_block`.
 
-    ``perm`` (the pool's index permutation), ``counts`` and ``bits`` (a
-    bitmap of the drawn table indices). The bitmap is used when scanning its
-    words costs less than sorting: ``4 * words <= B**2``; otherwise
-    ``bits`` is empty and samples are sorted.
+    ``X`` (BLOCK, B) for the samples and ``idx`` for their table indices;
+    ``perm`` (the pool's index permutation); ``counts`` and ``bits`` (a
+    bitmap of a sample's table indices), used when scanning the bitmap's
+    words costs less than sorting, ``4 * words <= B**2``, and empty
+    otherwise; ``pairs`` and ``buf`` of :func:`.sampling.sort_sample`.
     """
     N = table_x.shape[0]
     words = (N + 63) // 64
     use_bits = kind != KIND_TRUNCNORM and 4 * words <= B * B
-    return (np.arange(N), np.zeros(N if use_bits else 0, dtype=np.int64),
-            np.zeros(words if use_bits else 0, dtype=np.uint64))
+    pairs, buf = sort_workspace(B)
+    return (np.empty((BLOCK, B)), np.empty((BLOCK, B), dtype=np.int64), np.arange(N),
+            np.zeros(N if use_bits else 0, dtype=np.int64),
+            np.zeros(words if use_bits else 0, dtype=np.uint64), pairs, buf)
 
 
 @njit(**_OPTS)
-def draw_table_sorted(st, xs, kind, params, table_x, table_c, perm, counts, bits):
-    """Ascending sample into ``xs`` from any sampler kind.
+def _draw_indices(st, idx, m, kind, params, table_c, perm, N):
+    """Table indices of ``m`` samples into the rows of ``idx``.
 
-    Tables (discrete truths, pools) are sampled by index. With a bitmap the
-    sample comes out sorted by walking the set bits of the drawn indices
-    (``table_x`` is ascending), O(B + N / 64) instead of a sort; discrete
-    truths then give exactly the samples of :func:`.sampling.draw_sorted`.
+    One loop per kind, and the generator on a local copy of the state (as
+    in :func:`.sampling.draw_into`: otherwise LLVM reloads it after every
+    store, not knowing that the arrays do not overlap).
     """
-    B = xs.shape[0]
-    N = table_x.shape[0]
-    if kind == KIND_TRUNCNORM:
-        draw_sorted(st, xs, kind, params, table_x, table_c)
-    elif bits.shape[0] == 0:
-        for i in range(B):
-            xs[i] = table_x[_index(st, kind, i, N, table_c, perm)]
-        sort_inplace(xs)
+    st_arg = st
+    st = st_arg.copy()
+    B = idx.shape[1]
+    if kind == KIND_POOL:  # partial Fisher-Yates shuffle of the indices
+        for r in range(m):
+            for i in range(B):
+                j = i + rng_below(st, N - i)
+                k = perm[j]
+                perm[j] = perm[i]
+                perm[i] = k
+                idx[r, i] = k
+    elif kind == KIND_RESAMPLE:
+        for r in range(m):
+            for i in range(B):
+                idx[r, i] = rng_below(st, N)
     else:
+        for r in range(m):
+            for i in range(B):
+                idx[r, i] = _discrete_index(rng_uniform(st), params, table_c)
+    st_arg[:] = st
+
+
+@njit(**_OPTS)
+def draw_block(st, m, kind, params, table_x, table_c, ws):
+    """``m`` ascending samples into the first rows of ``ws[0]``.
+
+    Tables (discrete truths, pools) are sampled by index. With a bitmap a
+    sample comes out sorted by walking the set bits of its indices
+    (``table_x`` is ascending), O(B + N / 64) instead of a sort. Discrete
+    truths give exactly the samples of :func:`.sampling.draw_sorted`.
+    """
+    X, idx, perm, counts, bits, pairs, buf = ws
+    if kind == KIND_TRUNCNORM:
+        for r in range(m):
+            xs = X[r]
+            draw_into(st, xs, kind, params, table_x, table_c)
+            sort_sample(xs, buf, pairs)
+        return
+    _draw_indices(st, idx, m, kind, params, table_c, perm, table_x.shape[0])
+    B = X.shape[1]
+    if bits.shape[0] == 0:
+        for r in range(m):
+            xs = X[r]
+            for i in range(B):
+                xs[i] = table_x[idx[r, i]]
+            sort_sample(xs, buf, pairs)
+        return
+    for r in range(m):
         for i in range(B):
-            k = _index(st, kind, i, N, table_c, perm)
+            k = idx[r, i]
             counts[k] += 1
             bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
         pos = 0
@@ -96,7 +126,7 @@ def draw_table_sorted(st, xs, kind, params, table_x, table_c, perm, counts, bits
                 word &= word - np.uint64(1)
                 v = table_x[k]
                 for _ in range(counts[k]):
-                    xs[pos] = v
+                    X[r, pos] = v
                     pos += 1
                 counts[k] = 0
             bits[w] = 0
@@ -138,19 +168,21 @@ def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
         # per-chunk copies: threads that share no array never contend for a
         # reference count
         pr, tx, tc, w, rns = params.copy(), table_x.copy(), table_c.copy(), wts.copy(), ns.copy()
-        perm, cnt, bits = workspace(kind, tx, B)
-        xs = np.empty(B)
+        ws = workspace(kind, tx, B)
+        X = ws[0]
         est = np.empty(R)
         acc = np.zeros((R, 2), dtype=np.int64)
-        for _ in range(reps):
-            draw_table_sorted(st, xs, kind, pr, tx, tc, perm, cnt, bits)
-            _estimates(xs, w, func, rns, est)
-            for k in range(R):
-                d = est[k] - thetas[k]
-                if abs(d) <= tol:
-                    acc[k, 1] += 1
-                elif d < 0.0:
-                    acc[k, 0] += 1
+        for b0 in range(0, reps, BLOCK):
+            m = min(BLOCK, reps - b0)
+            draw_block(st, m, kind, pr, tx, tc, ws)
+            for r in range(m):
+                _estimates(X[r], w, func, rns, est)
+                for k in range(R):
+                    d = est[k] - thetas[k]
+                    if abs(d) <= tol:
+                        acc[k, 1] += 1
+                    elif d < 0.0:
+                        acc[k, 0] += 1
         out[c] = acc
     return out
 
@@ -159,7 +191,7 @@ def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
 def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B,
                        kind_a, params_a, tx_a, tc_a, kind_b, params_b, tx_b, tc_b,
                        wts, func, ns, tol, centers_a, centers_b, moments):
-    """Paired searches of models A and B (A's sample, then B's, per replicate).
+    """Paired searches of models A and B (blocks of A's samples, then B's).
 
     Returns
     -------
@@ -180,30 +212,31 @@ def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
         pra, txa, tca = params_a.copy(), tx_a.copy(), tc_a.copy()
         prb, txb, tcb = params_b.copy(), tx_b.copy(), tc_b.copy()
         w, rns = wts.copy(), ns.copy()
-        perm_a, cnt_a, bits_a = workspace(kind_a, txa, B)
-        perm_b, cnt_b, bits_b = workspace(kind_b, txb, B)
-        xa = np.empty(B)
-        xb = np.empty(B)
+        ws_a = workspace(kind_a, txa, B)
+        ws_b = workspace(kind_b, txb, B)
+        Xa, Xb = ws_a[0], ws_b[0]
         ea = np.empty(R)
         eb = np.empty(R)
         counts = np.zeros((R, 2))
         pa = np.zeros((R, 4))
         pb = np.zeros((R, 4))
-        for _ in range(reps):
-            draw_table_sorted(st, xa, kind_a, pra, txa, tca, perm_a, cnt_a, bits_a)
-            draw_table_sorted(st, xb, kind_b, prb, txb, tcb, perm_b, cnt_b, bits_b)
-            _estimates(xa, w, func, rns, ea)
-            _estimates(xb, w, func, rns, eb)
-            for k in range(R):
-                d = ea[k] - eb[k]
-                if abs(d) <= tol:
-                    counts[k, 1] += 1.0
-                elif d > 0.0:
-                    counts[k, 0] += 1.0
-            if moments:
+        for b0 in range(0, reps, BLOCK):
+            m = min(BLOCK, reps - b0)
+            draw_block(st, m, kind_a, pra, txa, tca, ws_a)
+            draw_block(st, m, kind_b, prb, txb, tcb, ws_b)
+            for r in range(m):
+                _estimates(Xa[r], w, func, rns, ea)
+                _estimates(Xb[r], w, func, rns, eb)
                 for k in range(R):
-                    _accumulate_powers(pa, k, ea[k] - centers_a[k])
-                    _accumulate_powers(pb, k, eb[k] - centers_b[k])
+                    d = ea[k] - eb[k]
+                    if abs(d) <= tol:
+                        counts[k, 1] += 1.0
+                    elif d > 0.0:
+                        counts[k, 0] += 1.0
+                if moments:
+                    for k in range(R):
+                        _accumulate_powers(pa, k, ea[k] - centers_a[k])
+                        _accumulate_powers(pb, k, eb[k] - centers_b[k])
         out[c, :, 0:2] = counts
         if moments:
             out[c, :, 2:6] = pa
