@@ -187,8 +187,8 @@ def register_estimator(name, *, weights=None, func=None, description="",
     ...                   + evpsim.estimator_weights("V", B))
     >>> _ = evpsim.register_estimator("UV", weights=mean_of_u_and_v,
     ...                               description="average of U and V")
-    >>> float(evpsim.estimate([0.1, 0.2, 0.3], "UV", ns=[3])[0])
-    0.2907407407407407
+    >>> round(float(evpsim.estimate([0.1, 0.2, 0.3], "UV", ns=[3])[0]), 4)
+    0.2833
     >>> evpsim.unregister_estimator("UV")
     """
     if not isinstance(name, str) or not name or any(
@@ -370,7 +370,7 @@ def estimate(scores, estimator="V", ns=None):
     >>> evpsim.estimate([0.7, 0.9, 0.8], "U").round(4).tolist()
     [0.8, 0.8667, 0.9]
     >>> evpsim.estimate([0.7, 0.9, 0.8], "V", ns=[1, 3]).round(4).tolist()
-    [0.8, 0.8593]
+    [0.8, 0.8667]
     """
     xs = np.sort(validate_scores(scores))
     est = get_estimator(estimator)
