@@ -295,6 +295,11 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
         bounds, and the counts ``a_higher_count``, ``tie_count``,
         ``b_higher_count``.
 
+    References
+    ----------
+    .. [1] R. Tang, J. Lee, J. Xin, X. Liu, Y. Yu and J. Lin, "Showing Your Work
+           Doesn't Always Work", ACL 2020, §4.2 and Figs. 1-3.
+
     Examples
     --------
     >>> import evpsim
@@ -390,6 +395,12 @@ truth_replicates, level, workers, progress, chunk_size
         (ranked opposite to the truth; NaN where the truths tie) and
         ``tie`` with Clopper-Pearson bounds; counts ``a_higher_count``,
         ``tie_count``, ``b_higher_count``.
+
+    References
+    ----------
+    .. [1] J. Dodge, S. Gururangan, D. Card, R. Schwartz and N. A. Smith,
+           "Expected Validation Performance and Estimation of a Random
+           Variable's Maximum", Findings of EMNLP 2021, §4 and Fig. 2.
 
     Examples
     --------

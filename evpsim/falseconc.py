@@ -223,6 +223,11 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
         with; with ``truth_method="mc"`` also ``theta_se`` and the exact
         ``exact_theta``. Attribute ``tie_tolerance`` holds ``tol``.
 
+    References
+    ----------
+    .. [1] R. Tang, J. Lee, J. Xin, X. Liu, Y. Yu and J. Lin, "Showing Your Work
+           Doesn't Always Work", ACL 2020, §4.2 and Figs. 1-3.
+
     Examples
     --------
     >>> import evpsim
