@@ -132,19 +132,24 @@ def draw_block(st, m, kind, params, table_x, table_c, ws):
             bits[w] = 0
 
 
-@njit(**_OPTS)
-def _estimates(xs, wts, func, ns, est):
-    """``est[k]``: row k's estimate from the ascending sample ``xs``."""
+@njit(inline="always", **_OPTS)
+def _estimates(X, r, wts, func, ns, est):
+    """``est[k]``: row k's estimate from the ascending sample ``X[r]``.
+
+    Inlined, and L-statistics read ``X`` in place: a call taking arrays in
+    the per-search loop would cost reference counting on every search.
+    """
     if func is None:
         # est = ws @ xs with the row index innermost (vectorises, no reassociation)
         R = est.shape[0]
         for k in range(R):
             est[k] = 0.0
-        for i in range(xs.shape[0]):
-            xi = xs[i]
+        for i in range(X.shape[1]):
+            xi = X[r, i]
             for k in range(R):
                 est[k] += wts[i, k] * xi
     else:
+        xs = X[r]
         for k in range(est.shape[0]):
             est[k] = func(xs, ns[k])
 
@@ -176,7 +181,7 @@ def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
             m = min(BLOCK, reps - b0)
             draw_block(st, m, kind, pr, tx, tc, ws)
             for r in range(m):
-                _estimates(X[r], w, func, rns, est)
+                _estimates(X, r, w, func, rns, est)
                 for k in range(R):
                     d = est[k] - thetas[k]
                     if abs(d) <= tol:
@@ -225,8 +230,8 @@ def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
             draw_block(st, m, kind_a, pra, txa, tca, ws_a)
             draw_block(st, m, kind_b, prb, txb, tcb, ws_b)
             for r in range(m):
-                _estimates(Xa[r], w, func, rns, ea)
-                _estimates(Xb[r], w, func, rns, eb)
+                _estimates(Xa, r, w, func, rns, ea)
+                _estimates(Xb, r, w, func, rns, eb)
                 for k in range(R):
                     d = ea[k] - eb[k]
                     if abs(d) <= tol:
