@@ -27,6 +27,10 @@ from .truths import (  # noqa: E402
 )
 from .exact import lstatistic_moments, order_statistic_moments  # noqa: E402
 from .bias import bias  # noqa: E402
+from .intervals import (  # noqa: E402
+    clopper_pearson, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
+)
+from .coverage import bootstrap_intervals, coverage  # noqa: E402
 from .falseconc import falseconc, monte_carlo_theta  # noqa: E402
 from .compare import compare_curves, comparison_errors  # noqa: E402
 from . import kde  # noqa: E402
@@ -40,6 +44,8 @@ __all__ = [
     "read_scores",
     "order_statistic_moments", "lstatistic_moments",
     "bias",
+    "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
+    "unregister_ci_method", "coverage", "bootstrap_intervals",
     "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
     "kde", "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]

@@ -262,17 +262,21 @@ def plot_coverage(ds, path):
                              squeeze=False)
     ns = ds["n"].values
     low = min(float(ds["coverage_lower"].min()), level) - 0.03
+    kinds = dict(zip(methods, ds["method_kind"].values.tolist()))
+    dashes = iter([(0, (6, 2)), (0, (2, 2)), (0, (6, 2, 2, 2))] * len(methods))
+    styles = {m: next(dashes) if kinds[m] == "band" else "-" for m in methods}
     for ax, name in zip(axes[0], names):
         for k, m in enumerate(methods):
             sub = ds.sel({"estimator": name, "method": m})
             c = METHOD_COLORS.get(m, color_of(m, k))
             ax.fill_between(ns, sub["coverage_lower"], sub["coverage_upper"], color=c,
                             alpha=0.2, lw=0)
-            ax.plot(ns, sub["coverage"], color=c, lw=1.5, label=m)
+            ax.plot(ns, sub["coverage"], color=c, lw=1.5, ls=styles[m],
+                    label=m + (" (band)" if kinds[m] == "band" else ""))
         ax.axhline(level, color="black", ls="--", lw=1.0, label=f"nominal {level:g}")
         ax.set_title(f"estimator {name}", fontsize=10)
         ax.set_xlabel("n (budget)")
-        ax.set_ylim(max(0.0, low), 1.005)
+        ax.set_ylim(max(0.0, low), 1.01)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("empirical coverage (Clopper-Pearson 95%)")
     axes[0][-1].legend(frameon=False, fontsize=8, loc="lower left")

@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare"]
+SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage"]
 
 
 def build_parser():

@@ -1,0 +1,708 @@
+"""Bootstrap confidence intervals for the expected maximum, and their coverage.
+
+A bootstrap resample of a sorted sample ``x_(1) <= ... <= x_(B)`` is given
+by multinomial counts ``c_1..c_B`` (summing to B): its sorted values are
+``x_(i)`` repeated ``c_i`` times, so no resample is ever sorted. An
+L-statistic with weights ``w[n, r]`` of that resample is
+
+    sum_i x_(i) (P_n(cum_i) - P_n(cum_{i-1})),   cum_i = c_1 + ... + c_i,
+
+with ``P_n(k) = sum_{r <= k} w[n, r]`` the cumulative weights. Summed by
+parts over the points drawn at least once (about 63% of them),
+
+    est_n = x_last P_n(B) - sum_{drawn i but the last} P_n(cum_i) (x_next(i) - x_(i)),
+
+one contiguous row of the table ``P[cum, :]`` per drawn point gives every
+budget of every estimator at once.
+
+Quantiles of the R bootstrap estimates come from selection, not sorting:
+Floyd-Rivest pivots with branch-free partitions, the needed ranks placed
+by divide and conquer. They use the Hyndman-Fan type 7 ("linear")
+definition of ``scipy.stats.bootstrap``, evaluated with the same
+floating-point operations as ``scipy.stats.quantile``; BCa's bias
+correction and acceleration follow ``scipy.stats.bootstrap`` too.
+
+Replicate ``i`` (a simulated search) draws its sample and then its
+resamples from the random stream ``(seed, i)``, so a replicate's numbers
+depend neither on the thread count nor on the chunking, and every method
+and estimator sees the same samples and resamples.
+
+Built-in interval methods are integer codes (:data:`PERCENTILE`,
+:data:`BASIC`, :data:`BCA`) handled by cached kernels; a user's method, a
+numba function ``f(boots, estimate, jackknife, level) -> (lower, upper)``
+(code :data:`USER`), runs in kernels compiled for it
+(:func:`coverage_user_chunks`, :func:`user_intervals`). Distribution-free
+CDF bands are handled by :func:`band_intervals`.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .options import OPTS as _OPTS
+from .rng import rng_init, rng_next
+from .sampling import draw_sorted
+
+PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
+# slots of the per-chunk tallies
+HIT, BELOW, ABOVE, WIDTH = 0, 1, 2, 3
+NSLOTS = 4
+_BLOCK = 64  # resamples per block of estimates
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+# kernels specialised on a user's function cannot be cached
+_NOCACHE = {**_OPTS, "cache": False}
+
+
+# --- normal distribution ----------------------------------------------------
+
+_SQRT2 = math.sqrt(2.0)
+_SQRT2PI = math.sqrt(2.0 * math.pi)
+# Acklam's rational approximation of the normal quantile
+_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+      6.680131188771972e+01, -1.328068155288572e+01)
+_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+      -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+      3.754408661907416e+00)
+
+
+@njit(inline="always", **_OPTS)
+def ndtr(x):
+    """Standard normal CDF."""
+    return 0.5 * math.erfc(-x / _SQRT2)
+
+
+@njit(**_OPTS)
+def ndtri(p):
+    """Standard normal quantile: Acklam's approximation refined by one
+    Halley step (relative error near 1e-15); ``-inf``/``inf`` at 0/1, NaN
+    outside [0, 1]."""
+    if not 0.0 <= p <= 1.0:
+        return np.nan
+    if p == 0.0:
+        return -np.inf
+    if p == 1.0:
+        return np.inf
+    if p < 0.02425:
+        q = math.sqrt(-2.0 * math.log(p))
+        x = ((((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5])
+             / ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0))
+    elif p > 1.0 - 0.02425:
+        q = math.sqrt(-2.0 * math.log1p(-p))
+        x = -((((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5])
+              / ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0))
+    else:
+        q = p - 0.5
+        r = q * q
+        x = ((((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q
+             / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0))
+    # Halley refinement against the tail that keeps relative precision
+    if p < 0.5:
+        e = 0.5 * math.erfc(-x / _SQRT2) - p
+    else:
+        e = (1.0 - p) - 0.5 * math.erfc(x / _SQRT2)
+    u = e * _SQRT2PI * math.exp(0.5 * x * x)
+    return x - u / (1.0 + 0.5 * x * u)
+
+
+# --- selection and quantiles --------------------------------------------------
+
+@njit(inline="always", **_OPTS)
+def _swap(a, i, j):
+    t = a[i]
+    a[i] = a[j]
+    a[j] = t
+
+
+@njit(inline="always", **_OPTS)
+def _partition_less(a, lo, hi, pivot):
+    """Branch-free Lomuto partition: ``a[lo:j] < pivot <= a[j:hi]``; returns j.
+
+    Each entry is swapped with the first one not yet known to be smaller,
+    and the boundary advances by the comparison's outcome, so the loop has
+    no data-dependent branch to mispredict.
+    """
+    j = lo
+    for i in range(lo, hi):
+        v = a[i]
+        a[i] = a[j]
+        a[j] = v
+        j += v < pivot
+    return j
+
+
+@njit(inline="always", **_OPTS)
+def _partition_leq(a, lo, hi, pivot):
+    """As :func:`_partition_less` with ``a[lo:j] <= pivot < a[j:hi]``."""
+    j = lo
+    for i in range(lo, hi):
+        v = a[i]
+        a[i] = a[j]
+        a[j] = v
+        j += v <= pivot
+    return j
+
+
+@njit(inline="always", **_OPTS)
+def _narrow(a, lo, hi, k, pivot):
+    """Partition ``a[lo:hi]`` around ``pivot`` (one of its entries) and
+    return the part that holds rank ``k``. When nothing is below the pivot,
+    a second pass splits off the entries equal to it, so that ties cannot
+    stall the selection."""
+    j = _partition_less(a, lo, hi, pivot)
+    if k < j:
+        return lo, j
+    if j > lo:
+        return j, hi
+    j = _partition_leq(a, lo, hi, pivot)
+    if k < j:
+        return k, k + 1  # a[lo:j] all equal the pivot
+    return j, hi
+
+
+@njit(**_OPTS)
+def _quickselect(a, lo, hi, k):
+    """Quickselect with a median-of-three pivot on ``a[lo:hi]``."""
+    while hi - lo > 1:
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi - 1]
+        lo, hi = _narrow(a, lo, hi, k, max(min(x, y), min(max(x, y), z)))
+
+
+@njit(**_OPTS)
+def select_inplace(a, lo, hi, k):
+    """Rearrange ``a[lo:hi]`` so that ``a[k]`` is its element of rank ``k - lo``.
+
+    Afterwards ``a[lo:k] <= a[k] <= a[k+1:hi]``. Floyd & Rivest's (1975)
+    pivot choice: the element of the right rank in a small sample around
+    position k (selected first), so that one pass over the array is usually
+    enough; with branch-free partitions.
+    """
+    while hi - lo > 600:
+        n = hi - lo
+        i = k - lo + 1
+        z = math.log(n)
+        s = 0.5 * math.exp(2.0 * z / 3.0)
+        sd = 0.5 * math.sqrt(z * s * (n - s) / n)
+        if 2 * i < n:
+            sd = -sd
+        elif 2 * i == n:
+            sd = 0.0
+        new_lo = max(lo, int(k - i * s / n + sd))
+        new_hi = min(hi - 1, int(k + (n - i) * s / n + sd)) + 1
+        _quickselect(a, new_lo, new_hi, k)
+        lo, hi = _narrow(a, lo, hi, k, a[k])
+    _quickselect(a, lo, hi, k)
+
+
+@njit(inline="always", **_OPTS)
+def _hf7(p, R):
+    """Indices ``j, j+1`` and weight ``g`` of the linear (type 7) quantile,
+    with the operations of ``scipy.stats.quantile(method="linear")``."""
+    m = 1.0 - p
+    jg = p * R + m
+    jp1 = math.floor(jg)
+    g = jg - jp1
+    j = jp1 - 1.0
+    if j < 0.0:
+        g = 0.0
+    j = min(max(j, 0.0), R - 1.0)
+    jp1 = min(max(jp1, 0.0), R - 1.0)
+    return int(j), int(jp1), g
+
+
+@njit(**_OPTS)
+def place_ranks(a, ranks, nr):
+    """Partially order ``a`` so that ``a[r]`` holds its element of rank r for
+    every r in ``ranks[:nr]`` (ascending, unique).
+
+    Divide and conquer: in each part of the array the needed rank nearest
+    its middle is selected first, which splits the part in two. For the two
+    tails of an interval the array is passed over about twice, and the
+    ranks within a tail cost little more.
+    """
+    stack = np.empty((nr + 1, 4), dtype=np.int64)  # (lo, hi, first rank, end rank)
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, a.shape[0], 0, nr
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi, i0, i1 = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        if i0 >= i1:
+            continue
+        mid = (lo + hi) >> 1
+        best = i0
+        for i in range(i0 + 1, i1):
+            if abs(ranks[i] - mid) < abs(ranks[best] - mid):
+                best = i
+        r = ranks[best]
+        select_inplace(a, lo, hi, r)
+        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = lo, r, i0, best
+        stack[top + 1, 0], stack[top + 1, 1] = r + 1, hi
+        stack[top + 1, 2], stack[top + 1, 3] = best + 1, i1
+        top += 2
+
+
+@njit(**_OPTS)
+def quantiles_by_selection(a, ps, out, ranks):
+    """Linear-interpolation quantiles of ``a`` at probabilities ``ps``.
+
+    ``a`` is reordered in place (partially); NaN probabilities give NaN.
+    ``ranks`` is scratch space of length ``2 * len(ps)``.
+    """
+    R = a.shape[0]
+    nr = 0
+    for q in range(ps.shape[0]):
+        if ps[q] == ps[q]:
+            j, jp1, _ = _hf7(ps[q], float(R))
+            ranks[nr] = j
+            ranks[nr + 1] = jp1
+            nr += 2
+    # sort and deduplicate the few ranks (insertion sort)
+    for i in range(1, nr):
+        v = ranks[i]
+        t = i - 1
+        while t >= 0 and ranks[t] > v:
+            ranks[t + 1] = ranks[t]
+            t -= 1
+        ranks[t + 1] = v
+    nu = 0
+    for i in range(nr):
+        if nu == 0 or ranks[i] != ranks[nu - 1]:
+            ranks[nu] = ranks[i]
+            nu += 1
+    place_ranks(a, ranks, nu)
+    for q in range(ps.shape[0]):
+        if ps[q] == ps[q]:
+            j, jp1, g = _hf7(ps[q], float(R))
+            out[q] = (1.0 - g) * a[j] + g * a[jp1]
+        else:
+            out[q] = np.nan
+
+
+# --- estimates of a sample, its resamples and its jackknife samples ------------
+
+@njit(**_OPTS)
+def multinomial_counts(st, counts):
+    """Multinomial(B; 1/B, ..., 1/B) counts from B uniform indices.
+
+    Each 64-bit draw gives two indices by Lemire's multiply-shift on its
+    32-bit halves (non-uniformity below B / 2**32).
+    """
+    B = counts.shape[0]
+    ub = np.uint64(B)
+    counts[:] = 0
+    for _ in range(B >> 1):
+        x = rng_next(st)
+        counts[((x >> _U32) * ub) >> _U32] += 1
+        counts[((x & _MASK32) * ub) >> _U32] += 1
+    if B & 1:
+        counts[((rng_next(st) >> _U32) * ub) >> _U32] += 1
+
+
+@njit(**_OPTS)
+def resample_estimates(xs, counts, ptab, out, drawn, cums):
+    """Every column of ``ptab`` evaluated on the resample given by ``counts``.
+
+    Parameters
+    ----------
+    xs : (B,) array
+        The ascending sample.
+    counts : (B,) int array
+        Multiplicity of each ``xs[i]`` in the resample (summing to B).
+    ptab : (B + 1, K) array
+        Cumulative weights, ``ptab[k, col] = sum_{r <= k} w[col, r]``.
+    out : (K,) array
+        Receives the K estimates.
+    drawn, cums : (B,) int arrays
+        Scratch: indices of the points drawn and the cumulative counts.
+    """
+    B = xs.shape[0]
+    K = out.shape[0]
+    # compact the drawn points without a branch (a zero count is overwritten)
+    m = 0
+    cum = 0
+    for i in range(B):
+        cum += counts[i]
+        drawn[m] = i
+        cums[m] = cum
+        m += counts[i] > 0
+    xl = xs[drawn[m - 1]]
+    for k in range(K):
+        out[k] = xl * ptab[B, k]
+    for t in range(m - 1):
+        d = xs[drawn[t + 1]] - xs[drawn[t]]
+        c = cums[t]
+        for k in range(K):
+            out[k] -= d * ptab[c, k]
+
+
+@njit(**_OPTS)
+def sample_estimates(xs, ptab, out):
+    """The sample's own estimates: :func:`resample_estimates` with every
+    count 1, so that a resample that equals the sample in the points an
+    estimator weights (common for U at large n) ties with it exactly."""
+    B = xs.shape[0]
+    resample_estimates(xs, np.ones(B, dtype=np.int64), ptab, out,
+                       np.empty(B, dtype=np.int64), np.empty(B, dtype=np.int64))
+
+
+@njit(**_OPTS)
+def jackknife_estimates(xs, jws, out):
+    """Leave-one-out estimates ``out[k, i]`` (sample without ``xs[i]``).
+
+    ``jws`` is (K, B - 1): the weights for samples of size B - 1. Leaving out
+    ``xs[i]`` shifts the later points down one rank, so with the prefix
+    sums ``sum_{r < i} jws[k, r] xs[r]`` and suffix sums
+    ``sum_{r >= i} jws[k, r] xs[r + 1]`` every leave-one-out estimate costs
+    O(1).
+    """
+    K, B = out.shape
+    for k in range(K):
+        suffix = 0.0
+        for i in range(B - 1, -1, -1):
+            out[k, i] = suffix
+            if i > 0:
+                suffix += jws[k, i - 1] * xs[i]
+        prefix = 0.0
+        for i in range(B):
+            out[k, i] += prefix
+            if i < B - 1:
+                prefix += jws[k, i] * xs[i]
+
+
+@njit(**_OPTS)
+def acceleration(jack):
+    """BCa acceleration from jackknife estimates (Efron & Tibshirani 1993,
+    eq. 14.15, as in ``scipy.stats.bootstrap``); NaN when they are all equal."""
+    B = jack.shape[0]
+    mean = 0.0
+    for i in range(B):
+        mean += jack[i]
+    mean /= B
+    s2 = 0.0
+    s3 = 0.0
+    for i in range(B):
+        u = (B - 1) * (mean - jack[i])
+        s2 += u * u
+        s3 += u * u * u
+    num = s3 / B**3
+    den = s2 / B**2
+    if den == 0.0:
+        return np.nan
+    return num / 6.0 / den**1.5
+
+
+# --- intervals of one sample -----------------------------------------------------
+
+@njit(**_OPTS)
+def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
+                        boot, est, jack, out):
+    """Bootstrap intervals of every column and method for one sorted sample.
+
+    Parameters
+    ----------
+    st : xoshiro state
+        Stream of the resamples.
+    xs : (B,) array
+        The ascending sample.
+    ptab, jws : arrays
+        Cumulative weights (B + 1, K) and jackknife weights (K, B - 1) of
+        the K columns (estimator x budget).
+    resamples : int
+        R, the number of bootstrap resamples.
+    level : float
+        Two-sided confidence level.
+    codes : (M,) int array
+        Built-in methods (see the module constants); rows of other codes
+        are left alone.
+    jackknife : bool
+        Compute the jackknife estimates even without BCa (for user methods).
+    boot : (K, R) array
+        Receives the bootstrap estimates.
+    est : (K,) array
+        Receives the sample's estimates.
+    jack : (K, B) array
+        Receives the jackknife estimates (with BCa or ``jackknife``).
+    out : (M, K, 2) array
+        Receives the interval endpoints.
+    """
+    B = xs.shape[0]
+    K = est.shape[0]
+    R = resamples
+    nm = codes.shape[0]
+    need_q = False
+    need_jack = jackknife
+    for m in range(nm):
+        need_q = need_q or codes[m] == PERCENTILE or codes[m] == BASIC
+        need_jack = need_jack or codes[m] == BCA
+    sample_estimates(xs, ptab, est)
+    if need_jack:
+        jackknife_estimates(xs, jws, jack)
+    # resamples in blocks whose estimates are then transposed into boot, so
+    # that each column's R estimates are contiguous for the selection
+    counts = np.empty(B, dtype=np.int64)
+    drawn = np.empty(B, dtype=np.int64)
+    cums = np.empty(B, dtype=np.int64)
+    block = np.empty((_BLOCK, K))
+    for r0 in range(0, R, _BLOCK):
+        nb = min(_BLOCK, R - r0)
+        for r in range(nb):
+            multinomial_counts(st, counts)
+            resample_estimates(xs, counts, ptab, block[r], drawn, cums)
+        for k in range(K):
+            for r in range(nb):
+                boot[k, r0 + r] = block[r, k]
+    if nm == 0:
+        return
+    alpha = 0.5 * (1.0 - level)
+    z_lo = ndtri(alpha)
+    z_hi = -z_lo
+    buf = np.empty(R)
+    ps = np.empty(4)
+    qs = np.empty(4)
+    ranks = np.empty(8, dtype=np.int64)
+    for k in range(K):
+        e = est[k]
+        buf[:] = boot[k]
+        ps[:] = np.nan
+        if need_q:
+            ps[0] = alpha
+            ps[1] = 1.0 - alpha
+        for m in range(nm):
+            if codes[m] == BCA:
+                below = 0
+                at_or_below = 0
+                for r in range(R):
+                    below += buf[r] < e
+                    at_or_below += buf[r] <= e
+                z0 = ndtri((below + at_or_below) / (2.0 * R))
+                a = acceleration(jack[k])
+                n1 = z0 + z_lo
+                n2 = z0 + z_hi
+                ps[2] = ndtr(z0 + n1 / (1.0 - a * n1))
+                ps[3] = ndtr(z0 + n2 / (1.0 - a * n2))
+        quantiles_by_selection(buf, ps, qs, ranks)
+        for m in range(nm):
+            c = codes[m]
+            if c == PERCENTILE:
+                out[m, k, 0] = qs[0]
+                out[m, k, 1] = qs[1]
+            elif c == BASIC:
+                out[m, k, 0] = 2.0 * e - qs[1]
+                out[m, k, 1] = 2.0 * e - qs[0]
+            elif c == BCA:
+                out[m, k, 0] = qs[2]
+                out[m, k, 1] = qs[3]
+
+
+@njit(**_NOCACHE)
+def user_intervals(func, boot, est, jack, level, out):
+    """Intervals ``out`` (K, 2) of a user method ``func(boots, estimate,
+    jackknife, level)`` from the arrays :func:`bootstrap_intervals` fills.
+
+    Not cached: numba compiles it anew for each function.
+    """
+    buf = np.empty(boot.shape[1])
+    for k in range(boot.shape[0]):
+        buf[:] = boot[k]
+        lo, hi = func(buf, est[k], jack[k], level)
+        out[k, 0] = lo
+        out[k, 1] = hi
+
+
+@njit(**_OPTS)
+def band_intervals(xs, lo, hi, lowers, uppers, out):
+    """Intervals for every budget from simultaneous CDF bands.
+
+    With ``L_i <= F(x) <= U_i`` on ``[x_(i), x_(i+1))`` (``x_(0) = lo``,
+    ``x_(B+1) = hi``) and ``theta_n = hi - integral F(x)^n dx``,
+
+        hi - sum_i gap_i U_i^n  <=  theta_n  <=  hi - sum_i gap_i L_i^n.
+
+    Parameters
+    ----------
+    xs : (B,) array
+        The ascending sample, inside ``[lo, hi]``.
+    lo, hi : float
+        Known bounds of the scores.
+    lowers, uppers : (nband, B + 1) arrays
+        CDF bounds of each band on each of the B + 1 gaps.
+    out : (nband, B, 2) array
+        Receives the intervals for n = 1..B.
+    """
+    B = xs.shape[0]
+    gaps = np.empty(B + 1)
+    gaps[0] = xs[0] - lo
+    for i in range(1, B):
+        gaps[i] = xs[i] - xs[i - 1]
+    gaps[B] = hi - xs[B - 1]
+    pl = np.empty(B + 1)
+    pu = np.empty(B + 1)
+    for b in range(lowers.shape[0]):
+        pl[:] = 1.0
+        pu[:] = 1.0
+        for n in range(B):
+            sl = 0.0
+            su = 0.0
+            for i in range(B + 1):
+                pl[i] *= lowers[b, i]
+                pu[i] *= uppers[b, i]
+                sl += gaps[i] * pl[i]
+                su += gaps[i] * pu[i]
+            out[b, n, 0] = hi - su
+            out[b, n, 1] = hi - sl
+
+
+# --- coverage tallies ---------------------------------------------------------------
+
+@njit(**_OPTS)
+def _tally(acc, ivs, thetas, E, B):
+    """Add one replicate's intervals (M, E * B, 2) to ``acc`` (M, E, B + 1, 4).
+
+    Rows ``n < B`` hold hits, misses below/above and the width sum of budget
+    ``n + 1``; row ``B`` slot ``HIT`` counts samples covered at every n.
+    """
+    for m in range(ivs.shape[0]):
+        for e in range(E):
+            all_n = 1.0
+            for n in range(B):
+                k = e * B + n
+                lo = ivs[m, k, 0]
+                hi = ivs[m, k, 1]
+                th = thetas[n]
+                if lo <= th <= hi:
+                    acc[m, e, n, HIT] += 1.0
+                elif hi < th:
+                    acc[m, e, n, BELOW] += 1.0
+                    all_n = 0.0
+                elif lo > th:
+                    acc[m, e, n, ABOVE] += 1.0
+                    all_n = 0.0
+                else:  # undefined (NaN) interval
+                    all_n = 0.0
+                if lo == lo and hi == hi:
+                    acc[m, e, n, WIDTH] += hi - lo
+            acc[m, e, B, HIT] += all_n
+
+
+@njit(parallel=True, **_OPTS)
+def coverage_boot_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
+                         kind, params, table_x, table_c, ptab, jws, thetas,
+                         resamples, level, codes):
+    """Coverage tallies of built-in bootstrap intervals, one block per chunk.
+
+    ``thetas`` is the exact theta_n (n = 1..B); the K = E * B columns of the
+    weight tables ``ptab`` (B + 1, K) and ``jws`` (K, B - 1) run over
+    estimators, then budgets.
+
+    Returns
+    -------
+    (nchunks, M, E, B + 1, 4) array
+        See :func:`_tally`.
+    """
+    K = ptab.shape[1]
+    E = K // B
+    M = codes.shape[0]
+    out = np.zeros((nchunks, M, E, B + 1, NSLOTS))
+    for c in prange(nchunks):
+        j = chunk0 + c
+        first = j * chunk_size
+        reps = min(chunk_size, replicates - first)
+        xs = np.empty(B)
+        boot = np.empty((K, resamples))
+        est = np.empty(K)
+        jack = np.zeros((K, B))
+        ivs = np.empty((M, K, 2))
+        acc = np.zeros((M, E, B + 1, NSLOTS))
+        for t in range(reps):
+            st = rng_init(seed, first + t)
+            draw_sorted(st, xs, kind, params, table_x, table_c)
+            bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, False,
+                                boot, est, jack, ivs)
+            _tally(acc, ivs, thetas, E, B)
+        out[c] = acc
+    return out
+
+
+@njit(parallel=True, **_NOCACHE)
+def coverage_user_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
+                         kind, params, table_x, table_c, ptab, jws, thetas,
+                         resamples, level, func):
+    """As :func:`coverage_boot_chunks` for one user method ``func`` (M = 1).
+
+    Same streams, so the same samples and resamples.
+    """
+    K = ptab.shape[1]
+    E = K // B
+    out = np.zeros((nchunks, 1, E, B + 1, NSLOTS))
+    no_codes = np.empty(0, dtype=np.int64)
+    for c in prange(nchunks):
+        j = chunk0 + c
+        first = j * chunk_size
+        reps = min(chunk_size, replicates - first)
+        xs = np.empty(B)
+        boot = np.empty((K, resamples))
+        est = np.empty(K)
+        jack = np.zeros((K, B))
+        ivs = np.empty((1, K, 2))
+        acc = np.zeros((1, E, B + 1, NSLOTS))
+        for t in range(reps):
+            st = rng_init(seed, first + t)
+            draw_sorted(st, xs, kind, params, table_x, table_c)
+            bootstrap_intervals(st, xs, ptab, jws, resamples, level, no_codes, True,
+                                boot, est, jack, ivs)
+            user_intervals(func, boot, est, jack, level, ivs[0])
+            _tally(acc, ivs, thetas, E, B)
+        out[c] = acc
+    return out
+
+
+@njit(parallel=True, **_OPTS)
+def coverage_band_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
+                         kind, params, table_x, table_c, lo, hi, lowers, uppers, thetas):
+    """As :func:`coverage_boot_chunks` for CDF-band intervals (E = 1).
+
+    Draws each replicate's sample from the same stream, so the samples are
+    those the bootstrap kernel sees.
+    """
+    nb = lowers.shape[0]
+    out = np.zeros((nchunks, nb, 1, B + 1, NSLOTS))
+    for c in prange(nchunks):
+        j = chunk0 + c
+        first = j * chunk_size
+        reps = min(chunk_size, replicates - first)
+        xs = np.empty(B)
+        ivs = np.empty((nb, B, 2))
+        acc = np.zeros((nb, 1, B + 1, NSLOTS))
+        for t in range(reps):
+            st = rng_init(seed, first + t)
+            draw_sorted(st, xs, kind, params, table_x, table_c)
+            band_intervals(xs, lo, hi, lowers, uppers, ivs)
+            _tally(acc, ivs, thetas, 1, B)
+        out[c] = acc
+    return out
+
+
+@njit(**_OPTS)
+def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife):
+    """Intervals and bootstrap distribution of one given sorted sample.
+
+    Resamples come from stream ``(seed, 0)``.
+
+    Returns
+    -------
+    boot (K, R), est (K,), jack (K, B), intervals (M, K, 2)
+    """
+    B = xs.shape[0]
+    K = ptab.shape[1]
+    st = rng_init(seed, 0)
+    boot = np.empty((K, resamples))
+    est = np.empty(K)
+    jack = np.zeros((K, B))
+    ivs = np.full((codes.shape[0], K, 2), np.nan)
+    bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
+                        boot, est, jack, ivs)
+    return boot, est, jack, ivs
