@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage"]
+SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
 
 
 def build_parser():
