@@ -7,15 +7,13 @@ standardised differences that check the engine on every run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import xarray as xr
 
 from ._kernels import moments as K
 from .estimators import get_estimator, resolve_estimators
 from .exact import lstatistic_moments
-from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked
+from .montecarlo import CHUNK_SIZE, ChunkKernel, ChunkPlan, Progress, run_chunked
 from .results import provenance
 from .truths import make_truth
 
@@ -65,42 +63,6 @@ def summarise_power_sums(sums, M):
     }
 
 
-@dataclass
-class _LstatKernel:
-    """Picklable closure over the arrays of an L-statistic bias run."""
-
-    plan: ChunkPlan
-    B: int
-    sampler: tuple
-    wts: np.ndarray
-    thetas: np.ndarray
-    controls: np.ndarray
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        return K.bias_lstat_chunks(self.plan.seed, c0, nc, self.plan.chunk_size,
-                                   self.plan.replicates, self.B, kind, params, tx, tc,
-                                   self.wts, self.thetas, self.controls)
-
-
-@dataclass
-class _GeneralKernel:
-    """Picklable closure for a general (non-linear) estimator."""
-
-    plan: ChunkPlan
-    B: int
-    sampler: tuple
-    func: object
-    ns: np.ndarray
-    thetas: np.ndarray
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        return K.bias_general_chunks(self.plan.seed, c0, nc, self.plan.chunk_size,
-                                     self.plan.replicates, self.B, kind, params, tx, tc,
-                                     self.func, self.ns, self.thetas)
-
-
 def _lstat_kernel(plan, truth, B, ests, lstats, theta):
     """Kernel for the L-statistics, with U's rows as control variates.
 
@@ -119,8 +81,9 @@ def _lstat_kernel(plan, truth, B, ests, lstats, theta):
     ws = np.concatenate(mats)
     controls = np.tile(u_block * B + np.arange(B), len(mats))
     controls[u_block * B:(u_block + 1) * B] = -1
-    return _LstatKernel(plan, B, truth.sampler, np.ascontiguousarray(ws.T),
-                        np.tile(theta, len(mats)), controls.astype(np.int64))
+    return ChunkKernel(K.bias_lstat_chunks, plan,
+                       (B, *truth.sampler, np.ascontiguousarray(ws.T),
+                        np.tile(theta, len(mats)), controls.astype(np.int64)))
 
 
 def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
@@ -139,7 +102,8 @@ def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
         controlled[lstats] = [ests[k].name != "U" for k in lstats]
     for k, e in enumerate(ests):
         if not e.is_lstatistic:
-            jobs.append(([k], _GeneralKernel(plan, B, truth.sampler, e.func, ns, theta)))
+            jobs.append(([k], ChunkKernel(K.bias_general_chunks, plan,
+                                          (B, *truth.sampler, e.func, ns, theta))))
     bar = Progress(f"Monte Carlo ({plan.replicates:,} searches of B={B})",
                    plan.replicates * len(jobs), enabled=progress)
     for j, (rows, kern) in enumerate(jobs):

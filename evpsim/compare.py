@@ -46,7 +46,7 @@ from .estimators import resolve_estimators, validate_scores
 from .falseconc import (estimator_jobs, monte_carlo_theta, replicate_stream, tie_tolerance,
                         validate_mc_args)
 from .intervals import clopper_pearson
-from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked
+from .montecarlo import CHUNK_SIZE, ChunkKernel, Progress, run_chunked
 from .results import provenance
 from .truths import Truth, empirical, make_truth, read_scores
 
@@ -166,30 +166,6 @@ def _add_ranking_rates(ds, dims, a_higher, tie, sign, M, level):
     ds["b_higher_count"] = (dims, b_higher, {"long_name": "searches with est_A < est_B"})
 
 
-@dataclass
-class _PairKernel:
-    """Picklable closure of a paired run (one kernel call)."""
-
-    plan: ChunkPlan
-    B: int
-    sampler_a: tuple
-    sampler_b: tuple
-    wts: np.ndarray
-    func: object
-    ns: np.ndarray
-    tol: float
-    centers_a: np.ndarray
-    centers_b: np.ndarray
-    moments: bool
-
-    def __call__(self, c0, nc):
-        return K.pair_counts_chunks(self.plan.seed, replicate_stream(self.B), c0, nc,
-                                    self.plan.chunk_size, self.plan.replicates, self.B,
-                                    *self.sampler_a, *self.sampler_b, self.wts, self.func,
-                                    self.ns, self.tol, self.centers_a, self.centers_b,
-                                    self.moments)
-
-
 def _njobs(ests):
     """Kernel calls per paired run (see :func:`evpsim.falseconc.estimator_jobs`)."""
     return int(any(e.is_lstatistic for e in ests)) + sum(not e.is_lstatistic for e in ests)
@@ -203,7 +179,9 @@ def _paired_run(ma, mb, pool, B, ns, ests, plan, tol, curves, moments, workers, 
     for j, (rows, wts, func, row_ns) in enumerate(jobs):
         ca = np.tile(curves["a"][ns - 1], len(rows))
         cb = np.tile(curves["b"][ns - 1], len(rows))
-        kern = _PairKernel(plan, B, sa, sb, wts, func, row_ns, tol, ca, cb, moments)
+        kern = ChunkKernel(K.pair_counts_chunks, plan,
+                           (B, *sa, *sb, wts, func, row_ns, tol, ca, cb, moments),
+                           stream=replicate_stream(B))
         offset = done0 + j * plan.replicates
         part = run_chunked(kern, plan, workers=workers,
                            progress=lambda done, o=offset: bar.update(o + done))

@@ -11,7 +11,6 @@ researcher's own scores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -20,7 +19,7 @@ from ._kernels import bootstrap as K
 from .bias import validate_B
 from .estimators import resolve_estimators, validate_scores
 from .intervals import clopper_pearson, resolve_ci_methods, validate_level
-from .montecarlo import ChunkPlan, Progress, run_chunked
+from .montecarlo import ChunkKernel, ChunkPlan, Progress, run_chunked
 from .results import provenance
 from .truths import make_truth
 
@@ -85,50 +84,6 @@ def _check_lstatistics(ests):
     if general:
         raise ValueError(f"estimators: the coverage battery needs L-statistics; "
                          f"{', '.join(general)} is a general (non-linear) estimator")
-
-
-@dataclass
-class _BootKernel:
-    """Picklable closure over the arrays of bootstrap-method coverage: the
-    built-in methods ``codes``, or one user method ``func``."""
-
-    plan: ChunkPlan
-    B: int
-    sampler: tuple
-    tables: tuple
-    thetas: np.ndarray
-    resamples: int
-    level: float
-    codes: np.ndarray | None = None
-    func: object = None
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        args = (self.plan.seed, c0, nc, self.plan.chunk_size, self.plan.replicates, self.B,
-                kind, params, tx, tc, *self.tables, self.thetas, self.resamples, self.level)
-        if self.func is None:
-            return K.coverage_boot_chunks(*args, self.codes)
-        return K.coverage_user_chunks(*args, self.func)
-
-
-@dataclass
-class _BandKernel:
-    """Picklable closure over the arrays of band-method coverage."""
-
-    plan: ChunkPlan
-    B: int
-    sampler: tuple
-    bounds: tuple
-    lowers: np.ndarray
-    uppers: np.ndarray
-    thetas: np.ndarray
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        return K.coverage_band_chunks(self.plan.seed, c0, nc, self.plan.chunk_size,
-                                      self.plan.replicates, self.B, kind, params, tx, tc,
-                                      self.bounds[0], self.bounds[1], self.lowers,
-                                      self.uppers, self.thetas)
 
 
 def coverage(truth="normal", B=50, *, estimators=None, methods=None, level=0.95,
@@ -251,18 +206,20 @@ def coverage(truth="normal", B=50, *, estimators=None, methods=None, level=0.95,
     E, M = len(ests), len(meths)
     tables = _tables(ests, B) if builtin or user else None
     jobs = []  # (indices of the methods, kernel)
+    boot_args = (B, *truth.sampler, *tables, theta, resamples, level) if tables else ()
     if builtin:
         codes = np.array([m.code for m in builtin], dtype=np.int64)
-        jobs.append(([meths.index(m) for m in builtin], _BootKernel(
-            plan, B, truth.sampler, tables, theta, resamples, level, codes=codes)))
+        jobs.append(([meths.index(m) for m in builtin],
+                     ChunkKernel(K.coverage_boot_chunks, plan, (*boot_args, codes))))
     for m in user:
-        jobs.append(([meths.index(m)], _BootKernel(
-            plan, B, truth.sampler, tables, theta, resamples, level, func=m.func)))
+        jobs.append(([meths.index(m)],
+                     ChunkKernel(K.coverage_user_chunks, plan, (*boot_args, m.func))))
     if bands:
         arrays = [m.band_arrays(B, level) for m in bands]
-        jobs.append(([meths.index(m) for m in bands], _BandKernel(
-            plan, B, truth.sampler, (lo, hi), np.array([a[0] for a in arrays]),
-            np.array([a[1] for a in arrays]), theta)))
+        jobs.append(([meths.index(m) for m in bands], ChunkKernel(
+            K.coverage_band_chunks, plan,
+            (B, *truth.sampler, lo, hi, np.array([a[0] for a in arrays]),
+             np.array([a[1] for a in arrays]), theta))))
 
     tallies = np.zeros((M, E, B + 1, K.NSLOTS))
     bar = Progress(f"coverage ({plan.replicates:,} samples of B={B}, {resamples:,} resamples)",

@@ -14,8 +14,6 @@ Dodge et al. (2021) did, so the two can be compared
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import xarray as xr
 
@@ -23,7 +21,7 @@ from ._kernels import comparisons as K
 from .bias import summarise_power_sums, validate_B
 from .estimators import resolve_estimators
 from .intervals import clopper_pearson
-from .montecarlo import CHUNK_SIZE, ChunkPlan, Progress, run_chunked
+from .montecarlo import CHUNK_SIZE, ChunkKernel, ChunkPlan, Progress, run_chunked
 from .results import provenance
 from .truths import make_truth
 
@@ -84,23 +82,6 @@ def validate_mc_args(replicates, seed, chunk_size, truth_method, truth_replicate
     return ChunkPlan(replicates, seed, chunk_size)
 
 
-@dataclass
-class _RunningMaxKernel:
-    """Picklable closure of a Monte Carlo truth run."""
-
-    plan: ChunkPlan
-    stream0: int
-    B: int
-    sampler: tuple
-    centers: np.ndarray
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        return K.running_max_chunks(self.plan.seed, self.stream0, c0, nc, self.plan.chunk_size,
-                                    self.plan.replicates, self.B, kind, params, tx, tc,
-                                    self.centers)
-
-
 def monte_carlo_theta(truth, B, *, replicates=1_000_000, seed=0, stream=0, workers=1,
                       chunk_size=CHUNK_SIZE):
     """Monte Carlo estimate of ``theta_n`` for n = 1..B, with standard errors.
@@ -149,31 +130,10 @@ def monte_carlo_theta(truth, B, *, replicates=1_000_000, seed=0, stream=0, worke
         raise ValueError(f"replicates must be an integer >= 2, got {replicates!r}")
     plan = ChunkPlan(int(replicates), int(seed), int(chunk_size))
     centers = truth.theta(np.arange(1, B + 1))  # accumulate around it: no cancellation
-    kern = _RunningMaxKernel(plan, K.STREAM_TRUTH + (int(stream) << 40), B, truth.sampler,
-                             centers)
+    kern = ChunkKernel(K.running_max_chunks, plan, (B, *truth.sampler, centers),
+                       stream=K.STREAM_TRUTH + (int(stream) << 40))
     summ = summarise_power_sums(run_chunked(kern, plan, workers=workers), plan.replicates)
     return centers + summ["bias"], summ["bias_se"]
-
-
-@dataclass
-class _SignKernel:
-    """Picklable closure of a false-conclusion run (one kernel call)."""
-
-    plan: ChunkPlan
-    B: int
-    sampler: tuple
-    wts: np.ndarray
-    func: object
-    ns: np.ndarray
-    thetas: np.ndarray
-    tol: float
-
-    def __call__(self, c0, nc):
-        kind, params, tx, tc = self.sampler
-        return K.sign_counts_chunks(self.plan.seed, replicate_stream(self.B), c0, nc,
-                                    self.plan.chunk_size, self.plan.replicates, self.B,
-                                    kind, params, tx, tc, self.wts, self.func, self.ns,
-                                    self.thetas, self.tol)
 
 
 def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed=0,
@@ -251,8 +211,9 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     bar = Progress(f"false conclusions ({plan.replicates:,} searches of B={B})",
                    plan.replicates * len(jobs), enabled=progress)
     for j, (rows, wts, func, row_ns) in enumerate(jobs):
-        kern = _SignKernel(plan, B, truth.sampler, wts, func, row_ns,
-                           np.tile(theta, len(rows)), tol)
+        kern = ChunkKernel(K.sign_counts_chunks, plan,
+                           (B, *truth.sampler, wts, func, row_ns, np.tile(theta, len(rows)), tol),
+                           stream=replicate_stream(B))
         part = run_chunked(kern, plan, workers=workers,
                            progress=lambda done, o=j * plan.replicates: bar.update(o + done))
         counts[rows] = part.reshape(len(rows), B, 2)

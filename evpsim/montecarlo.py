@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ChunkPlan", "run_chunked", "Progress"]
+__all__ = ["ChunkPlan", "ChunkKernel", "run_chunked", "Progress"]
 
 CHUNK_SIZE = 4096
 
@@ -57,6 +57,27 @@ class ChunkPlan:
         """``(first chunk, number of chunks)`` for consecutive batches."""
         for c0 in range(0, self.nchunks, batch_chunks):
             yield c0, min(batch_chunks, self.nchunks - c0)
+
+
+@dataclass(frozen=True)
+class ChunkKernel:
+    """A numba chunk kernel bound to its plan and arrays, picklable for workers.
+
+    Calling it with ``(first_chunk, nchunks)`` runs
+    ``fn(seed, [stream,] first_chunk, nchunks, chunk_size, replicates, *args)``,
+    the signature every chunked kernel in :mod:`evpsim._kernels` shares
+    (``stream`` offsets the random streams of kernels that need several
+    independent families of streams under one seed).
+    """
+
+    fn: object
+    plan: ChunkPlan
+    args: tuple
+    stream: int | None = None
+
+    def __call__(self, c0, nc):
+        head = (self.plan.seed,) if self.stream is None else (self.plan.seed, self.stream)
+        return self.fn(*head, c0, nc, self.plan.chunk_size, self.plan.replicates, *self.args)
 
 
 class Progress:
