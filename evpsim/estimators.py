@@ -33,6 +33,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import gammaln
 
+from .registry import Registry, jit_function
+
 __all__ = [
     "Estimator",
     "estimate",
@@ -150,7 +152,7 @@ class Estimator:
         return np.array([self.func(sorted_scores, int(n)) for n in ns])
 
 
-_REGISTRY: dict[str, Estimator] = {}
+_REGISTRY = Registry("estimator", Estimator)
 
 
 def register_estimator(name, *, weights=None, func=None, description="",
@@ -191,78 +193,39 @@ def register_estimator(name, *, weights=None, func=None, description="",
     0.2833
     >>> evpsim.unregister_estimator("UV")
     """
-    if not isinstance(name, str) or not name or any(
-        not (c.isalnum() or c in "_-") for c in name
-    ):
-        raise ValueError(
-            f"estimator name must be a non-empty string of letters, digits, "
-            f"'_' or '-', got {name!r}"
-        )
     if (weights is None) == (func is None):
         raise ValueError("give exactly one of weights= and func=")
     if weights is not None and not callable(weights):
         raise TypeError("weights must be a callable B -> (B, B) array")
     if func is not None:
-        if not callable(func):
-            raise TypeError("func must be a callable (sorted_sample, n) -> float")
-        from numba.core.registry import CPUDispatcher
-        import numba
-
-        if not isinstance(func, CPUDispatcher):
-            func = numba.njit(cache=False)(func)
-    existing = _REGISTRY.get(name)
-    if existing is not None and (existing.builtin or not overwrite):
-        raise ValueError(f"an estimator named {name!r} is already registered")
-    est = Estimator(name, description or name, weights=weights, func=func)
-    _REGISTRY[name] = est
-    return est
+        func = jit_function(func, "(sorted_sample, n) -> float")
+    est = Estimator(name, description or str(name), weights=weights, func=func)
+    return _REGISTRY.add(est, overwrite=overwrite)
 
 
 def unregister_estimator(name):
     """Remove a user-registered estimator."""
-    est = get_estimator(name)
-    if est.builtin:
-        raise ValueError(f"cannot unregister built-in estimator {name!r}")
-    del _REGISTRY[name]
+    _REGISTRY.remove(name)
 
 
 def get_estimator(name):
     """Look up a registered estimator by name (raises ``ValueError``)."""
-    if isinstance(name, Estimator):
-        return name
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        known = ", ".join(_REGISTRY)
-        raise ValueError(f"unknown estimator {name!r}; known: {known}") from None
+    return _REGISTRY.get(name)
 
 
 def list_estimators():
     """Names of all registered estimators, built-ins first."""
-    return list(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def builtin_estimators():
     """Names of the built-in estimators (U, V, W)."""
-    return [k for k, e in _REGISTRY.items() if e.builtin]
+    return _REGISTRY.names(builtin_only=True)
 
 
 def resolve_estimators(estimators):
     """Normalise ``None`` / ``"U,V"`` / a sequence into a list of Estimators."""
-    if estimators is None:
-        names = builtin_estimators()
-    elif isinstance(estimators, (str, Estimator)):
-        names = [s.strip() for s in estimators.split(",")] if isinstance(
-            estimators, str) else [estimators]
-    else:
-        names = list(estimators)
-    if not names or any(n == "" for n in names):
-        raise ValueError(f"empty estimator name in {estimators!r}")
-    ests = [get_estimator(n) for n in names]
-    seen = [e.name for e in ests]
-    if len(set(seen)) != len(seen):
-        raise ValueError(f"estimator listed twice in {seen}")
-    return ests
+    return _REGISTRY.resolve(estimators, builtin_estimators())
 
 
 for _name, _fn, _desc in [
@@ -270,7 +233,7 @@ for _name, _fn, _desc in [
     ("V", weights_v, "plug-in ECDF 'MeanMax'; ordered draws with repetition (Dodge et al. 2019)"),
     ("W", weights_w, "multisets; unordered draws with repetition (Dodge et al. 2021)"),
 ]:
-    _REGISTRY[_name] = Estimator(_name, _desc, weights=_fn, builtin=True)
+    _REGISTRY.add(Estimator(_name, _desc, weights=_fn, builtin=True))
 
 
 def validate_scores(scores, *, name="scores", min_size=2):

@@ -36,6 +36,7 @@ import numpy as np
 from scipy import stats
 
 from ._kernels import bootstrap as _K
+from .registry import Registry, jit_function
 
 __all__ = [
     "clopper_pearson",
@@ -200,7 +201,7 @@ class CIMethod:
         return lower, upper
 
 
-_REGISTRY: dict[str, CIMethod] = {}
+_REGISTRY = Registry("CI method", CIMethod)
 
 
 def register_ci_method(name, *, func=None, band=None, description="", overwrite=False):
@@ -250,48 +251,25 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
     'bootstrap'
     >>> evpsim.unregister_ci_method("normal")
     """
-    if not isinstance(name, str) or not name or any(
-            not (c.isalnum() or c in "_-") for c in name):
-        raise ValueError(f"CI method name must be a non-empty string of letters, digits, "
-                         f"'_' or '-', got {name!r}")
     if (func is None) == (band is None):
         raise ValueError("give exactly one of func= and band=")
     if func is not None:
-        if not callable(func):
-            raise TypeError("func must be a callable (boots, estimate, jackknife, level) -> "
-                            "(lower, upper)")
-        from numba.core.registry import CPUDispatcher
-        import numba
-
-        if not isinstance(func, CPUDispatcher):
-            func = numba.njit(cache=False)(func)
+        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)")
     if band is not None and not callable(band):
         raise TypeError("band must be a callable (B, level) -> (lower, upper)")
-    existing = _REGISTRY.get(name)
-    if existing is not None and (existing.builtin or not overwrite):
-        raise ValueError(f"a CI method named {name!r} is already registered")
     method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func)
               if func is not None else CIMethod(name, description or name, "band", band=band))
-    _REGISTRY[name] = method
-    return method
+    return _REGISTRY.add(method, overwrite=overwrite)
 
 
 def unregister_ci_method(name):
     """Remove a user-registered CI method."""
-    method = get_ci_method(name)
-    if method.builtin:
-        raise ValueError(f"cannot unregister built-in CI method {name!r}")
-    del _REGISTRY[name]
+    _REGISTRY.remove(name)
 
 
 def get_ci_method(name):
     """Look up a registered CI method by name (raises ``ValueError``)."""
-    if isinstance(name, CIMethod):
-        return name
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown CI method {name!r}; known: {', '.join(_REGISTRY)}") from None
+    return _REGISTRY.get(name)
 
 
 def list_ci_methods():
@@ -301,20 +279,10 @@ def list_ci_methods():
 
 def resolve_ci_methods(methods):
     """Normalise ``None`` (every method) / ``"a,b"`` / a sequence into CIMethods."""
-    if methods is None:
-        names = list(_REGISTRY)
-    elif isinstance(methods, (str, CIMethod)):
-        names = [s.strip() for s in methods.split(",")] if isinstance(methods, str) \
-            else [methods]
-    else:
-        names = list(methods)
-    if not names or any(n == "" for n in names):
-        raise ValueError(f"methods: empty CI method name in {methods!r}")
-    out = [get_ci_method(n) for n in names]
-    seen = [m.name for m in out]
-    if len(set(seen)) != len(seen):
-        raise ValueError(f"methods: CI method listed twice in {seen}")
-    return out
+    try:
+        return _REGISTRY.resolve(methods, _REGISTRY.names())
+    except ValueError as err:
+        raise ValueError(f"methods: {err}") from None
 
 
 for _name, _code, _desc in [
@@ -322,9 +290,9 @@ for _name, _code, _desc in [
     ("basic", _K.BASIC, "basic (reverse percentile) bootstrap: 2 * estimate - quantiles"),
     ("bca", _K.BCA, "bias-corrected and accelerated bootstrap (jackknife acceleration)"),
 ]:
-    _REGISTRY[_name] = CIMethod(_name, _desc, "bootstrap", _code, builtin=True)
+    _REGISTRY.add(CIMethod(_name, _desc, "bootstrap", _code, builtin=True))
 for _name, _fn, _desc in [
     ("dkw", dkw_band, "distribution-free: DKW band on the CDF, known score range"),
     ("ks", ks_band, "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
 ]:
-    _REGISTRY[_name] = CIMethod(_name, _desc, "band", band=_fn, builtin=True)
+    _REGISTRY.add(CIMethod(_name, _desc, "band", band=_fn, builtin=True))

@@ -1,10 +1,11 @@
 """``evpsim list``: the available ground truths and estimators."""
 
 from ..estimators import get_estimator, list_estimators
+from ..intervals import list_ci_methods
 from ..kde import list_kde_fits
 from ..truths import list_truths
 
-HELP = "list the available ground truths (with the committed KDE fits) and estimators"
+HELP = "list the available ground truths (with the committed KDE fits), estimators and CI methods"
 
 
 def add_parser(subparsers):
@@ -26,4 +27,7 @@ def run(args):
     print("\nestimators (--estimators):")
     for name in list_estimators():
         print(f"  {name:<{width}}  {get_estimator(name).description}")
+    print("\nconfidence-interval methods (evpsim coverage --methods):")
+    for name, desc in list_ci_methods().items():
+        print(f"  {name:<{width}}  {desc}")
     return 0
