@@ -15,3 +15,21 @@ def data_dir():
     if not DATA.is_dir():
         pytest.skip(f"real search results not found at {DATA}")
     return DATA
+
+
+def outputs_by_thread_count(script, counts=("1", "2")):
+    """Run ``python -c script`` once per NUMBA_NUM_THREADS value; the set of stdouts.
+
+    A deterministic battery prints the same digest of its results for every
+    thread count, so the set has one element.
+    """
+    import subprocess
+    import sys
+
+    out = set()
+    for threads in counts:
+        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
+        res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True)
+        out.add(res.stdout.strip())
+    return out

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 import textwrap
 from types import SimpleNamespace
 
@@ -20,6 +17,7 @@ from evpsim.coverage import _tables
 from evpsim.estimators import resolve_estimators
 from evpsim.intervals import clopper_pearson, dkw_band, ks_band
 from evpsim.results import read_netcdf
+from conftest import outputs_by_thread_count
 
 LEVEL = 1 - 1e-6  # Clopper-Pearson level of the statistical assertions
 
@@ -293,13 +291,7 @@ def test_bit_identical_for_thread_counts():
         keys = ["coverage", "miss_below", "miss_above", "mean_width", "coverage_all"]
         print(hashlib.sha256(b"".join(ds[k].values.tobytes() for k in keys)).hexdigest())
     """)
-    out = set()
-    for threads in ("1", "2"):
-        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
-        res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, check=True)
-        out.add(res.stdout.strip())
-    assert len(out) == 1
+    assert len(outputs_by_thread_count(script)) == 1
 
 
 def test_counts_do_not_depend_on_chunking_or_workers():

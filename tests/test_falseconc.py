@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -16,6 +13,7 @@ from evpsim.cli import main
 from evpsim.intervals import clopper_pearson
 from evpsim.results import read_netcdf
 from evpsim.truths import Discrete
+from conftest import outputs_by_thread_count
 
 LEVEL = 1 - 1e-6  # Clopper-Pearson level of the statistical assertions
 
@@ -140,13 +138,7 @@ def test_bit_identical_for_thread_counts():
         print(hashlib.sha256(ds["below_count"].values.tobytes()
                              + ds["tie_count"].values.tobytes()).hexdigest())
     """)
-    out = set()
-    for threads in ("1", "2"):
-        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
-        res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, check=True)
-        out.add(res.stdout.strip())
-    assert len(out) == 1
+    assert len(outputs_by_thread_count(script)) == 1
 
 
 # --- validation and the command line --------------------------------------------------------
