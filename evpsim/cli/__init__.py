@@ -40,6 +40,10 @@ def main(argv=None):
         return 2
     try:
         return args.run(args)
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (UserError, ValueError, TypeError, OSError) as err:
         if os.environ.get("EVPSIM_DEBUG"):
             raise
