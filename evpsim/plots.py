@@ -324,3 +324,77 @@ def plot_evp_time(ds, path):
     fig.tight_layout()
     return save_figure(fig, path)
 
+
+def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
+    """Tang et al. (2020) Figs. 3-4: a rate against n, a panel per estimator,
+    a line per ground truth with its Clopper-Pearson band.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        Dims ``truth``, ``estimator`` and ``n`` holding ``var`` and its
+        bounds ``var_lower``, ``var_upper`` (e.g. results of
+        :func:`evpsim.falseconc` or one method of :func:`evpsim.coverage`,
+        concatenated along ``truth``).
+    var : str
+        The rate to draw, e.g. ``"below"`` or ``"coverage"``.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    ylabel : str
+        Label of the rate's axis.
+    reference : float, optional
+        Drawn as a dashed line (one half, the nominal level).
+    title : str
+        Figure title.
+    """
+    plt = _pyplot()
+    names = [str(e) for e in ds["estimator"].values]
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
+                             squeeze=False)
+    ns = ds["n"].values
+    for ax, name in zip(axes[0], names):
+        for k, truth in enumerate(ds["truth"].values):
+            _band(ax, ns, ds.sel(estimator=name, truth=truth), var, color_of(str(truth), k),
+                  str(truth))
+        if reference is not None:
+            ax.axhline(reference, color="black", lw=0.8, ls="--")
+        ax.set_title(f"estimator {name}", fontsize=10)
+        ax.set_xlabel("n (budget)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][-1].legend(frameon=False, fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def plot_estimator_curves(ds, path, *, title=""):
+    """Dodge et al. (2021) Fig. 3: EVP curves of several models, a panel per estimator.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        Dims ``estimator``, ``model`` and ``n`` holding ``evp`` (e.g.
+        :func:`evpsim.curves.evp_curve` results concatenated along both).
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    title : str
+        Figure title.
+    """
+    plt = _pyplot()
+    names = [str(e) for e in ds["estimator"].values]
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
+                             squeeze=False)
+    for ax, name in zip(axes[0], names):
+        for k, model in enumerate(ds["model"].values):
+            sub = ds.sel(estimator=name, model=model).dropna("n")
+            ax.plot(sub["n"], sub["evp"], color=color_of(str(model), k + 3), lw=1.8,
+                    label=str(model))
+        ax.set_title(f"estimator {name}", fontsize=10)
+        ax.set_xlabel("n (budget)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("expected validation accuracy")
+    axes[0][-1].legend(frameon=False, fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

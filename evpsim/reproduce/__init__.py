@@ -18,7 +18,7 @@ from .summary import Claim, Report
 __all__ = ["PAPERS", "reproduce", "data_dir", "Claim", "Report"]
 
 #: paper key -> module name in this package
-PAPERS = {"dodge2019": "dodge2019"}
+PAPERS = {"dodge2019": "dodge2019", "dodge2021": "dodge2021", "tang2020": "tang2020"}
 
 
 def data_dir(path=None):
