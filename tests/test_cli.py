@@ -3,7 +3,6 @@
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from evpsim.cli import SUBCOMMANDS, build_parser, main
