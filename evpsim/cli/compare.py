@@ -9,7 +9,7 @@ import numpy as np
 from ..compare import compare_curves, comparison_errors
 from ..estimators import get_estimator
 from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     check_outputs, fmt, positive_int, save_outputs, select_ns)
+                     check_outputs, fmt, positive_int, save_outputs, select_ns, spans)
 from .falseconc import add_truth_method_args
 
 HELP = "compare two models' EVP curves; rates of wrong rankings (Tang 2020, Dodge 2021)"
@@ -65,17 +65,6 @@ def add_parser(subparsers):
     add_output_args(p)
     p.set_defaults(run=run)
     return p
-
-
-def _spans(ns):
-    """``[20, 21, 22, 25]`` -> ``"20-22, 25"``."""
-    out = []
-    for n in ns:
-        if out and n == out[-1][1] + 1:
-            out[-1][1] = n
-        else:
-            out.append([n, n])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
 
 
 def _truth_cols(ds, key, label_width):
@@ -139,7 +128,7 @@ def _print_curves(ds, show_all):
                   f"{_rate(s, 'wrong')} {float(s['tie']):>6.4f}")
         rev = ds["n"].values[sub["reversed"].values.astype(bool)]
         summary.append(f"{name}: " + (f"averaged estimates order the models opposite to the "
-                                      f"truth at n = {_spans(rev.tolist())}" if rev.size
+                                      f"truth at n = {spans(rev.tolist())}" if rev.size
                                       else "averaged estimates order the models as the truth "
                                            "at every n"))
     print("\nwrong = fraction of pairs of searches whose estimates rank A and B opposite to the "

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 from ..bias import bias
-from ..cli.compare import _spans
+from ..cli.common import spans
 from ..compare import comparison_errors
 from ..curves import evp_curve
 from ..falseconc import monte_carlo_theta
@@ -109,7 +109,7 @@ def _fig1(report, quick):
     all_equal_1 = float(np.ptp(mse[:, 0])) <= tol
     report.claims.append(Claim(
         "Fig. 1 (bottom): V has the lowest MSE", "V lowest",
-        f"exact: V lowest at n = {_spans(v_best.tolist()) or 'none'}"
+        f"exact: V lowest at n = {spans(v_best.tolist()) or 'none'}"
         + (" (all three equal the sample mean's MSE at n = 1)" if all_equal_1 else "")
         + "; at n = " + f"{ns[-1]}: " + ", ".join(
             f"{e} {float(ex['mse'].sel(estimator=e, n=ns[-1])):.2e}" for e in ESTIMATORS),
@@ -199,7 +199,7 @@ def _fig3(report, scores):
     report.claims.append(Claim(
         "Fn. 3 / Fig. 3: for all three estimators the CNN has the higher expected performance "
         f"at every n <= B = {ns[-1]}", "CNN ahead at every n",
-        "CNN ahead at n = " + "; ".join(f"{e}: {_spans(a.tolist()) or 'none'}"
+        "CNN ahead at n = " + "; ".join(f"{e}: {spans(a.tolist()) or 'none'}"
                                         for e, a in cnn_ahead.items())
         + f"; best runs: CNN {scores['CNN'].max():.3f}, "
         f"LBoE {scores['LBoE'].max():.3f}",

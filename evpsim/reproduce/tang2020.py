@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..cli.compare import _spans
+from ..cli.common import spans
 from ..compare import compare_curves
 from ..coverage import coverage
 from ..falseconc import falseconc
@@ -60,7 +60,7 @@ COVERAGE_N, COVERAGE_PAPER, COVERAGE_ABOUT = 20, 0.7, 0.05
 
 def _budgets(ns):
     """Budgets as text, ``"20-25"``, or ``"none"``."""
-    return _spans(np.asarray(ns).tolist()) or "none"
+    return spans(np.asarray(ns).tolist()) or "none"
 
 
 def _committed_fit(name):
