@@ -20,9 +20,10 @@ def test_monte_carlo_agrees_with_exact(spec, B, data_dir):
     if spec == "file":
         spec = f"file:{data_dir / 'sst5_cnn_acc.txt'}"
     ds = evpsim.bias(spec, B=B, replicates=300_000, seed=12)
-    # B x 3 estimators x 4 quantities comparisons: the largest |z| of ~500
-    # standard normals exceeds 4 with probability ~3%, of 4.5 with ~0.3%
-    assert _max_z(ds) < 4.5
+    # B x 3 estimators x 4 quantities comparisons (correlated); the issue's
+    # acceptance bound. Seeded, so the check is reproducible; the observed
+    # maxima are 1.1 to 2.7.
+    assert _max_z(ds) < 4.0
     assert ds.attrs["max_abs_z"] == pytest.approx(_max_z(ds))
 
 
@@ -109,4 +110,4 @@ def test_bias_rejects_bad_arguments(kwargs, message):
 @pytest.mark.parametrize("spec", ["normal", "tang-big", "bag"])
 def test_monte_carlo_agrees_with_exact_at_scale(spec):
     ds = evpsim.bias(spec, B=50, replicates=4_000_000, seed=2024)
-    assert _max_z(ds) < 4.5
+    assert _max_z(ds) < 4.0
