@@ -288,41 +288,40 @@ def plot_coverage(ds, path):
     return save_figure(fig, path)
 
 
-def plot_evp_curves(ds, path):
-    """Dodge et al. (2019) Fig. 1: EVP against trials, +/- 1 SD within range."""
+def _plot_evp_models(ds, path, x_of, xlabel, shade, title=None):
+    """One EVP curve per ``model`` of ``ds`` against ``x_of(sub)`` (log scale)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for k, model in enumerate(ds["model"].values):
         sub = ds.sel(model=model).dropna("n")
         c = color_of(str(model), k + 3)
-        ax.plot(sub["n"], sub["evp"], color=c, lw=1.8, label=str(model))
-        ax.fill_between(sub["n"], sub["lower"], sub["upper"], color=c, alpha=0.18, lw=0)
+        x = x_of(sub)
+        ax.plot(x, sub["evp"], color=c, lw=1.8, label=str(model))
+        if shade:
+            ax.fill_between(x, sub["lower"], sub["upper"], color=c, alpha=0.18, lw=0)
     ax.set_xscale("log")
-    ax.set_xlabel("hyperparameter assignments (n)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("expected validation accuracy")
     ax.legend(frameon=False)
     ax.grid(alpha=0.3)
-    ax.set_title("expected best validation score (V), shading ±1 SD within the observed range",
-                 fontsize=9)
+    if title:
+        ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def plot_evp_curves(ds, path):
+    """Dodge et al. (2019) Fig. 1: EVP against trials, +/- 1 SD within range."""
+    return _plot_evp_models(
+        ds, path, lambda sub: sub["n"].values, "hyperparameter assignments (n)", shade=True,
+        title="expected best validation score (V), shading ±1 SD within the observed range")
 
 
 def plot_evp_time(ds, path):
     """Dodge et al. (2019) Fig. 2: EVP against training time (log scale)."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for k, model in enumerate(ds["model"].values):
-        sub = ds.sel(model=model).dropna("n")
-        hours = sub["n"].values * float(sub["duration"]) / 3600.0
-        ax.plot(hours, sub["evp"], lw=1.8, color=color_of(str(model), k + 3), label=str(model))
-    ax.set_xscale("log")
-    ax.set_xlabel("training time (hours; trials x average duration)")
-    ax.set_ylabel("expected validation accuracy")
-    ax.legend(frameon=False)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return save_figure(fig, path)
+    return _plot_evp_models(
+        ds, path, lambda sub: sub["n"].values * float(sub["duration"]) / 3600.0,
+        "training time (hours; trials x average duration)", shade=False)
 
 
 def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
