@@ -22,7 +22,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    report = reproduce(args.paper, args.out, data=args.data, quick=args.quick)
+    report = reproduce(args.paper, args.out, data=args.data, quick=args.quick, verbose=True)
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")
     return 0

@@ -39,7 +39,7 @@ def data_dir(path=None):
     raise ValueError("no search results folder (give --data DIR)")  # pragma: no cover
 
 
-def reproduce(paper, out, *, data=None, quick=False):
+def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     """Reproduce a paper's simulations into folder ``out``.
 
     Parameters
@@ -52,6 +52,8 @@ def reproduce(paper, out, *, data=None, quick=False):
         Folder of the real search results (see :func:`data_dir`).
     quick : bool
         Reduced sizes, for tests.
+    verbose : bool
+        Say on stderr which figure is being computed.
 
     Returns
     -------
@@ -64,7 +66,7 @@ def reproduce(paper, out, *, data=None, quick=False):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
-    report = Report(paper, module.TITLE, quick=quick)
+    report = Report(paper, module.TITLE, quick=quick, verbose=verbose)
     t0 = time.perf_counter()
     module.run(report, out, folder, quick=quick)
     report.seconds = time.perf_counter() - t0

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +47,14 @@ class Report:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     quick: bool = False
+    verbose: bool = False
+    started: float = field(default_factory=time.perf_counter)
+
+    def step(self, what):
+        """Say on stderr which part of a long reproduction is running."""
+        if self.verbose:
+            print(f"[{time.perf_counter() - self.started:6.1f} s] {what}", file=sys.stderr,
+                  flush=True)
 
     def markdown(self):
         """The summary as markdown."""

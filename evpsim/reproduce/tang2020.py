@@ -303,11 +303,17 @@ def run(report, out, data_dir, quick=False):
     sizes = SIZES[quick]
     fits = {t: _committed_fit(name) for t, name in MODELS.items()}
     truths = {t: load_kde(fit) for t, fit in fits.items()}
+    report.step("Fig. 5: the KDE fits")
     fig5, scores = _fig5(report, data_dir, fits)
+    report.step("Fig. 1: budget-quality curves")
     fig1 = _fig1(report, truths, sizes)
+    report.step("Fig. 2: the failure case at B = 25")
     fig2 = _fig2(report, truths, sizes)
+    report.step("Fig. 3: the false-conclusion probe")
     fig3 = _fig3(report, truths, sizes)
+    report.step("Fig. 4: bootstrap coverage (the longest part)")
     fig4, cov = _fig4(report, truths, sizes)
+    report.step("writing files")
     if quick:
         report.notes.append("Reduced sizes: the verdicts above rest on small samples.")
 
