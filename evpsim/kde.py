@@ -284,12 +284,17 @@ def kde_dirs():
     """Folders searched for committed fits, in order.
 
     ``$EVPSIM_KDE_DIR`` when set, then ``kde_fits/`` next to the package
-    (the repository's top level for an editable install).
+    (the repository's top level for an editable install), then
+    ``<prefix>/share/evpsim/kde_fits`` where a regular ``pip install .``
+    puts them.
     """
+    import sys
+
     import evpsim
 
     dirs = [Path(os.environ[ENV_DIR])] if os.environ.get(ENV_DIR) else []
-    return dirs + [Path(evpsim.__file__).resolve().parent.parent / "kde_fits"]
+    return dirs + [Path(evpsim.__file__).resolve().parent.parent / "kde_fits",
+                   Path(sys.prefix) / "share" / "evpsim" / "kde_fits"]
 
 
 def _committed():
