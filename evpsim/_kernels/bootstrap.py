@@ -42,7 +42,7 @@ from numba import njit, prange
 
 from .options import OPTS as _OPTS
 from .rng import rng_init, rng_next
-from .sampling import draw_sorted
+from .sampling import draw_sorted, sort_inplace
 
 PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
 # slots of the per-chunk tallies
@@ -260,14 +260,8 @@ def quantiles_by_selection(a, ps, out, ranks):
             ranks[nr] = j
             ranks[nr + 1] = jp1
             nr += 2
-    # sort and deduplicate the few ranks (insertion sort)
-    for i in range(1, nr):
-        v = ranks[i]
-        t = i - 1
-        while t >= 0 and ranks[t] > v:
-            ranks[t + 1] = ranks[t]
-            t -= 1
-        ranks[t + 1] = v
+    # sort and deduplicate the few ranks
+    sort_inplace(ranks[:nr])
     nu = 0
     for i in range(nr):
         if nu == 0 or ranks[i] != ranks[nu - 1]:
