@@ -2,12 +2,16 @@
 
 Exact ground truths, numba Monte Carlo over simulated hyperparameter
 searches, and the batteries that measure EVP estimators: bias, variance and
-MSE; false conclusions; bootstrap confidence-interval coverage.
+MSE; false conclusions; model comparisons; confidence-interval coverage.
 """
 
-__version__ = "0.1.0"
-
-from .estimators import (  # noqa: E402
+from ._version import __version__
+from .batteries.bias import bias
+from .batteries.compare import compare_curves, comparison_errors
+from .batteries.coverage import coverage
+from .batteries.falseconc import falseconc
+from .curves import budget_to_reach, evp_curve
+from .estimators import (
     Estimator,
     estimate,
     estimator_weights,
@@ -16,7 +20,14 @@ from .estimators import (  # noqa: E402
     register_estimator,
     unregister_estimator,
 )
-from .truths import (  # noqa: E402
+from .exact import lstatistic_moments, order_statistic_moments
+from .intervals import (
+    bootstrap_intervals, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
+)
+from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
+from .mctheta import monte_carlo_theta
+from .summaries import clopper_pearson
+from .truths import (
     Discrete,
     Truth,
     TruncatedNormal,
@@ -25,16 +36,6 @@ from .truths import (  # noqa: E402
     make_truth,
     read_scores,
 )
-from .exact import lstatistic_moments, order_statistic_moments  # noqa: E402
-from .bias import bias  # noqa: E402
-from .intervals import (  # noqa: E402
-    clopper_pearson, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
-)
-from .coverage import bootstrap_intervals, coverage  # noqa: E402
-from .falseconc import falseconc, monte_carlo_theta  # noqa: E402
-from .compare import compare_curves, comparison_errors  # noqa: E402
-from . import kde  # noqa: E402
-from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -43,9 +44,10 @@ __all__ = [
     "Truth", "TruncatedNormal", "Discrete", "empirical", "make_truth", "list_truths",
     "read_scores",
     "order_statistic_moments", "lstatistic_moments",
-    "bias",
+    "evp_curve", "budget_to_reach",
+    "bias", "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
+    "coverage", "bootstrap_intervals",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
-    "unregister_ci_method", "coverage", "bootstrap_intervals",
-    "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
-    "kde", "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
+    "unregister_ci_method",
+    "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .estimators import estimator_weights, get_estimator, validate_ns, validate_scores
+from . import _validate as check
+from .estimators import estimator_weights, get_estimator
 
 __all__ = ["evp_curve", "budget_to_reach"]
 
@@ -49,9 +50,9 @@ def evp_curve(scores, estimator="V", ns=None, *, name=None):
     >>> round(float(ds["sd"].sel(n=1)), 4)
     0.0816
     """
-    xs = np.sort(validate_scores(scores))
+    xs = np.sort(check.scores(scores))
     B = xs.size
-    ns = validate_ns(ns, B)
+    ns = check.ns(ns, B)
     est = get_estimator(estimator).apply(xs, ns)
     wv = estimator_weights("V", B)[ns - 1]
     mean_v = wv @ xs

@@ -33,6 +33,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import gammaln
 
+from . import _validate as check
 from .registry import Registry, jit_function
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "register_estimator",
     "unregister_estimator",
     "resolve_estimators",
+    "estimate_rows",
+    "EstimateRows",
 ]
 
 
@@ -152,7 +155,7 @@ class Estimator:
         return np.array([self.func(sorted_scores, int(n)) for n in ns])
 
 
-_REGISTRY = Registry("estimator", Estimator)
+_REGISTRY = Registry("estimator", Estimator, "estimators")
 
 
 def register_estimator(name, *, weights=None, func=None, description="",
@@ -194,13 +197,24 @@ def register_estimator(name, *, weights=None, func=None, description="",
     >>> evpsim.unregister_estimator("UV")
     """
     if (weights is None) == (func is None):
-        raise ValueError("give exactly one of weights= and func=")
+        raise check.InvalidArgument("func", "give exactly one of weights= and func=")
     if weights is not None and not callable(weights):
-        raise TypeError("weights must be a callable B -> (B, B) array")
+        raise check.InvalidType("weights", "weights must be a callable B -> (B, B) array")
     if func is not None:
-        func = jit_function(func, "(sorted_sample, n) -> float")
+        func = jit_function(func, "(sorted_sample, n) -> float",
+                            (np.array([0.25, 0.5, 0.75]), 2), _is_float)
     est = Estimator(name, description or str(name), weights=weights, func=func)
+    if weights is not None:
+        try:
+            est.weight_matrix(3)
+        except Exception as err:
+            raise check.InvalidArgument("weights", f"weights(3) fails: {err}") from None
     return _REGISTRY.add(est, overwrite=overwrite)
+
+
+def _is_float(value):
+    return isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(
+        value, (bool, np.bool_))
 
 
 def unregister_estimator(name):
@@ -236,51 +250,6 @@ for _name, _fn, _desc in [
     _REGISTRY.add(Estimator(_name, _desc, weights=_fn, builtin=True))
 
 
-def validate_scores(scores, *, name="scores", min_size=2):
-    """Return ``scores`` as a finite 1-D float array or raise ``ValueError``.
-
-    Parameters
-    ----------
-    scores : array_like
-        Validation scores.
-    name : str
-        Argument name used in error messages.
-    min_size : int
-        Smallest acceptable number of scores.
-    """
-    try:
-        xs = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric") from None
-    if xs.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {xs.shape}")
-    if xs.size < min_size:
-        raise ValueError(f"{name} needs at least {min_size} values, got {xs.size} (B < {min_size})")
-    bad = ~np.isfinite(xs)
-    if bad.any():
-        raise ValueError(
-            f"{name} contains {int(bad.sum())} NaN or infinite value(s), "
-            f"first at index {int(np.argmax(bad))}"
-        )
-    return xs
-
-
-def validate_ns(ns, B):
-    """Return budgets ``ns`` as an int array within 1..B (default all)."""
-    if ns is None:
-        return np.arange(1, B + 1)
-    arr = np.atleast_1d(np.asarray(ns))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError("ns must be a non-empty 1-D sequence of budgets")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.all(np.isfinite(arr.astype(float))) or np.any(arr != np.round(arr)):
-            raise ValueError(f"ns must be integers, got {arr.tolist()}")
-        arr = arr.astype(int)
-    if arr.min() < 1 or arr.max() > B:
-        raise ValueError(f"every n must lie in 1..B = 1..{B}, got {arr.min()}..{arr.max()}")
-    return arr
-
-
 def estimator_weights(name, B):
     """The (B, B) weight matrix of an L-statistic estimator.
 
@@ -303,9 +272,10 @@ def estimator_weights(name, B):
     >>> evpsim.estimator_weights("U", 3).round(4).tolist()
     [[0.3333, 0.3333, 0.3333], [0.0, 0.3333, 0.6667], [0.0, 0.0, 1.0]]
     """
-    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
-        raise ValueError(f"B must be a positive integer, got {B!r}")
-    return get_estimator(name).weight_matrix(int(B))
+    B = check.B(B, minimum=1)
+    est = get_estimator(name)
+    check.check_memory(2 * 8 * B * B, f"the {B:,} x {B:,} weight matrix", "B")
+    return est.weight_matrix(B)
 
 
 def estimate(scores, estimator="V", ns=None):
@@ -335,6 +305,55 @@ def estimate(scores, estimator="V", ns=None):
     >>> evpsim.estimate([0.7, 0.9, 0.8], "V", ns=[1, 3]).round(4).tolist()
     [0.8, 0.8667]
     """
-    xs = np.sort(validate_scores(scores))
+    xs = np.sort(check.scores(scores))
     est = get_estimator(estimator)
-    return est.apply(xs, validate_ns(ns, xs.size))
+    ns = check.ns(ns, xs.size)
+    if est.is_lstatistic:
+        check.check_memory(2 * 8 * xs.size**2, f"the {xs.size:,} x {xs.size:,} weight matrix",
+                           "scores")
+    return est.apply(xs, ns)
+
+
+@dataclass(frozen=True)
+class EstimateRows:
+    """Estimate rows that one kernel call computes from each sample.
+
+    Rows run over the call's estimators, then over the budgets ``ns``.
+
+    Attributes
+    ----------
+    indices : list of int
+        Positions of the call's estimators in the battery's list.
+    wts : (B, R) array
+        L-statistics: the weight rows of every estimator and budget,
+        transposed; a (1, 1) placeholder for a general estimator.
+    func : numba dispatcher or None
+        A general estimator's function (``None`` for L-statistics).
+    ns : (R,) int array
+        The budget of each row.
+    """
+
+    indices: list
+    wts: np.ndarray
+    func: object
+    ns: np.ndarray
+
+
+def estimate_rows(ests, B, ns):
+    """Group the estimates of ``ests`` at budgets ``ns`` into kernel calls.
+
+    One :class:`EstimateRows` holds every L-statistic (a matrix product in
+    the kernel), and one each general estimator.
+    """
+    out = []
+    lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
+    check.check_memory(8 * B * (B + ns.size) * (len(lstats) + 1),
+                       f"the weights of {len(lstats)} estimators for B = {B:,}", "B")
+    if lstats:
+        ws = np.concatenate([ests[k].weight_matrix(B)[ns - 1] for k in lstats])
+        out.append(EstimateRows(lstats, np.ascontiguousarray(ws.T), None,
+                                np.tile(ns, len(lstats))))
+    for k, e in enumerate(ests):
+        if not e.is_lstatistic:
+            out.append(EstimateRows([k], np.zeros((1, 1)), e.func, ns.copy()))
+    return out

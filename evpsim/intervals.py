@@ -1,7 +1,9 @@
-"""Confidence intervals: Clopper-Pearson for rates, and CI methods for EVP.
+"""Confidence intervals for EVP: the CI methods, and intervals from one's own scores.
 
-:func:`clopper_pearson` gives the exact binomial interval used for every
-rate evpsim records (coverage, false-conclusion and ranking-error rates).
+:func:`bootstrap_intervals` builds every registered interval for the
+expected maximum from a researcher's own scores; the coverage battery
+(:mod:`evpsim.batteries.coverage`) measures how often the same
+constructions cover the truth.
 
 The registry of *CI methods* for the expected maximum ``theta_n`` mirrors
 the estimators' (:mod:`evpsim.estimators`). A method is of one of two kinds:
@@ -35,11 +37,13 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
+from . import _validate as check
 from ._kernels import bootstrap as _K
+from .estimators import resolve_estimators
 from .registry import Registry, jit_function
 
 __all__ = [
-    "clopper_pearson",
+    "bootstrap_intervals",
     "CIMethod",
     "register_ci_method",
     "unregister_ci_method",
@@ -49,52 +53,6 @@ __all__ = [
     "dkw_band",
     "ks_band",
 ]
-
-
-def clopper_pearson(k, n, level=0.95):
-    """Clopper-Pearson (exact binomial) confidence interval for ``k / n``.
-
-    Parameters
-    ----------
-    k : array_like of int
-        Successes, ``0 <= k <= n``.
-    n : array_like of int
-        Trials, at least 1.
-    level : float
-        Confidence level in (0, 1).
-
-    Returns
-    -------
-    lower, upper : ndarray
-        Bounds with the shape of ``k`` broadcast against ``n``.
-
-    Examples
-    --------
-    >>> lo, hi = clopper_pearson(0, 10)
-    >>> float(lo), round(float(hi), 4)
-    (0.0, 0.3085)
-    """
-    k = np.asarray(k)
-    n = np.asarray(n)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    if np.any(n < 1):
-        raise ValueError("n must be at least 1")
-    if np.any(k < 0) or np.any(k > n):
-        raise ValueError("k must lie in 0..n")
-    alpha = 1 - level
-    with np.errstate(invalid="ignore"):
-        lower = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
-        upper = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
-    return lower, upper
-
-
-def validate_level(level, name="level"):
-    """Return ``level`` as a float in (0, 1) or raise ``ValueError``."""
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)) \
-            or not 0 < level < 1:
-        raise ValueError(f"{name} must be a number in (0, 1), got {level!r}")
-    return float(level)
 
 
 # --- distribution-free bands -------------------------------------------------------
@@ -163,7 +121,7 @@ class CIMethod:
     Attributes
     ----------
     name : str
-        Identifier on the command line and ``method`` coordinate.
+        Identifier on the command line and ``ci_method`` coordinate.
     description : str
         One line saying what it is.
     kind : {"bootstrap", "band"}
@@ -201,7 +159,7 @@ class CIMethod:
         return lower, upper
 
 
-_REGISTRY = Registry("CI method", CIMethod)
+_REGISTRY = Registry("CI method", CIMethod, "ci_methods")
 
 
 def register_ci_method(name, *, func=None, band=None, description="", overwrite=False):
@@ -252,14 +210,26 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
     >>> evpsim.unregister_ci_method("normal")
     """
     if (func is None) == (band is None):
-        raise ValueError("give exactly one of func= and band=")
+        raise check.InvalidArgument("func", "give exactly one of func= and band=")
     if func is not None:
-        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)")
+        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)",
+                            (np.array([0.5, 0.6, 0.7, 0.8]), 0.65, np.array([0.6, 0.65, 0.7]),
+                             0.95), _is_pair)
     if band is not None and not callable(band):
-        raise TypeError("band must be a callable (B, level) -> (lower, upper)")
+        raise check.InvalidType("band", "band must be a callable (B, level) -> (lower, upper)")
     method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func)
               if func is not None else CIMethod(name, description or name, "band", band=band))
+    if band is not None:
+        try:
+            method.band_arrays(5, 0.95)
+        except Exception as err:
+            raise check.InvalidArgument("band", f"band(5, 0.95) fails: {err}") from None
     return _REGISTRY.add(method, overwrite=overwrite)
+
+
+def _is_pair(value):
+    return isinstance(value, tuple) and len(value) == 2 and all(
+        isinstance(v, (float, int, np.floating, np.integer)) for v in value)
 
 
 def unregister_ci_method(name):
@@ -277,12 +247,9 @@ def list_ci_methods():
     return {k: m.description for k, m in _REGISTRY.items()}
 
 
-def resolve_ci_methods(methods):
+def resolve_ci_methods(ci_methods):
     """Normalise ``None`` (every method) / ``"a,b"`` / a sequence into CIMethods."""
-    try:
-        return _REGISTRY.resolve(methods, _REGISTRY.names())
-    except ValueError as err:
-        raise ValueError(f"methods: {err}") from None
+    return _REGISTRY.resolve(ci_methods, _REGISTRY.names())
 
 
 for _name, _code, _desc in [
@@ -296,3 +263,166 @@ for _name, _fn, _desc in [
     ("ks", ks_band, "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
 ]:
     _REGISTRY.add(CIMethod(_name, _desc, "band", band=_fn, builtin=True))
+
+
+# --- intervals from one's own scores ---------------------------------------------------
+
+def weight_tables(ests, B):
+    """Cumulative weights (B + 1, K) and jackknife weights (K, B - 1) of the
+    K = E * B columns (estimator-major) of the bootstrap kernels.
+
+    The jackknife of budget n uses the estimator for samples of size B - 1
+    at budget ``min(n, B - 1)``: U is undefined at n = B on B - 1 points,
+    and its natural extension (the sample maximum) is U at n = B - 1.
+    """
+    check.check_memory(4 * 8 * len(ests) * B * (B + 1),
+                       f"the weight tables of {len(ests)} estimators for B = {B:,}", "B")
+    ws = np.concatenate([e.weight_matrix(B) for e in ests])
+    ptab = np.zeros((B + 1, ws.shape[0]))
+    ptab[1:] = np.cumsum(ws, axis=1).T
+    rows = np.minimum(np.arange(B), B - 2)
+    jws = np.concatenate([e.weight_matrix(B - 1)[rows] for e in ests])
+    return np.ascontiguousarray(ptab), np.ascontiguousarray(jws)
+
+
+def split_ci_methods(methods):
+    """``(built-in bootstrap, user bootstrap, band)`` methods, in their order."""
+    boot = [m for m in methods if m.kind == "bootstrap"]
+    builtin = [m for m in boot if m.func is None]
+    user = [m for m in boot if m.func is not None]
+    bands = [m for m in methods if m.kind == "band"]
+    return builtin, user, bands
+
+
+def lstatistic_estimators(estimators):
+    """Resolve ``estimators``, refusing general (non-L-statistic) ones."""
+    ests = resolve_estimators(estimators)
+    general = [e.name for e in ests if not e.is_lstatistic]
+    if general:
+        raise check.InvalidArgument(
+            "estimators", f"estimators: intervals need L-statistics; {', '.join(general)} "
+                          f"is a general (non-linear) estimator")
+    return ests
+
+
+def bootstrap_memory(E, B, resamples, copies=1):
+    """Bytes of the bootstrap arrays of ``copies`` samples in flight."""
+    return copies * 8 * E * B * (resamples + 2 * B + 8)
+
+
+def band_bounds(bands, B, level):
+    """Lower and upper CDF bounds (nband, B + 1) of band methods."""
+    arrays = [m.band_arrays(B, level) for m in bands]
+    return np.array([a[0] for a in arrays]), np.array([a[1] for a in arrays])
+
+
+def interval_coords(ests, meths, B):
+    """Coordinates of interval results: estimator, ci_method (with its kind), n."""
+    return {"estimator": [e.name for e in ests], "ci_method": [m.name for m in meths],
+            "n": np.arange(1, B + 1),
+            "ci_method_kind": ("ci_method", [m.kind for m in meths])}
+
+
+def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
+                        seed=0, bounds=None, distribution=False):
+    """Confidence intervals for theta_n, n = 1..B, from one's own scores.
+
+    The same constructions that :func:`evpsim.coverage` evaluates.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The B >= 2 validation scores of a search, in any order.
+    estimators : str or sequence
+        L-statistic estimators (default ``"V"``).
+    ci_methods : str or sequence, optional
+        CI methods. Default: every bootstrap method, plus every band method
+        when ``bounds`` is given.
+    level : float
+        Two-sided confidence level, in (0, 1).
+    resamples : int
+        Bootstrap resamples (at least 2).
+    seed : int
+        Seed of the resamples (stream ``(seed, 0)``).
+    bounds : (float, float), optional
+        Known range of the scores (e.g. ``(0, 1)`` for accuracy); needed by
+        band methods and must contain every score.
+    distribution : bool
+        Also return the bootstrap distribution (variable
+        ``bootstrap_distribution``, dims ``resample, estimator, n``).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``lower``, ``upper`` (estimator, ci_method, n) and ``estimate``
+        (estimator, n).
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.bootstrap_intervals([0.71, 0.74, 0.69, 0.80, 0.77, 0.75],
+    ...                                 ci_methods="percentile", resamples=1000)
+    >>> iv = ds.sel(estimator="V", ci_method="percentile", n=1)
+    >>> bool(iv["lower"] < iv["estimate"] < iv["upper"])
+    True
+    """
+    import xarray as xr
+
+    xs = np.sort(check.scores(scores))
+    B = xs.size
+    level = check.level(level)
+    resamples = check.integer(resamples, "resamples", minimum=2)
+    seed = check.seed(seed)
+    distribution = check.boolean(distribution, "distribution")
+    ests = lstatistic_estimators(estimators)
+    if ci_methods is None:
+        meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
+    else:
+        meths = resolve_ci_methods(ci_methods)
+    builtin, user, bands = split_ci_methods(meths)
+    if bands and bounds is None:
+        raise check.InvalidArgument(
+            "bounds", f"bounds: band methods ({', '.join(m.name for m in bands)}) need the "
+                      f"known range of the scores, bounds=(lo, hi)")
+    if bands:
+        lo, hi = check.bounds(bounds, xs[0], xs[-1], "every score")
+    if distribution and not (builtin or user):
+        raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
+    E = len(ests)
+    check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B,
+                       f"{resamples:,} resamples of {E} x {B} estimates", "resamples")
+    ptab, jws = weight_tables(ests, B)
+    lower = np.full((E, len(meths), B), np.nan)
+    upper = np.full_like(lower, np.nan)
+    boot = None
+    if builtin or user:
+        codes = np.array([m.code for m in builtin], dtype=np.int64)
+        boot, est, jack, ivs = _K.bootstrap_one(xs, seed, ptab, jws, resamples, level,
+                                                codes, bool(user))
+        for g, m in enumerate(builtin):
+            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
+            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)
+        for m in user:
+            iv = np.empty((E * B, 2))
+            _K.user_intervals(m.func, boot, est, jack, level, iv)
+            lower[:, meths.index(m)] = iv[:, 0].reshape(E, B)
+            upper[:, meths.index(m)] = iv[:, 1].reshape(E, B)
+    else:
+        est = np.empty(E * B)
+        _K.sample_estimates(xs, ptab, est)
+    if bands:
+        ivs = np.empty((len(bands), B, 2))
+        _K.band_intervals(xs, lo, hi, *band_bounds(bands, B, level), ivs)
+        for g, m in enumerate(bands):
+            lower[:, meths.index(m)] = ivs[g, :, 0]
+            upper[:, meths.index(m)] = ivs[g, :, 1]
+    dims = ("estimator", "ci_method", "n")
+    ds = xr.Dataset(coords=interval_coords(ests, meths, B))
+    ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, B))
+    ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
+    ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
+    if distribution:
+        ds["bootstrap_distribution"] = (("resample", "estimator", "n"),
+                                        boot.T.reshape(resamples, E, B))
+    ds.attrs.update(level=level, resamples=resamples, seed=int(seed), B=B)
+    return ds

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtr
 
-from .estimators import validate_scores
+from . import _validate as check
 from .results import read_netcdf
 from .truths import Discrete, register_truth_prefix
 
@@ -74,7 +74,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def _validate_kde_scores(scores):
-    xs = validate_scores(scores, name="scores", min_size=1)
+    xs = check.scores(scores, name="scores", min_size=1)
     if xs.size < 2:
         raise ValueError(f"a KDE needs at least 2 scores, got {xs.size}")
     return xs
@@ -290,10 +290,8 @@ def kde_dirs():
     """
     import sys
 
-    import evpsim
-
     dirs = [Path(os.environ[ENV_DIR])] if os.environ.get(ENV_DIR) else []
-    return dirs + [Path(evpsim.__file__).resolve().parent.parent / "kde_fits",
+    return dirs + [Path(__file__).resolve().parent.parent / "kde_fits",
                    Path(sys.prefix) / "share" / "evpsim" / "kde_fits"]
 
 
@@ -360,9 +358,7 @@ def load_kde(spec):
     return KDETruth(fit)
 
 
-def _kde_truth(arg, column=None, **_):
-    if column is not None:
-        raise ValueError("--column applies to file: truths, not to kde: truths")
+def _kde_truth(arg, **_):
     return load_kde(arg)
 
 

@@ -1,11 +1,17 @@
-"""Chunking, seeding, progress and reductions for Monte Carlo batteries.
+"""The engine kit every battery runs on: options, jobs, and one runner.
+
+A battery validates its arguments, builds :class:`Job` objects (a numba
+kernel of :mod:`evpsim._kernels` with its arrays and the first stream of
+its random-stream family, :mod:`evpsim.streams`) and hands them to
+:func:`run` with the run's :class:`MonteCarlo` options; it gets back one
+array of summed partial results per job and shapes them into a Dataset.
 
 Determinism (Crane 2018): the replicates are split into chunks of a fixed
 size whose count depends only on the replicate count. Chunk ``j`` draws
-from the random stream ``(seed, j)``, each chunk returns partial sums, and
-the partial sums are added in chunk order. The result is therefore
-bit-identical for any number of numba threads and for any split of the
-chunks over worker processes.
+from the random stream ``(seed, stream0 + j)``, each chunk returns partial
+sums, and the partial sums are added in chunk order. The result is
+therefore bit-identical for any number of numba threads and for any split
+of the chunks over worker processes.
 """
 
 from __future__ import annotations
@@ -14,70 +20,140 @@ import sys
 import time
 from dataclasses import dataclass
 
-import numpy as np
+from . import _validate as check
+from ._kernels.rng import Span
+from .streams import MAX_CHUNKS
 
-__all__ = ["ChunkPlan", "ChunkKernel", "run_chunked", "Progress"]
+__all__ = ["CHUNK_SIZE", "MonteCarlo", "Job", "run", "Progress"]
 
+#: replicates per chunk of the batteries that do not set their own
 CHUNK_SIZE = 4096
 
 
 @dataclass(frozen=True)
-class ChunkPlan:
-    """How ``replicates`` are split into fixed-size chunks.
+class MonteCarlo:
+    """Validated options of one Monte Carlo run.
 
     Parameters
     ----------
     replicates : int
-        Total number of replicates (at least 1).
+        Total number of replicates (at least 2).
     seed : int
-        Seed of the run; chunk ``j`` uses stream ``(seed, j)``.
+        Seed of the run, in ``0 .. 2**63 - 1``.
     chunk_size : int
-        Replicates per chunk (the last chunk may be shorter).
+        Replicates per chunk (the last chunk may be shorter); part of what
+        a seed means.
+    workers : int
+        Worker processes (joblib); results do not depend on it.
+    progress : bool
+        Show a progress line on stderr for runs longer than ~1.5 s.
     """
 
     replicates: int
     seed: int = 0
     chunk_size: int = CHUNK_SIZE
+    workers: int = 1
+    progress: bool = False
 
     def __post_init__(self):
-        for name in ("replicates", "chunk_size"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) \
-                or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed must be an integer in 0..2**63-1, got {self.seed!r}")
+        replicates = check.replicates(self.replicates)
+        chunk_size = check.integer(self.chunk_size, "chunk_size", minimum=1, maximum=2**31)
+        object.__setattr__(self, "replicates", replicates)
+        object.__setattr__(self, "seed", check.seed(self.seed))
+        object.__setattr__(self, "chunk_size", chunk_size)
+        object.__setattr__(self, "workers", check.integer(self.workers, "workers", minimum=1,
+                                                          maximum=1024))
+        object.__setattr__(self, "progress", check.boolean(self.progress, "progress"))
+        if self.nchunks > MAX_CHUNKS:
+            raise check.InvalidArgument(
+                "replicates", f"replicates = {replicates:,} in chunks of {chunk_size:,} makes "
+                              f"{self.nchunks:,} chunks, more than the {MAX_CHUNKS:,} random "
+                              f"streams a run has; use fewer replicates or larger chunks")
 
     @property
     def nchunks(self):
         """Number of chunks."""
         return -(-self.replicates // self.chunk_size)
 
-    def batches(self, batch_chunks):
-        """``(first chunk, number of chunks)`` for consecutive batches."""
+    def spans(self, stream0, batch_chunks):
+        """The :class:`~evpsim._kernels.rng.Span` of each batch of chunks, in order."""
         for c0 in range(0, self.nchunks, batch_chunks):
-            yield c0, min(batch_chunks, self.nchunks - c0)
+            yield Span(self.seed, stream0, c0, min(batch_chunks, self.nchunks - c0),
+                       self.chunk_size, self.replicates)
+
+
+@dataclass(frozen=True, eq=False)
+class Job:
+    """One chunked kernel call: ``kernel(span, *args)`` over every chunk.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        A chunked kernel of :mod:`evpsim._kernels`: its first argument is a
+        :class:`~evpsim._kernels.rng.Span` and it returns an array whose
+        first axis runs over the span's chunks.
+    args : tuple
+        The kernel's other arguments.
+    stream0 : int
+        First stream of the job's random-stream family (:mod:`evpsim.streams`).
+    """
+
+    kernel: object
+    args: tuple
+    stream0: int = 0
+
+    def __call__(self, span):
+        return self.kernel(span, *self.args)
+
+    def __reduce__(self):
+        # a worker process finds the kernel by name, compiled or loaded from
+        # the cache once per process, and each user function once per process
+        return _rebuild_job, (self.kernel.py_func.__module__, self.kernel.py_func.__name__,
+                              tuple(_portable(a) for a in self.args), self.stream0)
+
+
+def _portable(arg):
+    from numba.core.registry import CPUDispatcher
+
+    return _DispatcherRef.of(arg) if isinstance(arg, CPUDispatcher) else arg
+
+
+def _rebuild_job(module, name, args, stream0):
+    import importlib
+
+    kernel = getattr(importlib.import_module(module), name)
+    return Job(kernel, tuple(a.get() if isinstance(a, _DispatcherRef) else a for a in args),
+               stream0)
+
+
+#: a worker's user functions, compiled once per process: key -> dispatcher
+_WORKER_FUNCS = {}
 
 
 @dataclass(frozen=True)
-class ChunkKernel:
-    """A numba chunk kernel bound to its plan and arrays, picklable for workers.
+class _DispatcherRef:
+    """A user's numba function on its way to a worker process."""
 
-    Calling it with ``(first_chunk, nchunks)`` runs
-    ``fn(seed, [stream,] first_chunk, nchunks, chunk_size, replicates, *args)``,
-    the signature every chunked kernel in :mod:`evpsim._kernels` shares
-    (``stream`` offsets the random streams of kernels that need several
-    independent families of streams under one seed).
-    """
+    key: str
+    py_func: object
+    options: dict
 
-    fn: object
-    plan: ChunkPlan
-    args: tuple
-    stream: int | None = None
+    @classmethod
+    def of(cls, dispatcher):
+        import hashlib
 
-    def __call__(self, c0, nc):
-        head = (self.plan.seed,) if self.stream is None else (self.plan.seed, self.stream)
-        return self.fn(*head, c0, nc, self.plan.chunk_size, self.plan.replicates, *self.args)
+        from joblib.externals import cloudpickle
+
+        key = hashlib.sha256(cloudpickle.dumps(dispatcher.py_func)).hexdigest()
+        return cls(key, dispatcher.py_func, dict(dispatcher.targetoptions))
+
+    def get(self):
+        found = _WORKER_FUNCS.get(self.key)
+        if found is None:
+            import numba
+
+            found = _WORKER_FUNCS[self.key] = numba.njit(**self.options)(self.py_func)
+        return found
 
 
 class Progress:
@@ -93,6 +169,8 @@ class Progress:
         False silences it (the Python API's default).
     delay : float
         Seconds before the first line is drawn.
+    stream : file, optional
+        Where to write (default ``sys.stderr``).
     """
 
     def __init__(self, label, total, *, enabled=True, delay=1.5, stream=None):
@@ -124,48 +202,57 @@ class Progress:
             self.stream.flush()
 
 
-def _batch_size(plan, workers):
+def _batch_chunks(options):
     # enough chunks per call to keep the threads busy, few enough for
     # a progress line every second or so on long runs
-    return max(8, min(64, -(-plan.nchunks // (4 * max(1, workers)))))
+    return max(8, min(64, -(-options.nchunks // (4 * options.workers))))
 
 
-def run_chunked(kernel, plan, *, workers=1, progress=None, batch_chunks=None):
-    """Run ``kernel(c0, nc) -> (nc, ...) partial sums`` over all chunks.
-
-    Parameters
-    ----------
-    kernel : callable
-        ``kernel(first_chunk, nchunks)`` returning an array whose first axis
-        runs over those chunks. With ``workers > 1`` it must be picklable.
-    plan : ChunkPlan
-    workers : int
-        Worker processes (joblib). Results do not depend on it.
-    progress : callable, optional
-        Called with the number of replicates done after each batch.
-    batch_chunks : int, optional
-        Chunks per kernel call (memory and progress granularity only).
-
-    Returns
-    -------
-    ndarray
-        The partial sums added in chunk order.
-    """
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    batch_chunks = batch_chunks or _batch_size(plan, workers)
-    batches = list(plan.batches(batch_chunks))
-    if workers == 1:
-        results = (kernel(c0, nc) for c0, nc in batches)
+def _run_job(job, options, batch_chunks, report):
+    spans = options.spans(job.stream0, batch_chunks)
+    if options.workers == 1:
+        results = (job(span) for span in spans)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=workers, return_as="generator")(
-            delayed(kernel)(c0, nc) for c0, nc in batches)
+        results = Parallel(n_jobs=options.workers, return_as="generator")(
+            delayed(job)(span) for span in spans)
     total = None
-    for (c0, nc), part in zip(batches, results):
-        for c in range(nc):
+    for span, part in zip(options.spans(job.stream0, batch_chunks), results):
+        for c in range(span.nchunks):
             total = part[c].copy() if total is None else total + part[c]
-        if progress is not None:
-            progress(min((c0 + nc) * plan.chunk_size, plan.replicates))
+        report(min((span.chunk0 + span.nchunks) * options.chunk_size, options.replicates))
     return total
+
+
+def run(jobs, options, label, *, batch_chunks=None):
+    """Run every job over all chunks; their partial sums, added in chunk order.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        The kernel calls of one battery run.
+    options : MonteCarlo
+        Replicates, seed, chunk size, workers and progress.
+    label : str
+        What runs, for the progress line.
+    batch_chunks : int, optional
+        Chunks per kernel call (memory and progress granularity only: the
+        result does not depend on it).
+
+    Returns
+    -------
+    list of ndarray
+        For each job, the sum over chunks of its kernel's partial results.
+    """
+    batch_chunks = batch_chunks or _batch_chunks(options)
+    bar = Progress(label, options.replicates * len(jobs), enabled=options.progress)
+    out = []
+    try:
+        for j, job in enumerate(jobs):
+            offset = j * options.replicates
+            out.append(_run_job(job, options, batch_chunks,
+                                lambda done, o=offset: bar.update(o + done)))
+    finally:
+        bar.close()
+    return out

@@ -8,6 +8,8 @@ names give one error listing what is known.
 
 from __future__ import annotations
 
+from ._validate import InvalidArgument, InvalidType
+
 
 class Registry:
     """An ordered ``name -> item`` map; items have ``.name`` and ``.builtin``.
@@ -19,10 +21,12 @@ class Registry:
     item_type : type
         Class of the items; an item passed where a name is expected is
         returned as it is.
+    argument : str
+        The argument that lists items (``"estimators"``), for messages.
     """
 
-    def __init__(self, kind, item_type):
-        self.kind, self.item_type = kind, item_type
+    def __init__(self, kind, item_type, argument):
+        self.kind, self.item_type, self.argument = kind, item_type, argument
         self._items = {}
 
     def add(self, item, *, overwrite=False):
@@ -30,12 +34,12 @@ class Registry:
         name = item.name
         if not isinstance(name, str) or not name or any(
                 not (c.isalnum() or c in "_-") for c in name):
-            raise ValueError(f"{self.kind} name must be a non-empty string of letters, "
-                             f"digits, '_' or '-', got {name!r}")
+            raise InvalidArgument("name", f"{self.kind} name must be a non-empty string of "
+                                          f"letters, digits, '_' or '-', got {name!r}")
         existing = self._items.get(name)
         if existing is not None and (existing.builtin or not overwrite):
-            raise ValueError(f"a{'n' if self.kind[0] in 'aeiou' else ''} {self.kind} named "
-                             f"{name!r} is already registered")
+            raise InvalidArgument("name", f"a{'n' if self.kind[0] in 'aeiou' else ''} "
+                                          f"{self.kind} named {name!r} is already registered")
         self._items[name] = item
         return item
 
@@ -46,13 +50,13 @@ class Registry:
         try:
             return self._items[name]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown {self.kind} {name!r}; known: "
-                             f"{', '.join(self._items)}") from None
+            raise InvalidArgument(self.argument, f"unknown {self.kind} {name!r}; known: "
+                                                 f"{', '.join(self._items)}") from None
 
     def remove(self, name):
         """Unregister a user item; built-ins stay."""
         if self.get(name).builtin:
-            raise ValueError(f"cannot unregister built-in {self.kind} {name!r}")
+            raise InvalidArgument("name", f"cannot unregister built-in {self.kind} {name!r}")
         del self._items[name]
 
     def names(self, *, builtin_only=False):
@@ -72,21 +76,54 @@ class Registry:
         elif isinstance(spec, self.item_type):
             names = [spec]
         else:
-            names = list(spec)
+            try:
+                names = list(spec)
+            except TypeError:
+                raise InvalidType(self.argument, f"{self.argument} must be a name, a "
+                                                 f"comma-separated string of names or a list of "
+                                                 f"names, got {spec!r}") from None
         if not names or any(n == "" for n in names):
-            raise ValueError(f"empty {self.kind} name in {spec!r}")
+            raise InvalidArgument(self.argument, f"{self.argument}: empty {self.kind} name "
+                                                 f"in {spec!r}")
         items = [self.get(n) for n in names]
         seen = [i.name for i in items]
         if len(set(seen)) != len(seen):
-            raise ValueError(f"{self.kind} listed twice in {seen}")
+            raise InvalidArgument(self.argument, f"{self.argument}: {self.kind} listed twice "
+                                                 f"in {seen}")
         return items
 
 
-def jit_function(func, what):
-    """``func`` compiled with ``numba.njit`` unless it already is a dispatcher."""
+def jit_function(func, what, trial_args, is_valid):
+    """``func`` compiled with ``numba.njit`` and tried once on ``trial_args``.
+
+    A dispatcher is used as it is. The trial compiles the function for the
+    argument types the kernels pass, so that a function numba cannot
+    compile, or one returning the wrong kind of value, is refused here, at
+    registration, and not deep inside a battery.
+
+    Parameters
+    ----------
+    func : callable
+        The user's function.
+    what : str
+        Its expected signature, for messages.
+    trial_args : tuple
+        Arguments of the trial call, of the types the kernels use.
+    is_valid : callable
+        ``is_valid(result) -> bool`` for the trial's result.
+    """
     if not callable(func):
-        raise TypeError(f"func must be a callable {what}")
+        raise InvalidType("func", f"func must be a callable {what}")
     import numba
     from numba.core.registry import CPUDispatcher
 
-    return func if isinstance(func, CPUDispatcher) else numba.njit(cache=False)(func)
+    jitted = func if isinstance(func, CPUDispatcher) else numba.njit(cache=False)(func)
+    try:
+        result = jitted(*trial_args)
+    except Exception as err:  # numba's TypingError, or anything the function raises
+        first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+        raise InvalidArgument("func", f"func cannot run as {what} in numba: {first}") from None
+    if not is_valid(result):
+        raise InvalidArgument("func", f"func must return {what.split('-> ')[-1]}, "
+                                      f"returned {result!r}")
+    return jitted

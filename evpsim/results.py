@@ -1,4 +1,13 @@
-"""Result Datasets: provenance attributes and safe netCDF writing."""
+"""Result Datasets: provenance, and output files written whole or not at all.
+
+Every file evpsim writes (netCDF results, figures, reproduction summaries)
+goes through :func:`atomic_write`: the content is written to a hidden
+temporary file beside the target and renamed over it, so a reader never
+sees half a file, an interruption (Ctrl-C, SIGTERM) leaves nothing behind,
+and the file gets the permissions the user's umask gives new files.
+:func:`check_output` tells before any work is done whether a path can be
+written at all.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["provenance", "write_netcdf", "read_netcdf", "ENGINE"]
+from . import _validate as check
+from ._version import __version__
+
+__all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "check_output",
+           "ENGINE"]
 
 ENGINE = "h5netcdf"
 
@@ -20,8 +33,6 @@ def _versions():
     import numba
     import scipy
     import xarray
-
-    from . import __version__
 
     return {
         "evpsim_version": __version__,
@@ -37,7 +48,7 @@ def provenance(**extra):
     """Attributes recording how a result was made.
 
     Package versions, thread count, creation time (UTC) and the command
-    line, plus ``extra`` (seed, replicate counts, truth description ...).
+    line, plus ``extra`` (seed, replicate counts, truth parameters ...).
     Values that netCDF cannot hold (None, bool) are converted to strings.
     """
     import numba
@@ -58,25 +69,77 @@ def provenance(**extra):
     return attrs
 
 
-def write_netcdf(ds, path):
-    """Write ``ds`` to ``path`` atomically: the file appears whole or not at all.
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
-    The Dataset is written to a temporary file in the same folder and
-    renamed over ``path``.
+
+def check_output(path, suffixes, name):
+    """Raise unless ``path`` can be written as a new or replaced file.
+
+    Parameters
+    ----------
+    path : str or Path
+        Where a result will go.
+    suffixes : tuple of str
+        Accepted file endings (lower case, with the dot).
+    name : str
+        The argument's name, for the message.
+    """
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        raise check.InvalidArgument(name, f"{name} {str(path)!r}: expected a file ending in "
+                                          f"{', '.join(suffixes)}")
+    if p.is_dir():
+        raise check.InvalidArgument(name, f"{name} {str(path)!r} is a folder, not a file")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
+                                          f"does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
+                                          f"is not writable")
+    if p.exists() and not os.access(p, os.W_OK) and not os.access(folder, os.W_OK):
+        raise check.InvalidArgument(name, f"{name} {str(path)!r} is not writable")
+    return p
+
+
+def atomic_write(path, write):
+    """Create ``path`` whole or not at all: ``write(tmp)`` fills a temporary file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target; its folder must exist.
+    write : callable
+        ``write(tmp_path)`` writes the content to ``tmp_path``.
+
+    Returns
+    -------
+    Path
+        ``path``.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise ValueError(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+        raise check.InvalidArgument("path", f"cannot write {str(path)!r}: folder "
+                                            f"{str(folder)!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
     os.close(fd)
     try:
-        ds.to_netcdf(tmp, engine=ENGINE)
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_netcdf(ds, path):
+    """Write ``ds`` to ``path`` as netCDF, atomically (:func:`atomic_write`)."""
+    return atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine=ENGINE))
 
 
 def read_netcdf(path):

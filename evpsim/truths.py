@@ -6,8 +6,8 @@ A truth provides
 * ``quadrature()``: nodes and weights that turn the order statistics'
   moments into finite sums (exact sums for discrete truths, composite
   Gauss-Legendre rules for continuous ones), used by :mod:`evpsim.exact`;
-* ``sampler``: the ``(kind, params, table_x, table_c)`` specification the
-  numba kernels draw from;
+* ``sampler``: the :class:`~evpsim._kernels.sampling.Sampler` the numba
+  kernels draw from;
 * ``description``: one line for tables, plots and netCDF attributes.
 
 Every score ``X`` with support in ``[lo, top]`` satisfies
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy import integrate, stats
 
+from . import _validate as check
 from ._kernels import sampling as K
-from .estimators import validate_scores
 
 __all__ = [
     "Truth",
@@ -43,9 +43,14 @@ __all__ = [
     "make_truth",
     "register_truth_prefix",
     "list_truths",
+    "tie_tolerance",
 ]
 
 _TAIL = 1e-17  # probability beyond which a continuous truth's tail is cut
+#: widest sigma of a truncated normal, relative to the truncation interval
+_MAX_FLATNESS = 1e3
+#: relative tolerance of ties between an estimate and a truth, or two estimates
+TIE_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -105,10 +110,9 @@ class Truth:
         -------
         ndarray of float
         """
-        ns = np.atleast_1d(np.asarray(ns))
-        if ns.size and (np.any(ns < 1) or np.any(ns != np.round(ns))):
-            raise ValueError(f"every n must be a positive integer, got {ns.tolist()}")
+        ns = check.ns(ns, np.inf)
         q = self.quadrature(pairs=False, nmax=int(ns.max()) if ns.size else 1)
+        check.check_memory(3 * 8 * ns.size * q.h.size, f"theta for {ns.size:,} budgets", "B")
         # theta_n = top - sum_q h_q F_q^n
         return q.top - (q.h[None, :] * q.F[None, :] ** ns[:, None].astype(float)).sum(axis=1)
 
@@ -123,8 +127,9 @@ class Truth:
 
     def sample(self, size, *, seed=0, stream=0):
         """``size`` i.i.d. draws through the numba sampler (for checks)."""
-        kind, params, tx, tc = self.sampler
-        return K.sample_block(int(seed), int(stream), int(size), kind, params, tx, tc)
+        size = check.integer(size, "size", minimum=0)
+        check.check_memory(8 * size, f"{size:,} draws", "size")
+        return K.sample_block(check.seed(seed), check.seed(stream, "stream"), size, self.sampler)
 
     @property
     def range(self):
@@ -132,17 +137,22 @@ class Truth:
         return self.hi - self.lo
 
     def attrs(self):
-        """Attributes describing the truth, for netCDF provenance."""
-        return {"truth": self.name, "truth_description": self.description}
+        """Parameters of the truth, for netCDF provenance attributes."""
+        return {}
+
+    def coords(self, suffix=""):
+        """Scalar coordinates that identify the truth in a result Dataset.
+
+        As coordinates, not attributes, they survive ``xr.concat`` and
+        ``xr.combine_by_coords`` of results of several truths.
+        """
+        return {f"truth{suffix}": self.name,
+                f"truth{suffix}_description": self.description,
+                f"truth{suffix}_lo": float(self.lo),
+                f"truth{suffix}_hi": float(self.hi)}
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}: {self.description}>"
-
-
-def _check_finite(**kwargs):
-    for k, v in kwargs.items():
-        if not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
-            raise ValueError(f"{k} must be a finite number, got {v!r}")
 
 
 def _gauss_legendre01(m):
@@ -172,22 +182,28 @@ class TruncatedNormal(Truth):
 
     def __init__(self, mu=0.6, sigma=0.07, lo=0.0, hi=1.0, *, name="normal",
                  panels=24, order=6):
-        _check_finite(mu=mu, sigma=sigma, lo=lo, hi=hi)
-        if sigma <= 0:
-            raise ValueError(f"sigma must be positive, got {sigma}")
+        mu, lo, hi = (check.number(v, k) for k, v in (("mu", mu), ("lo", lo), ("hi", hi)))
+        sigma = check.number(sigma, "sigma", low=0)
         if not lo < hi:
-            raise ValueError(f"need lo < hi, got lo={lo}, hi={hi}")
-        self.mu, self.sigma, self.lo, self.hi = map(float, (mu, sigma, lo, hi))
+            raise check.InvalidArgument("lo", f"lo must be below hi, got lo={lo:g}, hi={hi:g}")
+        if sigma > _MAX_FLATNESS * (hi - lo):
+            # the CDF is then a difference of nearly equal normal CDFs, and
+            # loses the precision that exact values promise
+            raise check.InvalidArgument(
+                "sigma", f"sigma = {sigma:g} is more than {_MAX_FLATNESS:g} times the width of "
+                         f"[{lo:g}, {hi:g}]: the truncated normal is uniform to within rounding "
+                         f"and its exact EVP cannot be computed to full precision; choose a "
+                         f"smaller sigma")
+        self.mu, self.sigma, self.lo, self.hi = mu, sigma, lo, hi
         self.a = (self.lo - self.mu) / self.sigma
         self.b = (self.hi - self.mu) / self.sigma
         self._dist = stats.truncnorm(self.a, self.b, loc=self.mu, scale=self.sigma)
         mass = stats.norm.sf(self.a) - stats.norm.sf(self.b) if self.a > 0 else \
             stats.norm.cdf(self.b) - stats.norm.cdf(self.a)
         if not mass > 1e-300 or not np.isfinite(self._dist.mean()):
-            raise ValueError(
-                f"N({mu}, {sigma}) has no usable mass on [{lo}, {hi}] "
-                f"(probability {mass:.3g}); choose bounds nearer the mean"
-            )
+            raise check.InvalidArgument(
+                "mu", f"N({mu:g}, {sigma:g}^2) has no usable mass on [{lo:g}, {hi:g}] "
+                      f"(probability {mass:.3g}); choose bounds nearer the mean")
         self.name = name
         self.description = (f"truncated normal N({self.mu:g}, {self.sigma:g}^2) "
                             f"on [{self.lo:g}, {self.hi:g}]")
@@ -204,8 +220,7 @@ class TruncatedNormal(Truth):
         return self._dist.sf(x)
 
     def attrs(self):
-        return {**super().attrs(), "truth_mu": self.mu, "truth_sigma": self.sigma,
-                "truth_lo": self.lo, "truth_hi": self.hi}
+        return {"truth_mu": self.mu, "truth_sigma": self.sigma}
 
     def _core(self):
         lo = max(self.lo, float(self._dist.ppf(_TAIL)))
@@ -291,8 +306,7 @@ class TruncatedNormal(Truth):
     def sampler(self):
         if self._sampler is None:
             case, alpha = _choose_truncnorm_case(self.a, self.b)
-            params = np.array([self.mu, self.sigma, self.a, self.b, case, alpha])
-            self._sampler = (K.KIND_TRUNCNORM, params, np.zeros(1), np.ones(1))
+            self._sampler = K.Sampler.truncnorm(self.mu, self.sigma, self.a, self.b, case, alpha)
         return self._sampler
 
 
@@ -332,7 +346,7 @@ class Discrete(Truth):
     """
 
     def __init__(self, support, pmf, *, name="discrete", description=None):
-        xs = validate_scores(support, name="support", min_size=1)
+        xs = check.scores(support, name="support", min_size=1)
         try:
             ps = np.asarray(pmf, dtype=float)
         except (TypeError, ValueError):
@@ -377,19 +391,16 @@ class Discrete(Truth):
     @property
     def sampler(self):
         if self._sampler is None:
-            tc = self._F.copy()
-            tc[-1] = 1.0
-            guide = np.searchsorted(tc, np.arange(tc.size) / tc.size, side="right")
-            self._sampler = (K.KIND_DISCRETE, guide.astype(float), self.support.copy(), tc)
+            self._sampler = K.Sampler.discrete(self.support, self._F)
         return self._sampler
 
     def attrs(self):
-        return {**super().attrs(), "truth_support_size": int(self.support.size)}
+        return {"truth_support_size": int(self.support.size)}
 
 
 def empirical(scores, *, name="empirical", description=None):
     """The empirical distribution of ``scores`` (each score equally likely)."""
-    xs = validate_scores(scores, min_size=1)
+    xs = check.scores(scores, min_size=1)
     return Discrete(xs, np.ones_like(xs), name=name, description=description or (
         f"empirical distribution of {xs.size} scores ({np.unique(xs).size} distinct) "
         f"in [{xs.min():.4g}, {xs.max():.4g}]"))
@@ -531,7 +542,13 @@ def make_truth(spec, *, mu=None, sigma=None, lo=None, hi=None, column=None):
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"truth must be a non-empty string, got {spec!r}")
     if spec != "normal" and any(v is not None for v in (mu, sigma, lo, hi)):
-        raise ValueError("--mu/--sigma/--lo/--hi apply only to --dist normal")
+        given = [k for k, v in (("mu", mu), ("sigma", sigma), ("lo", lo), ("hi", hi))
+                 if v is not None]
+        raise check.InvalidArgument(given[0], f"{', '.join(given)} apply only to the 'normal' "
+                                              f"truth, not to {spec!r}")
+    if column is not None and not spec.startswith("file:"):
+        raise check.InvalidArgument("column", f"column applies only to file: truths, "
+                                              f"not to {spec!r}")
     if spec == "normal":
         return TruncatedNormal(0.6 if mu is None else mu, 0.07 if sigma is None else sigma,
                                0.0 if lo is None else lo, 1.0 if hi is None else hi)
@@ -548,3 +565,13 @@ def make_truth(spec, *, mu=None, sigma=None, lo=None, hi=None, column=None):
         return _PREFIXES[prefix][0](arg, column=column)
     known = ", ".join(list(_NAMED) + [f"{p}:..." for p in _PREFIXES])
     raise ValueError(f"unknown truth {spec!r}; known: {known}")
+
+
+def tie_tolerance(*truths):
+    """Absolute tolerance under which two values count as tied.
+
+    ``TIE_RTOL`` times the largest magnitude in the truths' supports: far
+    above the rounding error of an estimate, far below any real difference
+    between two scores.
+    """
+    return TIE_RTOL * max(max(abs(t.lo), abs(t.hi)) for t in truths)

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from .options import OPTS as _OPTS
-from .rng import rng_init, rng_next
+from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted, sort_inplace
 
 PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
@@ -110,13 +110,6 @@ def ndtri(p):
 
 
 # --- selection and quantiles --------------------------------------------------
-
-@njit(inline="always", **_OPTS)
-def _swap(a, i, j):
-    t = a[i]
-    a[i] = a[j]
-    a[j] = t
-
 
 @njit(inline="always", **_OPTS)
 def _partition_less(a, lo, hi, pivot):
@@ -595,9 +588,7 @@ def _tally(acc, ivs, thetas, E, B):
 
 
 @njit(parallel=True, **_OPTS)
-def coverage_boot_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                         kind, params, table_x, table_c, ptab, jws, thetas,
-                         resamples, level, codes):
+def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, codes):
     """Coverage tallies of built-in bootstrap intervals, one block per chunk.
 
     ``thetas`` is the exact theta_n (n = 1..B); the K = E * B columns of the
@@ -612,11 +603,9 @@ def coverage_boot_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
     K = ptab.shape[1]
     E = K // B
     M = codes.shape[0]
-    out = np.zeros((nchunks, M, E, B + 1, NSLOTS))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        first = j * chunk_size
-        reps = min(chunk_size, replicates - first)
+    out = np.zeros((span.nchunks, M, E, B + 1, NSLOTS))
+    for c in prange(span.nchunks):
+        first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         boot = np.empty((K, resamples))
         est = np.empty(K)
@@ -624,8 +613,8 @@ def coverage_boot_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         ivs = np.empty((M, K, 2))
         acc = np.zeros((M, E, B + 1, NSLOTS))
         for t in range(reps):
-            st = rng_init(seed, first + t)
-            draw_sorted(st, xs, kind, params, table_x, table_c)
+            st = rng_init(span.seed, span.stream0 + first + t)
+            draw_sorted(st, xs, sampler)
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, False,
                                 boot, est, jack, ivs)
             _tally(acc, ivs, thetas, E, B)
@@ -634,21 +623,17 @@ def coverage_boot_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
 
 
 @njit(parallel=True, **_NOCACHE)
-def coverage_user_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                         kind, params, table_x, table_c, ptab, jws, thetas,
-                         resamples, level, func):
+def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, func):
     """As :func:`coverage_boot_chunks` for one user method ``func`` (M = 1).
 
     Same streams, so the same samples and resamples.
     """
     K = ptab.shape[1]
     E = K // B
-    out = np.zeros((nchunks, 1, E, B + 1, NSLOTS))
+    out = np.zeros((span.nchunks, 1, E, B + 1, NSLOTS))
     no_codes = np.empty(0, dtype=np.int64)
-    for c in prange(nchunks):
-        j = chunk0 + c
-        first = j * chunk_size
-        reps = min(chunk_size, replicates - first)
+    for c in prange(span.nchunks):
+        first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         boot = np.empty((K, resamples))
         est = np.empty(K)
@@ -656,8 +641,8 @@ def coverage_user_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         ivs = np.empty((1, K, 2))
         acc = np.zeros((1, E, B + 1, NSLOTS))
         for t in range(reps):
-            st = rng_init(seed, first + t)
-            draw_sorted(st, xs, kind, params, table_x, table_c)
+            st = rng_init(span.seed, span.stream0 + first + t)
+            draw_sorted(st, xs, sampler)
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, no_codes, True,
                                 boot, est, jack, ivs)
             user_intervals(func, boot, est, jack, level, ivs[0])
@@ -667,25 +652,22 @@ def coverage_user_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
 
 
 @njit(parallel=True, **_OPTS)
-def coverage_band_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                         kind, params, table_x, table_c, lo, hi, lowers, uppers, thetas):
+def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas):
     """As :func:`coverage_boot_chunks` for CDF-band intervals (E = 1).
 
     Draws each replicate's sample from the same stream, so the samples are
     those the bootstrap kernel sees.
     """
     nb = lowers.shape[0]
-    out = np.zeros((nchunks, nb, 1, B + 1, NSLOTS))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        first = j * chunk_size
-        reps = min(chunk_size, replicates - first)
+    out = np.zeros((span.nchunks, nb, 1, B + 1, NSLOTS))
+    for c in prange(span.nchunks):
+        first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         ivs = np.empty((nb, B, 2))
         acc = np.zeros((nb, 1, B + 1, NSLOTS))
         for t in range(reps):
-            st = rng_init(seed, first + t)
-            draw_sorted(st, xs, kind, params, table_x, table_c)
+            st = rng_init(span.seed, span.stream0 + first + t)
+            draw_sorted(st, xs, sampler)
             band_intervals(xs, lo, hi, lowers, uppers, ivs)
             _tally(acc, ivs, thetas, 1, B)
         out[c] = acc

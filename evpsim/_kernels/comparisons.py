@@ -9,19 +9,15 @@
 * :func:`running_max_chunks`: power sums of the running maximum of i.i.d.
   draws, a Monte Carlo truth ``E[max of n draws]`` for every n at once.
 
-Besides the truths' samplers (:mod:`.sampling`), samples may come from a
-finite pool of scores, ascending in ``table_x``: without replacement
-(``kind == KIND_POOL``, a partial Fisher-Yates shuffle of the indices) or
-with replacement (``kind == KIND_RESAMPLE``, uniform indices: the law of the
-empirical truth's sampler, without its table search). Searches are drawn
-in blocks of :data:`BLOCK`, one loop per sampler kind, and sorted by a
+Samples come from any :class:`.sampling.Sampler`, pools of real scores
+included, in blocks of :data:`BLOCK`, one loop per sampler kind, sorted by a
 bitmap of their table indices or by :func:`.sampling.sort_sample`.
 
-Chunk ``j`` of a run draws from stream ``stream0 + j``; callers give
-unrelated experiments of one seed disjoint stream ranges (see
-:data:`STREAM_TRUTH`). Estimates are L-statistics (``func is None``, the
-weights ``wts`` transposed to (B, R)) or a general jitted ``func(xs, n)``
-evaluated at ``ns[k]`` (numba prunes the unused branch at compile time).
+Chunk ``j`` of a run draws from stream ``span.stream0 + j``
+(:mod:`evpsim.streams` gives unrelated experiments of one seed disjoint
+stream ranges). Estimates are L-statistics (``func is None``, the weights
+``wts`` transposed to (B, R)) or a general jitted ``func(xs, n)`` evaluated
+at ``ns[k]`` (numba prunes the unused branch at compile time).
 """
 
 import numpy as np
@@ -30,17 +26,15 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .moments import _accumulate_powers
 from .options import OPTS as _OPTS
-from .rng import rng_below, rng_init, rng_uniform
-from .sampling import KIND_TRUNCNORM, _discrete_index, draw_into, sort_sample, sort_workspace
+from .rng import chunk_bounds, chunk_stream, rng_below, rng_uniform
+from .sampling import (KIND_POOL, KIND_RESAMPLE, KIND_TRUNCNORM, Sampler, _discrete_index,
+                       draw_into, sort_sample, sort_workspace)
 
-KIND_POOL = 2
-KIND_RESAMPLE = 3
-STREAM_TRUTH = 1 << 62  # first stream of Monte Carlo truths (replicates use B << 32)
 BLOCK = 64  # searches drawn at a time
 
 
 @njit(**_OPTS)
-def workspace(kind, table_x, B):
+def workspace(sampler, B):
     """Per-chunk work arrays of :func:`draw_block`.
 
     ``X`` (BLOCK, B) for the samples and ``idx`` for their table indices;
@@ -49,9 +43,9 @@ def workspace(kind, table_x, B):
     words costs less than sorting, ``4 * words <= B**2``, and empty
     otherwise; ``pairs`` and ``buf`` of :func:`.sampling.sort_sample`.
     """
-    N = table_x.shape[0]
+    N = sampler.table_x.shape[0]
     words = (N + 63) // 64
-    use_bits = kind != KIND_TRUNCNORM and 4 * words <= B * B
+    use_bits = sampler.kind != KIND_TRUNCNORM and 4 * words <= B * B
     pairs, buf = sort_workspace(B)
     return (np.empty((BLOCK, B)), np.empty((BLOCK, B), dtype=np.int64), np.arange(N),
             np.zeros(N if use_bits else 0, dtype=np.int64),
@@ -89,7 +83,7 @@ def _draw_indices(st, idx, m, kind, params, table_c, perm, N):
 
 
 @njit(**_OPTS)
-def draw_block(st, m, kind, params, table_x, table_c, ws):
+def draw_block(st, m, sampler, ws):
     """``m`` ascending samples into the first rows of ``ws[0]``.
 
     Tables (discrete truths, pools) are sampled by index. With a bitmap a
@@ -98,10 +92,11 @@ def draw_block(st, m, kind, params, table_x, table_c, ws):
     truths give exactly the samples of :func:`.sampling.draw_sorted`.
     """
     X, idx, perm, counts, bits, pairs, buf = ws
+    kind, params, table_x, table_c = sampler
     if kind == KIND_TRUNCNORM:
         for r in range(m):
             xs = X[r]
-            draw_into(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, sampler)
             sort_sample(xs, buf, pairs)
         return
     _draw_indices(st, idx, m, kind, params, table_c, perm, table_x.shape[0])
@@ -133,6 +128,13 @@ def draw_block(st, m, kind, params, table_x, table_c, ws):
 
 
 @njit(inline="always", **_OPTS)
+def _copy(sampler):
+    """A sampler whose arrays belong to one thread."""
+    return Sampler(sampler.kind, sampler.params.copy(), sampler.table_x.copy(),
+                   sampler.table_c.copy())
+
+
+@njit(inline="always", **_OPTS)
 def _estimates(X, r, wts, func, ns, est):
     """``est[k]``: row k's estimate from the ascending sample ``X[r]``.
 
@@ -155,8 +157,7 @@ def _estimates(X, r, wts, func, ns, est):
 
 
 @njit(parallel=True, **_OPTS)
-def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B,
-                       kind, params, table_x, table_c, wts, func, ns, thetas, tol):
+def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
     """Counts of ``est < theta`` and ``|est - theta| <= tol``, one row per chunk.
 
     Returns
@@ -165,21 +166,21 @@ def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
         ``[below, tie]`` for each of the ``R = len(thetas)`` rows.
     """
     R = thetas.shape[0]
-    out = np.zeros((nchunks, R, 2), dtype=np.int64)
-    for c in prange(nchunks):
-        j = chunk0 + c
-        reps = min(chunk_size, replicates - j * chunk_size)
-        st = rng_init(seed, stream0 + j)
+    out = np.zeros((span.nchunks, R, 2), dtype=np.int64)
+    for c in prange(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        st = chunk_stream(span, c)
         # per-chunk copies: threads that share no array never contend for a
         # reference count
-        pr, tx, tc, w, rns = params.copy(), table_x.copy(), table_c.copy(), wts.copy(), ns.copy()
-        ws = workspace(kind, tx, B)
+        smp = _copy(sampler)
+        w, rns = wts.copy(), ns.copy()
+        ws = workspace(smp, B)
         X = ws[0]
         est = np.empty(R)
         acc = np.zeros((R, 2), dtype=np.int64)
         for b0 in range(0, reps, BLOCK):
             m = min(BLOCK, reps - b0)
-            draw_block(st, m, kind, pr, tx, tc, ws)
+            draw_block(st, m, smp, ws)
             for r in range(m):
                 _estimates(X, r, w, func, rns, est)
                 for k in range(R):
@@ -193,9 +194,8 @@ def sign_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
 
 
 @njit(parallel=True, **_OPTS)
-def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B,
-                       kind_a, params_a, tx_a, tc_a, kind_b, params_b, tx_b, tc_b,
-                       wts, func, ns, tol, centers_a, centers_b, moments):
+def pair_counts_chunks(span, B, sampler_a, sampler_b, wts, func, ns, tol, centers_a, centers_b,
+                       moments):
     """Paired searches of models A and B (blocks of A's samples, then B's).
 
     Returns
@@ -208,17 +208,15 @@ def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
     """
     R = ns.shape[0]
     width = 10 if moments else 2
-    out = np.zeros((nchunks, R, width))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        reps = min(chunk_size, replicates - j * chunk_size)
-        st = rng_init(seed, stream0 + j)
+    out = np.zeros((span.nchunks, R, width))
+    for c in prange(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        st = chunk_stream(span, c)
         # per-chunk copies, as in sign_counts_chunks
-        pra, txa, tca = params_a.copy(), tx_a.copy(), tc_a.copy()
-        prb, txb, tcb = params_b.copy(), tx_b.copy(), tc_b.copy()
+        sa, sb = _copy(sampler_a), _copy(sampler_b)
         w, rns = wts.copy(), ns.copy()
-        ws_a = workspace(kind_a, txa, B)
-        ws_b = workspace(kind_b, txb, B)
+        ws_a = workspace(sa, B)
+        ws_b = workspace(sb, B)
         Xa, Xb = ws_a[0], ws_b[0]
         ea = np.empty(R)
         eb = np.empty(R)
@@ -227,8 +225,8 @@ def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
         pb = np.zeros((R, 4))
         for b0 in range(0, reps, BLOCK):
             m = min(BLOCK, reps - b0)
-            draw_block(st, m, kind_a, pra, txa, tca, ws_a)
-            draw_block(st, m, kind_b, prb, txb, tcb, ws_b)
+            draw_block(st, m, sa, ws_a)
+            draw_block(st, m, sb, ws_b)
             for r in range(m):
                 _estimates(Xa, r, w, func, rns, ea)
                 _estimates(Xb, r, w, func, rns, eb)
@@ -250,8 +248,7 @@ def pair_counts_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
 
 
 @njit(parallel=True, **_OPTS)
-def running_max_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B,
-                       kind, params, table_x, table_c, centers):
+def running_max_chunks(span, B, sampler, centers):
     """Power sums of ``max(x_1..x_n) - centers[n-1]`` for n = 1..B.
 
     Each replicate is one sequence of B i.i.d. draws from the truth's
@@ -261,15 +258,14 @@ def running_max_chunks(seed, stream0, chunk0, nchunks, chunk_size, replicates, B
     -------
     (nchunks, B, 4) float64 array
     """
-    out = np.zeros((nchunks, B, 4))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        reps = min(chunk_size, replicates - j * chunk_size)
-        st = rng_init(seed, stream0 + j)
+    out = np.zeros((span.nchunks, B, 4))
+    for c in prange(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        st = chunk_stream(span, c)
         xs = np.empty(B)
         acc = np.zeros((B, 4))
         for _ in range(reps):
-            draw_into(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, sampler)
             m = -np.inf
             for n in range(B):
                 if xs[n] > m:

@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit, prange
 
 from .options import OPTS as _OPTS
-from .rng import rng_init
+from .rng import chunk_bounds, chunk_stream
 from .sampling import draw_into, sort_sample, sort_workspace
 
 
@@ -18,12 +18,17 @@ def _accumulate_powers(acc, k, d):
 
 
 @njit(parallel=True, **_OPTS)
-def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                      kind, params, table_x, table_c, wts, thetas, controls):
+def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
     """Power sums of ``est - theta`` for L-statistics, one row per chunk.
 
     Parameters
     ----------
+    span : Span
+        The chunks to run (:class:`.rng.Span`).
+    B : int
+        Trials per search.
+    sampler : Sampler
+        The truth (:class:`.sampling.Sampler`).
     wts : (B, R) array
         Weight rows (every estimator and budget), transposed.
     thetas : (R,) array
@@ -40,17 +45,16 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
         chunk's replicates (``c = 0`` for rows without a control).
     """
     R = wts.shape[1]
-    out = np.zeros((nchunks, R, 6))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        reps = min(chunk_size, replicates - j * chunk_size)
-        st = rng_init(seed, j)
+    out = np.zeros((span.nchunks, R, 6))
+    for c in prange(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        st = chunk_stream(span, c)
         xs = np.empty(B)
         acc = np.zeros((R, 6))
         est = np.empty(R)
         pairs, buf = sort_workspace(B)
         for _ in range(reps):
-            draw_into(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, sampler)
             sort_sample(xs, buf, pairs)
             # est = ws @ xs with the row index innermost, so that the loop
             # vectorises without reassociating any sum
@@ -71,23 +75,21 @@ def bias_lstat_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
 
 
 @njit(parallel=True, **_OPTS)
-def bias_general_chunks(seed, chunk0, nchunks, chunk_size, replicates, B,
-                        kind, params, table_x, table_c, func, ns, thetas):
+def bias_general_chunks(span, B, sampler, func, ns, thetas):
     """As :func:`bias_lstat_chunks` for a general estimator ``func(xs, n)``.
 
     Uses the same streams, so it sees exactly the same samples.
     """
     R = ns.shape[0]
-    out = np.zeros((nchunks, R, 4))
-    for c in prange(nchunks):
-        j = chunk0 + c
-        reps = min(chunk_size, replicates - j * chunk_size)
-        st = rng_init(seed, j)
+    out = np.zeros((span.nchunks, R, 4))
+    for c in prange(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        st = chunk_stream(span, c)
         xs = np.empty(B)
         acc = np.zeros((R, 4))
         pairs, buf = sort_workspace(B)
         for _ in range(reps):
-            draw_into(st, xs, kind, params, table_x, table_c)
+            draw_into(st, xs, sampler)
             sort_sample(xs, buf, pairs)
             for k in range(R):
                 _accumulate_powers(acc, k, func(xs, ns[k]) - thetas[k])

@@ -8,6 +8,7 @@ or process runs it. Normals come from the 256-layer ziggurat of Marsaglia
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -48,6 +49,36 @@ def _mix64(z):
 @njit(inline="always", **_OPTS)
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+class Span(NamedTuple):
+    """The chunks one kernel call runs, and where their random streams start.
+
+    Chunk ``j`` covers replicates ``j * chunk_size`` up to ``replicates``
+    and draws from stream ``(seed, stream0 + j)`` (or, in kernels with a
+    stream per replicate, ``(seed, stream0 + replicate)``). Every chunked
+    kernel takes a Span as its first argument.
+    """
+
+    seed: int
+    stream0: int
+    chunk0: int
+    nchunks: int
+    chunk_size: int
+    replicates: int
+
+
+@njit(inline="always", **_OPTS)
+def chunk_bounds(span, c):
+    """``(first replicate, replicate count)`` of the ``c``-th chunk of ``span``."""
+    first = (span.chunk0 + c) * span.chunk_size
+    return first, min(span.chunk_size, span.replicates - first)
+
+
+@njit(inline="always", **_OPTS)
+def chunk_stream(span, c):
+    """Generator of the ``c``-th chunk of ``span``: stream ``stream0 + chunk``."""
+    return rng_init(span.seed, span.stream0 + span.chunk0 + c)
 
 
 @njit(**_OPTS)

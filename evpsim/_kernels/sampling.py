@@ -1,18 +1,26 @@
-"""Samplers of the ground truths and sorting of short samples.
+"""Samplers of the ground truths and of pools of scores, and sorting of short samples.
 
-Sampler specifications are passed as ``(kind, params, table_x, table_c)``:
+A :class:`Sampler` is the one value every sampling kernel takes: a
+``(kind, params, table_x, table_c)`` named tuple, made by its constructors:
 
-* ``kind == 0``: truncated normal, ``params = (mu, sigma, a, b, case,
-  alpha)`` with ``a, b`` the standardised bounds and ``case`` the rejection
-  sampler chosen for its acceptance rate (Robert 1995);
-* ``kind == 1``: discrete, ``table_x`` the ascending support,
-  ``table_c`` the cumulative probabilities (last entry exactly 1) and
-  ``params`` a guide table (Chen & Asau 1974): ``params[j]`` is the first
-  index whose cumulative probability exceeds ``j / len(params)``, so the
-  search for a uniform ``u`` starts next to its answer (O(1) on average).
+* :meth:`Sampler.truncnorm` (``KIND_TRUNCNORM``): ``params = (mu, sigma, a,
+  b, case, alpha)`` with ``a, b`` the standardised bounds and ``case`` the
+  rejection sampler chosen for its acceptance rate (Robert 1995);
+* :meth:`Sampler.discrete` (``KIND_DISCRETE``): ``table_x`` the ascending
+  support, ``table_c`` the cumulative probabilities (last entry exactly 1)
+  and ``params`` a guide table (Chen & Asau 1974): ``params[j]`` is the
+  first index whose cumulative probability exceeds ``j / len(params)``, so
+  the search for a uniform ``u`` starts next to its answer (O(1) on
+  average);
+* :meth:`Sampler.pool` (``KIND_POOL``) and :meth:`Sampler.resample`
+  (``KIND_RESAMPLE``): a finite pool of real scores, ascending in
+  ``table_x``, drawn without replacement (a partial Fisher-Yates shuffle,
+  :mod:`.comparisons`) or with replacement (uniform indices: the law of
+  the empirical truth, without its table search).
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -20,9 +28,45 @@ from numba import njit
 from .options import OPTS as _OPTS
 from .rng import rng_init, rng_normal, rng_uniform
 
-KIND_TRUNCNORM = 0
-KIND_DISCRETE = 1
+KIND_TRUNCNORM, KIND_DISCRETE, KIND_POOL, KIND_RESAMPLE = 0, 1, 2, 3
 CASE_NORMAL, CASE_UNIFORM, CASE_EXP_RIGHT, CASE_EXP_LEFT = 0, 1, 2, 3
+
+
+def _floats(values):
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+class Sampler(NamedTuple):
+    """What a kernel draws from; build it with the constructors below."""
+
+    kind: int
+    params: np.ndarray
+    table_x: np.ndarray
+    table_c: np.ndarray
+
+    @classmethod
+    def truncnorm(cls, mu, sigma, a, b, case, alpha):
+        """Normal(mu, sigma) truncated to standardised bounds ``[a, b]``."""
+        return cls(KIND_TRUNCNORM, _floats([mu, sigma, a, b, case, alpha]),
+                   np.zeros(1), np.ones(1))
+
+    @classmethod
+    def discrete(cls, support, cdf):
+        """Ascending ``support`` with cumulative probabilities ``cdf``."""
+        tc = _floats(cdf).copy()
+        tc[-1] = 1.0
+        guide = np.searchsorted(tc, np.arange(tc.size) / tc.size, side="right")
+        return cls(KIND_DISCRETE, _floats(guide), _floats(support).copy(), tc)
+
+    @classmethod
+    def pool(cls, scores):
+        """Searches drawn without replacement from ``scores``."""
+        return cls(KIND_POOL, np.zeros(6), _floats(np.sort(scores)), np.ones(1))
+
+    @classmethod
+    def resample(cls, scores):
+        """Searches drawn with replacement from ``scores``."""
+        return cls(KIND_RESAMPLE, np.zeros(6), _floats(np.sort(scores)), np.ones(1))
 
 
 @njit(inline="always", **_OPTS)
@@ -64,8 +108,8 @@ def _discrete_index(u, guide, table_c):
 
 
 @njit(**_OPTS)
-def draw_into(st, xs, kind, params, table_x, table_c):
-    """Fill ``xs`` with i.i.d. draws from the truth's sampler specification.
+def draw_into(st, xs, sampler):
+    """Fill ``xs`` with i.i.d. draws from a truth's :class:`Sampler`.
 
     The branch on ``kind`` sits outside the loop, and the generator runs on
     a local copy of the state: LLVM cannot tell that ``st`` and ``xs`` do not
@@ -74,6 +118,7 @@ def draw_into(st, xs, kind, params, table_x, table_c):
     """
     st_arg = st
     st = st_arg.copy()
+    kind, params, table_x, table_c = sampler
     if kind == KIND_TRUNCNORM:
         mu, sigma, a, b = params[0], params[1], params[2], params[3]
         case, alpha = int(params[4]), params[5]
@@ -182,16 +227,16 @@ def sort_sample(xs, buf, pairs):
 
 
 @njit(**_OPTS)
-def draw_sorted(st, xs, kind, params, table_x, table_c):
+def draw_sorted(st, xs, sampler):
     """Fill ``xs`` with an ascending i.i.d. sample from the truth."""
-    draw_into(st, xs, kind, params, table_x, table_c)
+    draw_into(st, xs, sampler)
     sort_inplace(xs)
 
 
 @njit(**_OPTS)
-def sample_block(seed, stream, size, kind, params, table_x, table_c):
+def sample_block(seed, stream, size, sampler):
     """``size`` i.i.d. draws (unsorted) from stream ``(seed, stream)``."""
     st = rng_init(seed, stream)
     out = np.empty(size)
-    draw_into(st, out, kind, params, table_x, table_c)
+    draw_into(st, out, sampler)
     return out

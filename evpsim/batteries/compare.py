@@ -40,15 +40,16 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from ._kernels import comparisons as K
-from .bias import summarise_power_sums, validate_B
-from .estimators import resolve_estimators, validate_scores
-from .falseconc import (estimator_jobs, monte_carlo_theta, replicate_stream, tie_tolerance,
-                        validate_mc_args)
-from .intervals import clopper_pearson
-from .montecarlo import CHUNK_SIZE, ChunkKernel, Progress, run_chunked
-from .results import provenance
-from .truths import Truth, empirical, make_truth, read_scores
+from .. import _validate as check
+from .._kernels import comparisons as K
+from .._kernels.sampling import Sampler
+from ..estimators import estimate_rows, resolve_estimators
+from ..mctheta import TRUTH_METHODS, monte_carlo_theta
+from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..results import provenance
+from ..streams import search_streams
+from ..summaries import add_rate, summarise_power_sums
+from ..truths import Truth, empirical, make_truth, read_scores, tie_tolerance
 
 __all__ = ["compare_curves", "comparison_errors"]
 
@@ -70,10 +71,10 @@ def _model(spec, name, column):
         scores = read_scores(path, column=column) if prefix == "file" else None
         return _Model(truth.name, truth, scores)
     if isinstance(spec, (list, tuple, np.ndarray)):
-        scores = validate_scores(spec, name=name)
+        scores = check.scores(spec, name=name)
         return _Model(name.upper(), empirical(scores, name=name.upper()), scores)
-    raise TypeError(f"{name} must be a truth spec, a Truth or an array of scores, "
-                    f"got {type(spec).__name__}")
+    raise check.InvalidType(name, f"{name} must be a truth spec, a Truth or an array of "
+                                  f"scores, got {type(spec).__name__}")
 
 
 def _models(a, b, labels, pool, column, Bmax):
@@ -81,19 +82,22 @@ def _models(a, b, labels, pool, column, Bmax):
     ma, mb = _model(a, "a", column), _model(b, "b", column)
     if labels is None:
         labels = (ma.label, mb.label) if ma.label != mb.label else ("A", "B")
-    if isinstance(labels, str) or len(labels) != 2 or not all(
-            isinstance(s, str) and s for s in labels) or labels[0] == labels[1]:
-        raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
+    if isinstance(labels, str) or not isinstance(labels, (list, tuple)) or len(labels) != 2 \
+            or not all(isinstance(s, str) and s for s in labels) or labels[0] == labels[1]:
+        raise check.InvalidArgument("labels", f"labels must be two different non-empty "
+                                              f"strings, got {labels!r}")
     ma = _Model(labels[0], ma.truth, ma.scores)
     mb = _Model(labels[1], mb.truth, mb.scores)
     if pool:
         for arg, m in (("a", ma), ("b", mb)):
             if m.scores is None:
-                raise ValueError(f"pool sampling draws from real results: give {arg} as "
-                                 f"'file:PATH' or an array of scores, not {m.truth.name!r}")
+                raise check.InvalidArgument(
+                    "pool", f"pool sampling draws from real results: give {arg} as "
+                            f"'file:PATH' or an array of scores, not {m.truth.name!r}")
             if Bmax > m.scores.size:
-                raise ValueError(f"B = {Bmax} exceeds the pool of {m.scores.size} scores of "
-                                 f"{m.label}; without replacement B must be at most the pool size")
+                raise check.InvalidArgument(
+                    "B", f"B = {Bmax} exceeds the pool of {m.scores.size} scores of "
+                         f"{m.label}; without replacement B must be at most the pool size")
     return ma, mb
 
 
@@ -102,29 +106,48 @@ def _sampler(model, pool):
     under ``pool``, else by uniform indices (the empirical truth's law)."""
     if model.scores is None:
         return model.truth.sampler
-    return K.KIND_POOL if pool else K.KIND_RESAMPLE, np.zeros(6), np.sort(model.scores), np.ones(1)
+    return Sampler.pool(model.scores) if pool else Sampler.resample(model.scores)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """The validated arguments shared by both experiments."""
+
+    ma: _Model
+    mb: _Model
+    ests: list
+    options: MonteCarlo
+    pool: bool
+    truth_method: str
+    truth_replicates: int
+    level: float
 
 
 def _validate_common(a, b, Bmax, estimators, labels, pool, column, replicates, seed, chunk_size,
-                     truth_method, truth_replicates, level):
-    plan = validate_mc_args(replicates, seed, chunk_size, truth_method, truth_replicates, level)
-    if not isinstance(pool, (bool, np.bool_)):
-        raise TypeError(f"pool must be True or False, got {pool!r}")
+                     workers, progress, truth_method, truth_replicates, level):
+    truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
+    truth_replicates = check.replicates(truth_replicates, "truth_replicates")
+    level = check.level(level)
+    options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
+    pool = check.boolean(pool, "pool")
     ma, mb = _models(a, b, labels, pool, column, Bmax)
-    return ma, mb, resolve_estimators(estimators), plan
+    return _Setup(ma, mb, resolve_estimators(estimators), options, pool, truth_method,
+                  truth_replicates, level)
 
 
-def _truth_curves(ma, mb, nmax, truth_method, truth_replicates, seed, workers, chunk_size):
+def _truth_curves(setup, nmax):
     """``theta`` of both models for n = 1..nmax, exact or Monte Carlo."""
     ns = np.arange(1, nmax + 1)
+    ma, mb = setup.ma, setup.mb
     out = {"exact_a": ma.truth.theta(ns), "exact_b": mb.truth.theta(ns)}
-    if truth_method == "exact":
+    if setup.truth_method == "exact":
         out.update(a=out["exact_a"], b=out["exact_b"], se_a=None, se_b=None)
     else:
+        opts = setup.options
         for k, (key, m) in enumerate((("a", ma), ("b", mb))):
             out[key], out["se_" + key] = monte_carlo_theta(
-                m.truth, nmax, replicates=truth_replicates, seed=seed, stream=k,
-                workers=workers, chunk_size=chunk_size)
+                m.truth, nmax, replicates=setup.truth_replicates, seed=opts.seed, stream=k,
+                workers=opts.workers, chunk_size=opts.chunk_size)
     return out
 
 
@@ -152,40 +175,34 @@ def _add_ranking_rates(ds, dims, a_higher, tie, sign, M, level):
     """``wrong`` (ranked opposite to the truth) and ``tie`` rates with bounds."""
     b_higher = M - a_higher - tie
     wrong = np.where(sign > 0, b_higher, a_higher)
-    for key, k, what in (("wrong", wrong, "ranking opposite to the truth"),
-                         ("tie", tie, "tied estimates")):
-        lo, hi = clopper_pearson(k, M, level)
-        rate = k / M
-        if key == "wrong":  # no direction when the truths tie
-            rate, lo, hi = (np.where(sign == 0, np.nan, v) for v in (rate, lo, hi))
-        ds[key] = (dims, rate, {"long_name": f"rate of {what}"})
-        ds[f"{key}_lower"] = (dims, lo, {"long_name": f"Clopper-Pearson {level:g} lower bound"})
-        ds[f"{key}_upper"] = (dims, hi, {"long_name": f"Clopper-Pearson {level:g} upper bound"})
+    # no direction, so no wrong ranking, where the truths tie
+    add_rate(ds, "wrong", wrong, M, level, dims, "ranking opposite to the truth",
+             where=sign != 0)
+    add_rate(ds, "tie", tie, M, level, dims, "tied estimates")
     ds["a_higher_count"] = (dims, a_higher, {"long_name": "searches with est_A > est_B"})
     ds["tie_count"] = (dims, tie, {"long_name": "searches with est_A == est_B"})
     ds["b_higher_count"] = (dims, b_higher, {"long_name": "searches with est_A < est_B"})
 
 
-def _njobs(ests):
-    """Kernel calls per paired run (see :func:`evpsim.falseconc.estimator_jobs`)."""
-    return int(any(e.is_lstatistic for e in ests)) + sum(not e.is_lstatistic for e in ests)
+def _paired_jobs(setup, B, ns, tol, curves, moments):
+    """Kernel jobs of paired searches of B trials, and their estimate rows."""
+    sa, sb = _sampler(setup.ma, setup.pool), _sampler(setup.mb, setup.pool)
+    groups = estimate_rows(setup.ests, B, ns)
+    jobs = []
+    for g in groups:
+        ca = np.tile(curves["a"][ns - 1], len(g.indices))
+        cb = np.tile(curves["b"][ns - 1], len(g.indices))
+        jobs.append(Job(K.pair_counts_chunks,
+                        (B, sa, sb, g.wts, g.func, g.ns, tol, ca, cb, moments),
+                        search_streams(B)))
+    return jobs, groups
 
 
-def _paired_run(ma, mb, pool, B, ns, ests, plan, tol, curves, moments, workers, bar, done0):
-    """Counts (and power sums) of paired searches: (E, len(ns), 2 or 10)."""
-    sa, sb = _sampler(ma, pool), _sampler(mb, pool)
-    jobs = estimator_jobs(ests, B, ns)
-    out = np.empty((len(ests), ns.size, 10 if moments else 2))
-    for j, (rows, wts, func, row_ns) in enumerate(jobs):
-        ca = np.tile(curves["a"][ns - 1], len(rows))
-        cb = np.tile(curves["b"][ns - 1], len(rows))
-        kern = ChunkKernel(K.pair_counts_chunks, plan,
-                           (B, *sa, *sb, wts, func, row_ns, tol, ca, cb, moments),
-                           stream=replicate_stream(B))
-        offset = done0 + j * plan.replicates
-        part = run_chunked(kern, plan, workers=workers,
-                           progress=lambda done, o=offset: bar.update(o + done))
-        out[rows] = part.reshape(len(rows), ns.size, -1)
+def _place(groups, parts, E, nn, width):
+    """The jobs' sums, rows (estimator, n), as one (E, nn, width) array."""
+    out = np.empty((E, nn, width))
+    for g, part in zip(groups, parts):
+        out[g.indices] = part.reshape(len(g.indices), nn, width)
     return out
 
 
@@ -198,21 +215,29 @@ def _sampling(ma, mb, pool):
     return "i.i.d. from the truths"
 
 
-def _attrs(experiment, ma, mb, names, plan, pool, truth_method, truth_replicates, level, tol,
-           workers, **extra):
+def _coords(setup):
+    """Scalar coordinates naming both models, their truths and pool sizes."""
+    out = {}
+    for key, m in (("a", setup.ma), ("b", setup.mb)):
+        out.update(m.truth.coords(f"_{key}"))
+        out[f"label_{key}"] = m.label
+        out[f"pool_size_{key}"] = int(m.scores.size) if m.scores is not None else 0
+    return out
+
+
+def _attrs(experiment, setup, tol, **extra):
     model_attrs = {}
-    for key, m in (("a", ma), ("b", mb)):
+    for key, m in (("a", setup.ma), ("b", setup.mb)):
         model_attrs.update({f"{key}_{k.replace('truth_', '')}": v
                             for k, v in m.truth.attrs().items()})
-        model_attrs[f"{key}_label"] = m.label
-        model_attrs[f"{key}_pool_size"] = int(m.scores.size) if m.scores is not None else 0
+    opts = setup.options
     return provenance(
-        experiment=experiment, estimators=names, seed=plan.seed, replicates=plan.replicates,
-        chunk_size=plan.chunk_size, workers=int(workers), pool=bool(pool),
-        sampling=_sampling(ma, mb, pool),
-        truth_method=truth_method,
-        truth_replicates=int(truth_replicates) if truth_method == "mc" else 0,
-        level=float(level), tie_tolerance=tol, **extra, **model_attrs)
+        experiment=experiment, estimators=[e.name for e in setup.ests], seed=opts.seed,
+        replicates=opts.replicates, chunk_size=opts.chunk_size, workers=opts.workers,
+        pool=setup.pool, sampling=_sampling(setup.ma, setup.mb, setup.pool),
+        truth_method=setup.truth_method,
+        truth_replicates=setup.truth_replicates if setup.truth_method == "mc" else 0,
+        level=setup.level, tie_tolerance=tol, **extra, **model_attrs)
 
 
 def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, column=None,
@@ -285,20 +310,20 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
     >>> [str(ds["better"].sel(n=n).item()) for n in (14, 15)]
     ['tang-small', 'tang-big']
     """
-    B = validate_B(B)
-    ma, mb, ests, plan = _validate_common(a, b, B, estimators, labels, pool, column, replicates,
-                                          seed, chunk_size, truth_method, truth_replicates, level)
+    B = check.B(B)
+    setup = _validate_common(a, b, B, estimators, labels, pool, column, replicates, seed,
+                             chunk_size, workers, progress, truth_method, truth_replicates, level)
+    ma, mb, options = setup.ma, setup.mb, setup.options
     ns = np.arange(1, B + 1)
     tol = tie_tolerance(ma.truth, mb.truth)
-    curves = _truth_curves(ma, mb, B, truth_method, truth_replicates, seed, workers, chunk_size)
-    names = [e.name for e in ests]
-    ds = xr.Dataset(coords={"estimator": names, "n": ns})
+    curves = _truth_curves(setup, B)
+    names = [e.name for e in setup.ests]
+    ds = xr.Dataset(coords={"estimator": names, "n": ns, **_coords(setup), "B": B})
     sign = _add_truth_vars(ds, "n", ns - 1, curves, ma, mb, tol)
-    bar = Progress(f"paired searches ({plan.replicates:,} pairs of B={B})",
-                   plan.replicates * _njobs(ests), enabled=progress)
-    sums = _paired_run(ma, mb, pool, B, ns, ests, plan, tol, curves, True, workers, bar, 0)
-    bar.close()
-    M = plan.replicates
+    jobs, groups = _paired_jobs(setup, B, ns, tol, curves, True)
+    parts = run(jobs, options, f"paired searches ({options.replicates:,} pairs of B={B})")
+    sums = _place(groups, parts, len(names), B, 10)
+    M = options.replicates
     dims = ("estimator", "n")
     means = {}
     for key, m, off, center in (("a", ma, 2, curves["a"]), ("b", mb, 6, curves["b"])):
@@ -318,23 +343,26 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
                       {"long_name": "1 where the averaged estimates order the models "
                                     "opposite to the truth"})
     _add_ranking_rates(ds, dims, sums[..., 0].astype(np.int64), sums[..., 1].astype(np.int64),
-                       sign, M, level)
-    ds.attrs.update(_attrs("compare_curves", ma, mb, names, plan, pool, truth_method,
-                           truth_replicates, level, tol, workers, B=B))
+                       sign, M, setup.level)
+    ds.attrs.update(_attrs("compare_curves", setup, tol))
     return ds
 
 
 def _validate_Bs(Bs):
     if isinstance(Bs, (int, np.integer)) and not isinstance(Bs, bool):
         Bs = [Bs]
+    if isinstance(Bs, (str, bytes)):
+        raise check.InvalidType("Bs", f"Bs must be an integer or a sequence of integers, "
+                                      f"got {Bs!r}")
     try:
-        Bs = [validate_B(x) for x in Bs]
+        Bs = [check.B(x, "Bs") for x in Bs]
     except TypeError:
-        raise TypeError(f"Bs must be an integer or a sequence of integers, got {Bs!r}") from None
+        raise check.InvalidType("Bs", f"Bs must be an integer or a sequence of integers, "
+                                      f"got {Bs!r}") from None
     if not Bs:
-        raise ValueError("Bs is empty")
+        raise check.InvalidArgument("Bs", "Bs is empty")
     if any(y <= x for x, y in zip(Bs, Bs[1:])):
-        raise ValueError(f"Bs must be strictly increasing, got {Bs}")
+        raise check.InvalidArgument("Bs", f"Bs must be strictly increasing, got {Bs}")
     return np.array(Bs)
 
 
@@ -389,35 +417,38 @@ truth_replicates, level, workers, progress, chunk_size
     ('estimator', 'B')
     """
     Bs = _validate_Bs(Bs)
-    if not isinstance(every_n, (bool, np.bool_)):
-        raise TypeError(f"every_n must be True or False, got {every_n!r}")
-    ma, mb, ests, plan = _validate_common(a, b, int(Bs[-1]), estimators, labels, pool, column,
-                                          replicates, seed, chunk_size, truth_method,
-                                          truth_replicates, level)
-    tol = tie_tolerance(ma.truth, mb.truth)
+    every_n = check.boolean(every_n, "every_n")
     nmax = int(Bs[-1])
-    curves = _truth_curves(ma, mb, nmax, truth_method, truth_replicates, seed, workers, chunk_size)
-    names = [e.name for e in ests]
-    E = len(ests)
+    setup = _validate_common(a, b, nmax, estimators, labels, pool, column, replicates, seed,
+                             chunk_size, workers, progress, truth_method, truth_replicates, level)
+    ma, mb, options = setup.ma, setup.mb, setup.options
+    tol = tie_tolerance(ma.truth, mb.truth)
+    curves = _truth_curves(setup, nmax)
+    names = [e.name for e in setup.ests]
+    E = len(names)
+    jobs, groups = [], []
+    for B in Bs:
+        ns = np.arange(1, B + 1) if every_n else np.array([B])
+        j, g = _paired_jobs(setup, int(B), ns, tol, curves, False)
+        jobs.append(j)
+        groups.append(g)
+    parts = iter(run([j for js in jobs for j in js], options,
+                     f"paired searches ({options.replicates:,} pairs for each of {Bs.size} "
+                     f"budgets)"))
     shape = (E, Bs.size, nmax) if every_n else (E, Bs.size)
     counts = np.zeros(shape + (2,), dtype=np.int64)
-    njobs = _njobs(ests)
-    bar = Progress(f"paired searches ({plan.replicates:,} pairs for each of {Bs.size} budgets)",
-                   plan.replicates * njobs * Bs.size, enabled=progress)
-    for i, B in enumerate(Bs):
-        ns = np.arange(1, B + 1) if every_n else np.array([B])
-        part = _paired_run(ma, mb, pool, int(B), ns, ests, plan, tol, curves, False, workers,
-                              bar, i * njobs * plan.replicates)
+    for i, (B, js, gs) in enumerate(zip(Bs, jobs, groups)):
+        nn = B if every_n else 1
+        part = _place(gs, [next(parts) for _ in js], E, nn, 2)
         if every_n:
             counts[:, i, :B] = part
         else:
             counts[:, i] = part[:, 0]
-    bar.close()
-    M = plan.replicates
+    M = options.replicates
     coords = {"estimator": names, "B": Bs}
     if every_n:
         coords["n"] = np.arange(1, nmax + 1)
-    ds = xr.Dataset(coords=coords)
+    ds = xr.Dataset(coords={**coords, **_coords(setup)})
     if every_n:
         sign = _add_truth_vars(ds, "n", np.arange(nmax), curves, ma, mb, tol)
         valid = np.arange(1, nmax + 1)[None, :] <= Bs[:, None]  # (B, n)
@@ -426,12 +457,11 @@ truth_replicates, level, workers, progress, chunk_size
     else:
         sign_b = _add_truth_vars(ds, "B", Bs - 1, curves, ma, mb, tol)
     dims = tuple(coords)
-    _add_ranking_rates(ds, dims, counts[..., 0], counts[..., 1], sign_b, M, level)
+    _add_ranking_rates(ds, dims, counts[..., 0], counts[..., 1], sign_b, M, setup.level)
     if every_n:
         for key in ("wrong", "wrong_lower", "wrong_upper", "tie", "tie_lower", "tie_upper"):
             ds[key] = ds[key].where(valid)
         ds["b_higher_count"] = ds["b_higher_count"].where(valid, 0)
-    ds.attrs.update(_attrs("comparison_errors", ma, mb, names, plan, pool, truth_method,
-                           truth_replicates, level, tol, workers, Bs=Bs.tolist(),
-                           every_n=bool(every_n)))
+    ds.attrs.update(_attrs("comparison_errors", setup, tol, Bs=Bs.tolist(),
+                           every_n=every_n))
     return ds

@@ -10,60 +10,26 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ._kernels import moments as K
-from .estimators import get_estimator, resolve_estimators
-from .exact import lstatistic_moments
-from .montecarlo import CHUNK_SIZE, ChunkKernel, ChunkPlan, Progress, run_chunked
-from .results import provenance
-from .truths import make_truth
+from .. import _validate as check
+from .._kernels import moments as K
+from ..estimators import get_estimator, resolve_estimators
+from ..exact import lstatistic_moments
+from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..results import provenance
+from ..streams import bias_streams
+from ..summaries import summarise_power_sums
+from ..truths import make_truth
 
-__all__ = ["bias", "summarise_power_sums", "validate_B"]
+__all__ = ["bias", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
 
-METHODS = ("exact", "mc", "both")
+METHODS = ("both", "exact", "mc")
 _EXACT_TOL = 1e-11  # accuracy of exact moments, relative to the truth's range
 QUANTITIES = ("mean", "bias", "variance", "mse")
+#: fewest replicates whose standard errors are trusted to check Monte Carlo against exact
+MIN_CHECK_REPLICATES = 1000
 
 
-def validate_B(B, *, minimum=2):
-    """Return ``B`` as an int, or raise ``ValueError`` naming the problem."""
-    if isinstance(B, bool) or not isinstance(B, (int, np.integer)):
-        raise ValueError(f"B must be an integer, got {B!r}")
-    if B < minimum:
-        raise ValueError(f"B must be at least {minimum}, got {B}")
-    return int(B)
-
-
-def summarise_power_sums(sums, M):
-    """Moments and Monte Carlo standard errors from power sums of ``d``.
-
-    Parameters
-    ----------
-    sums : (..., 4) array
-        ``sum d, sum d^2, sum d^3, sum d^4`` with ``d = estimate - theta``.
-    M : int
-        Number of replicates.
-
-    Returns
-    -------
-    dict of arrays
-        ``bias, variance, mse`` and their standard errors ``*_se`` (the
-        standard error of the mean equals that of the bias).
-    """
-    m1, m2, m3, m4 = (sums[..., k] / M for k in range(4))
-    c2 = np.maximum(m2 - m1 * m1, 0.0)
-    c4 = np.maximum(m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4, 0.0)
-    variance = c2 * M / (M - 1)
-    return {
-        "bias": m1,
-        "bias_se": np.sqrt(variance / M),
-        "variance": variance,
-        "variance_se": np.sqrt(np.maximum(c4 - c2 * c2, 0.0) / M),
-        "mse": m2,
-        "mse_se": np.sqrt(np.maximum(m4 - m2 * m2, 0.0) / M),
-    }
-
-
-def _lstat_kernel(plan, truth, B, ests, lstats, theta):
+def _lstat_job(truth, B, ests, lstats, theta):
     """Kernel for the L-statistics, with U's rows as control variates.
 
     U is unbiased for every truth, so ``est - U`` (same sample, same n) has
@@ -81,12 +47,12 @@ def _lstat_kernel(plan, truth, B, ests, lstats, theta):
     ws = np.concatenate(mats)
     controls = np.tile(u_block * B + np.arange(B), len(mats))
     controls[u_block * B:(u_block + 1) * B] = -1
-    return ChunkKernel(K.bias_lstat_chunks, plan,
-                       (B, *truth.sampler, np.ascontiguousarray(ws.T),
-                        np.tile(theta, len(mats)), controls.astype(np.int64)))
+    return Job(K.bias_lstat_chunks, (B, truth.sampler, np.ascontiguousarray(ws.T),
+                                     np.tile(theta, len(mats)), controls.astype(np.int64)),
+               bias_streams())
 
 
-def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
+def _monte_carlo(truth, B, ests, theta, options):
     """Power sums (E, B, 6) for every estimator and whether each has a control.
 
     Columns: sums of d, d^2, d^3, d^4 with ``d = est - theta``, then sums of
@@ -96,22 +62,20 @@ def _monte_carlo(truth, B, ests, theta, plan, workers, progress):
     sums = np.zeros((len(ests), B, 6))
     controlled = np.zeros(len(ests), dtype=bool)
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
-    jobs = []
+    jobs, rows = [], []
     if lstats:
-        jobs.append((lstats, _lstat_kernel(plan, truth, B, ests, lstats, theta)))
+        jobs.append(_lstat_job(truth, B, ests, lstats, theta))
+        rows.append(lstats)
         controlled[lstats] = [ests[k].name != "U" for k in lstats]
     for k, e in enumerate(ests):
         if not e.is_lstatistic:
-            jobs.append(([k], ChunkKernel(K.bias_general_chunks, plan,
-                                          (B, *truth.sampler, e.func, ns, theta))))
-    bar = Progress(f"Monte Carlo ({plan.replicates:,} searches of B={B})",
-                   plan.replicates * len(jobs), enabled=progress)
-    for j, (rows, kern) in enumerate(jobs):
-        part = run_chunked(kern, plan, workers=workers,
-                           progress=lambda done, o=j * plan.replicates: bar.update(o + done))
-        part = part.reshape(-1, B, part.shape[-1])[:len(rows)]
-        sums[rows, :, :part.shape[-1]] = part
-    bar.close()
+            jobs.append(Job(K.bias_general_chunks, (B, truth.sampler, e.func, ns, theta),
+                            bias_streams()))
+            rows.append([k])
+    label = f"Monte Carlo ({options.replicates:,} searches of B={B})"
+    for idx, part in zip(rows, run(jobs, options, label)):
+        part = part.reshape(-1, B, part.shape[-1])[:len(idx)]
+        sums[idx, :, :part.shape[-1]] = part
     return sums, controlled
 
 
@@ -146,13 +110,18 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     Returns
     -------
     xarray.Dataset
-        Dims ``estimator`` and ``n``. ``theta`` (n) is the exact EVP. With
+        Dims ``estimator`` and ``n``, scalar coordinates ``truth``,
+        ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B`` (so that
+        results of several truths or sizes combine with ``xr.concat``).
+        ``theta`` (n) is the exact EVP. With
         ``method="exact"``, ``mean, bias, variance, mse`` are exact. With
         ``"mc"`` they are Monte Carlo estimates with standard errors
         ``*_se``. With ``"both"`` the Monte Carlo ones are in ``mean`` ...
         and the exact ones in ``exact_mean`` ..., and ``z_*`` holds
-        (Monte Carlo - exact) / SE; attribute ``max_abs_z`` their maximum.
-        General (non-linear) estimators have no exact values (NaN).
+        (Monte Carlo - exact) / SE; attribute ``max_abs_z`` their maximum
+        (NaN below :data:`MIN_CHECK_REPLICATES` replicates, too few for
+        trustworthy standard errors). General (non-linear) estimators have
+        no exact values (NaN).
 
     Notes
     -----
@@ -170,16 +139,17 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     >>> float(abs(ds["bias"].sel(estimator="U")).max()) < 1e-12
     True
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = check.choice(method, "method", METHODS)
     truth = make_truth(truth)
-    B = validate_B(B)
+    B = check.B(B)
     ests = resolve_estimators(estimators)
+    options = MonteCarlo(replicates, seed, chunk_size, workers, progress) \
+        if method != "exact" else None
+    _check_size(B, len(ests), method)
     names = [e.name for e in ests]
     ns = np.arange(1, B + 1)
     theta = truth.theta(ns)
-    coords = {"estimator": names, "n": ns}
-    ds = xr.Dataset(coords=coords)
+    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B})
     ds["theta"] = ("n", theta, {"long_name": "exact expected maximum of n draws"})
     dims = ("estimator", "n")
     exact = None
@@ -196,11 +166,9 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
         prefix = "" if method == "exact" else "exact_"
         for q in QUANTITIES:
             ds[prefix + q] = (dims, exact[q], {"long_name": f"exact {q} of the estimator"})
-    plan = None
-    if method in ("mc", "both"):
-        plan = ChunkPlan(int(replicates), int(seed), int(chunk_size))
-        sums, controlled = _monte_carlo(truth, B, ests, theta, plan, workers, progress)
-        M = plan.replicates
+    if options is not None:
+        sums, controlled = _monte_carlo(truth, B, ests, theta, options)
+        M = options.replicates
         mc = summarise_power_sums(sums[..., :4], M)
         cv_bias = sums[..., 4] / M
         cv_var = np.maximum(sums[..., 5] / M - cv_bias**2, 0.0) * M / (M - 1)
@@ -220,14 +188,24 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
                     z = (mc[q] - exact[q]) / np.hypot(mc[q + "_se"], floor)
                 ds["z_" + q] = (dims, z, {"long_name": f"(Monte Carlo - exact) / SE of {q}"})
     attrs = provenance(
-        experiment="bias", method=method, B=B, estimators=names,
-        seed=int(seed) if plan else None,
-        replicates=plan.replicates if plan else 0,
-        chunk_size=plan.chunk_size if plan else None,
-        workers=int(workers), **truth.attrs())
-    if exact is not None and plan is not None:
+        experiment="bias", method=method, estimators=names,
+        seed=options.seed if options else None,
+        replicates=options.replicates if options else 0,
+        chunk_size=options.chunk_size if options else None,
+        workers=options.workers if options else 1, **truth.attrs())
+    if exact is not None and options is not None:
         zs = np.concatenate([np.abs(ds["z_" + q].values).ravel() for q in QUANTITIES])
         zs = zs[np.isfinite(zs)]
-        attrs["max_abs_z"] = float(zs.max()) if zs.size else float("nan")
+        trusted = zs.size and options.replicates >= MIN_CHECK_REPLICATES
+        attrs["max_abs_z"] = float(zs.max()) if trusted else float("nan")
     ds.attrs.update(attrs)
     return ds
+
+
+def _check_size(B, E, method):
+    """Refuse a B whose weight matrices, or exact moments, cannot fit in memory."""
+    # the estimators' (B, B) weights, U's control rows, a transposed copy;
+    # exact moments add (B, B) covariance work arrays
+    matrices = 2 * (E + 1) + (4 if method != "mc" else 0)
+    check.check_memory(8 * B * B * matrices, f"B = {B:,} ({matrices} matrices of {B:,} x "
+                                             f"{B:,})", "B")

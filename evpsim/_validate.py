@@ -1,0 +1,241 @@
+"""One validator per kind of argument, for every public entry point.
+
+Each function returns the argument normalised (an ``int``, a ``float``, a
+sorted pair ...) or raises :class:`InvalidArgument`, a ``ValueError`` (a
+``TypeError`` for a value of the wrong kind) whose message names the
+argument in the library's terms (``replicates``, never ``--replicates``)
+and whose ``argument`` attribute lets the command line name its own flag.
+
+Size guards live here too: a request whose arrays cannot fit in memory is
+refused with the size in the message before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+
+import numpy as np
+
+__all__ = [
+    "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
+    "number", "scores", "bounds", "boolean", "choice", "check_memory", "MAX_SCORE",
+]
+
+#: largest magnitude of a score: its square and a sum of 1e6 of them stay finite
+MAX_SCORE = 1e150
+#: largest seed (seeds are mixed into 64-bit stream keys)
+MAX_SEED = 2**63 - 1
+
+
+class InvalidArgument(ValueError):
+    """A bad value of a named argument.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name in the library (``"replicates"``).
+    message : str
+        What is wrong, starting with the argument's name.
+    """
+
+    def __init__(self, argument, message):
+        super().__init__(message)
+        self.argument = argument
+
+
+class InvalidType(InvalidArgument, TypeError):
+    """An argument of the wrong kind (also a ``TypeError``)."""
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def integer(value, name, *, minimum=None, maximum=None):
+    """``value`` as an ``int``; integral floats such as ``1e6`` are accepted.
+
+    Booleans, strings, non-integral and non-finite numbers are refused.
+    """
+    if not _is_real(value):
+        raise InvalidType(name, f"{name} must be an integer, got {value!r}")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        out = int(value)
+    else:
+        if not math.isfinite(value) or value != math.floor(value):
+            raise InvalidArgument(name, f"{name} must be an integer, got {value!r}")
+        out = int(value)
+    if minimum is not None and out < minimum:
+        raise InvalidArgument(name, f"{name} must be at least {minimum:,}, got {out:,}")
+    if maximum is not None and out > maximum:
+        raise InvalidArgument(name, f"{name} must be at most {maximum:,}, got {out:,}")
+    return out
+
+
+def seed(value, name="seed"):
+    """A seed: an integer in ``0 .. 2**63 - 1``."""
+    return integer(value, name, minimum=0, maximum=MAX_SEED)
+
+
+def replicates(value, name="replicates", *, minimum=2):
+    """A replicate count (at least 2: a standard error needs two)."""
+    return integer(value, name, minimum=minimum, maximum=2**53)
+
+
+def B(value, name="B", *, minimum=2):
+    """The number of trials of a search."""
+    return integer(value, name, minimum=minimum)
+
+
+def ns(values, B, name="ns"):
+    """Budgets as an int array within ``1..B`` (``None``: all of them)."""
+    if values is None:
+        return np.arange(1, B + 1)
+    if isinstance(values, (str, bytes)):
+        raise InvalidType(name, f"{name} must be integers, got {values!r}")
+    items = np.atleast_1d(np.asarray(values))
+    if items.ndim != 1 or items.size == 0:
+        raise InvalidArgument(name, f"{name} must be a non-empty 1-D sequence of budgets")
+    if items.dtype.kind in "iu":
+        out = items.astype(np.int64)
+    else:
+        out = np.array([integer(v, name, minimum=1) for v in items.astype(object)],
+                       dtype=np.int64)
+    bad = out[(out < 1) | (out > B)]
+    if bad.size:
+        raise InvalidArgument(name, f"every n must lie in 1..B = 1..{B}, got {int(bad[0])}")
+    return out
+
+
+def number(value, name, *, low=None, high=None, open_low=True, open_high=True):
+    """A finite real number, optionally within bounds."""
+    if not _is_real(value):
+        raise InvalidType(name, f"{name} must be a number, got {value!r}")
+    out = float(value)
+    if not math.isfinite(out):
+        raise InvalidArgument(name, f"{name} must be a finite number, got {value!r}")
+    below = low is not None and (out <= low if open_low else out < low)
+    above = high is not None and (out >= high if open_high else out > high)
+    if below or above:
+        lb = "(" if open_low else "["
+        rb = ")" if open_high else "]"
+        where = f"{lb}{low if low is not None else '-inf'}, {high if high is not None else 'inf'}{rb}"
+        raise InvalidArgument(name, f"{name} must lie in {where}, got {value!r}")
+    return out
+
+
+def level(value, name="level"):
+    """A confidence level in the open interval (0, 1)."""
+    return number(value, name, low=0, high=1)
+
+
+def boolean(value, name):
+    """``True`` or ``False`` (numpy booleans too), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidType(name, f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(value, name, choices):
+    """One of ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidArgument(name, f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def scores(values, name="scores", *, min_size=2):
+    """Scores as a finite 1-D float array of at least ``min_size`` values.
+
+    Strings and booleans are refused even where numpy would convert them,
+    and so are magnitudes above :data:`MAX_SCORE`, whose squares overflow.
+    """
+    if isinstance(values, (str, bytes)):
+        raise InvalidType(name, f"{name} must be numbers, got a string")
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raise InvalidType(name, f"{name} must be a sequence of numbers") from None
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "U": "strings", "S": "strings", "c": "complex numbers"}.get(
+            raw.dtype.kind, "non-numeric values")
+        if raw.dtype.kind == "O":
+            kind = next((type(v).__name__ for v in raw.ravel()
+                         if not _is_real(v)), None)
+            if kind is None:
+                raw = raw.astype(float)
+            else:
+                raise InvalidType(name, f"{name} must be numbers, found a value of type {kind}")
+        else:
+            raise InvalidType(name, f"{name} must be numbers, got {kind}")
+    xs = raw.astype(float)
+    if xs.ndim != 1:
+        raise InvalidArgument(name, f"{name} must be one-dimensional, got shape {xs.shape}")
+    if xs.size < min_size:
+        raise InvalidArgument(name, f"{name} needs at least {min_size} values, got {xs.size}")
+    bad = ~np.isfinite(xs)
+    if bad.any():
+        raise InvalidArgument(name, f"{name} contains {int(bad.sum())} NaN or infinite "
+                                    f"value(s), first at index {int(np.argmax(bad))}")
+    big = np.abs(xs) > MAX_SCORE
+    if big.any():
+        raise InvalidArgument(name, f"{name} has a value of magnitude {np.abs(xs).max():.3g} at "
+                                    f"index {int(np.argmax(big))}; scores must lie within "
+                                    f"+-{MAX_SCORE:.0e} (their squares must be finite)")
+    return xs
+
+
+def bounds(value, lo, hi, what, name="bounds"):
+    """The known range of the scores: ``value`` if given, else ``(lo, hi)``.
+
+    A given range must be finite, ``lo < hi``, and contain ``[lo, hi]``,
+    the range ``what`` occupies.
+    """
+    if value is None:
+        return float(lo), float(hi)
+    if isinstance(value, (str, bytes)):
+        raise InvalidType(name, f"{name} must be a pair (lo, hi) of numbers, got {value!r}")
+    try:
+        pair = list(value)
+    except TypeError:
+        raise InvalidType(name, f"{name} must be a pair (lo, hi) of numbers, got {value!r}") \
+            from None
+    if len(pair) != 2 or not all(_is_real(b) for b in pair):
+        raise InvalidArgument(name, f"{name} must be a pair (lo, hi) of numbers, got {value!r}")
+    blo, bhi = (float(b) for b in pair)
+    if not (math.isfinite(blo) and math.isfinite(bhi) and blo < bhi):
+        raise InvalidArgument(name, f"{name} must be finite with lo < hi, got {value!r}")
+    if blo > lo or bhi < hi:
+        raise InvalidArgument(name, f"{name} ({blo:g}, {bhi:g}) must contain {what} "
+                                    f"[{lo:g}, {hi:g}]")
+    return blo, bhi
+
+
+def _memory_bytes():
+    """Memory this process may use: what the machine has available."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def check_memory(nbytes, what, name):
+    """Refuse a request whose arrays need more than half the available memory."""
+    limit = _memory_bytes() // 2
+    if nbytes > limit:
+        raise InvalidArgument(name, f"{what} needs about {_size(nbytes)} of memory, more than "
+                                    f"the {_size(limit)} this machine can spare; reduce {name}")
+
+
+def _size(nbytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024 or unit == "PiB":
+            return f"{nbytes:,.0f} {unit}" if unit == "bytes" else f"{nbytes:,.1f} {unit}"
+        nbytes /= 1024

@@ -1,0 +1,135 @@
+"""False conclusion probing (Tang et al. 2020, §4.2 and Fig. 3).
+
+For each budget n the battery measures how often an estimator falls below
+the true expected maximum ``theta_n``: an estimator unbiased in sign sits
+near one half, a negatively biased one well above it. Ties (``est ==
+theta_n`` to within :data:`evpsim.truths.TIE_RTOL` of the truth's scale)
+are counted separately; every rate carries a Clopper-Pearson interval.
+
+The truth is exact by default. ``truth_method="mc"`` replaces it by a
+Monte Carlo estimate from many simulated maxima, as Tang et al. (2020) and
+Dodge et al. (2021) did, so the two can be compared
+(:func:`evpsim.monte_carlo_theta`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from .. import _validate as check
+from .._kernels import comparisons as K
+from ..estimators import estimate_rows, resolve_estimators
+from ..mctheta import TRUTH_METHODS, monte_carlo_theta
+from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..results import provenance
+from ..streams import search_streams
+from ..summaries import add_rate
+from ..truths import make_truth, tie_tolerance
+
+__all__ = ["falseconc"]
+
+
+def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed=0,
+              truth_method="exact", truth_replicates=1_000_000, level=0.95, workers=1,
+              progress=False, chunk_size=CHUNK_SIZE):
+    """False conclusion probing: how often each estimate falls below the truth.
+
+    Tang et al. (2020, §4.2, Fig. 3): for n = 1..B, the fraction of
+    simulated searches of B trials whose estimate is below ``theta_n``.
+
+    Parameters
+    ----------
+    truth : str or Truth
+        Ground truth (see :func:`evpsim.make_truth`).
+    B : int
+        Trials per simulated search (at least 2).
+    estimators : str or sequence, optional
+        Estimator names (default the built-ins U, V, W).
+    replicates : int
+        Simulated searches (the default gives Clopper-Pearson intervals
+        about ±0.002 wide around one half).
+    seed : int
+        Seed of the run.
+    truth_method : {"exact", "mc"}
+        Compare with the exact ``theta_n``, or with a Monte Carlo estimate
+        from ``truth_replicates`` simulated maxima (Tang et al. used
+        1,000,000).
+    truth_replicates : int
+        Replicates of the Monte Carlo truth.
+    level : float
+        Level of the Clopper-Pearson intervals.
+    workers : int
+        Worker processes; the result does not depend on it.
+    progress : bool
+        Show a progress line on stderr for runs longer than ~1.5 s.
+    chunk_size : int
+        Replicates per chunk (part of what a seed means).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``estimator`` and ``n``; scalar coordinates ``truth``,
+        ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B``. Rates ``below`` (``est < theta``, to
+        within the tie tolerance) with Clopper-Pearson bounds
+        ``below_lower``, ``below_upper``; ``tie`` (``|est - theta| <= tol``)
+        and ``above``, each with bounds; integer counts ``below_count``,
+        ``tie_count``, ``above_count``; ``theta`` (n), the truth compared
+        with; with ``truth_method="mc"`` also ``theta_se`` and the exact
+        ``exact_theta``. Attribute ``tie_tolerance`` holds ``tol``.
+
+    References
+    ----------
+    .. [1] R. Tang, J. Lee, J. Xin, X. Liu, Y. Yu and J. Lin, "Showing Your Work
+           Doesn't Always Work", ACL 2020, §4.2 and Figs. 1-3.
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.falseconc("normal", B=10, replicates=20_000)
+    >>> bool(ds["below"].sel(estimator="V", n=10) > ds["below"].sel(estimator="U", n=10))
+    True
+    """
+    truth = make_truth(truth)
+    B = check.B(B)
+    ests = resolve_estimators(estimators)
+    truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
+    truth_replicates = check.replicates(truth_replicates, "truth_replicates")
+    level = check.level(level)
+    options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
+    ns = np.arange(1, B + 1)
+    exact_theta = truth.theta(ns)
+    theta, theta_se = exact_theta, None
+    if truth_method == "mc":
+        theta, theta_se = monte_carlo_theta(truth, B, replicates=truth_replicates, seed=seed,
+                                            workers=workers, chunk_size=chunk_size)
+    tol = tie_tolerance(truth)
+    groups = estimate_rows(ests, B, ns)
+    jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
+                                       np.tile(theta, len(g.indices)), tol), search_streams(B))
+            for g in groups]
+    counts = np.empty((len(ests), B, 2), dtype=np.int64)
+    label = f"false conclusions ({options.replicates:,} searches of B={B})"
+    for g, part in zip(groups, run(jobs, options, label)):
+        counts[g.indices] = part.reshape(len(g.indices), B, 2)
+    names = [e.name for e in ests]
+    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B})
+    ds["theta"] = ("n", theta, {"long_name": "expected maximum of n draws compared with "
+                                             f"({truth_method})"})
+    if theta_se is not None:
+        ds["theta_se"] = ("n", theta_se, {"long_name": "Monte Carlo standard error of theta"})
+        ds["exact_theta"] = ("n", exact_theta, {"long_name": "exact expected maximum of n draws"})
+    M = options.replicates
+    below, tie = counts[..., 0], counts[..., 1]
+    dims = ("estimator", "n")
+    for key, k, what in (("below", below, "estimate < theta"), ("tie", tie, "estimate == theta"),
+                         ("above", M - below - tie, "estimate > theta")):
+        add_rate(ds, key, k, M, level, dims, what)
+        ds[f"{key}_count"] = (dims, k, {"long_name": f"searches with {what}"})
+    ds.attrs.update(provenance(
+        experiment="falseconc", estimators=names, seed=options.seed, replicates=M,
+        chunk_size=options.chunk_size, workers=options.workers, level=level,
+        truth_method=truth_method,
+        truth_replicates=truth_replicates if truth_method == "mc" else 0,
+        tie_tolerance=tol, **truth.attrs()))
+    return ds
