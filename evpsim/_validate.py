@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
-    "number", "scores", "bounds", "boolean", "choice", "check_memory", "MAX_SCORE",
+    "number", "scores", "bounds", "boolean", "choice", "check_memory", "text_file", "MAX_SCORE",
 ]
 
 #: largest magnitude of a score: its square and a sum of 1e6 of them stay finite
@@ -120,7 +120,9 @@ def number(value, name, *, low=None, high=None, open_low=True, open_high=True):
     if below or above:
         lb = "(" if open_low else "["
         rb = ")" if open_high else "]"
-        where = f"{lb}{low if low is not None else '-inf'}, {high if high is not None else 'inf'}{rb}"
+        lo_text = "-inf" if low is None else low
+        hi_text = "inf" if high is None else high
+        where = f"{lb}{lo_text}, {hi_text}{rb}"
         raise InvalidArgument(name, f"{name} must lie in {where}, got {value!r}")
     return out
 
@@ -209,6 +211,34 @@ def bounds(value, lo, hi, what, name="bounds"):
         raise InvalidArgument(name, f"{name} ({blo:g}, {bhi:g}) must contain {what} "
                                     f"[{lo:g}, {hi:g}]")
     return blo, bhi
+
+
+def text_file(path, name="path"):
+    """The text of a score file, or an error saying why it cannot be read."""
+    import stat
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise InvalidArgument(name, f"cannot read scores: no such file {str(p)!r}") from None
+    except OSError as err:
+        raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: "
+                                    f"{err.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise InvalidArgument(name, f"cannot read scores: {str(p)!r} is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise InvalidArgument(name, f"cannot read scores: {str(p)!r} is not a regular file "
+                                    f"(a pipe, socket or device)")
+    try:
+        return p.read_text()
+    except UnicodeDecodeError:
+        raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: not a text file "
+                                    f"(UTF-8)") from None
+    except OSError as err:
+        raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: "
+                                    f"{err.strerror}") from None
 
 
 def _memory_bytes():

@@ -73,13 +73,6 @@ _CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def _validate_kde_scores(scores):
-    xs = check.scores(scores, name="scores", min_size=1)
-    if xs.size < 2:
-        raise ValueError(f"a KDE needs at least 2 scores, got {xs.size}")
-    return xs
-
-
 def kde_bandwidth(scores, rule="normal-reference"):
     """Rule-of-thumb bandwidth of a Gaussian KDE.
 
@@ -109,11 +102,11 @@ def kde_bandwidth(scores, rule="normal-reference"):
     >>> round(kde_bandwidth([0.1, 0.2, 0.4, 0.8]), 6)
     0.193396
     """
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
-    xs = _validate_kde_scores(scores)
+    check.choice(rule, "rule", RULES)
+    xs = check.scores(scores)
     if xs.min() == xs.max():
-        raise ValueError(f"all {xs.size} scores equal {xs[0]:g}: the bandwidth would be 0")
+        raise check.InvalidArgument("scores", f"all {xs.size} scores equal {xs[0]:g}: the "
+                                              f"bandwidth would be 0")
     sd = float(np.std(xs, ddof=1))
     q75, q25 = np.percentile(xs, [75, 25])
     iqr = float(q75 - q25) / 1.349
@@ -183,39 +176,29 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
     >>> load_kde(fit).theta([1]).round(4)
     array([0.6443])
     """
-    xs = _validate_kde_scores(scores)
+    xs = check.scores(scores)
     if isinstance(bandwidth, str):
-        if bandwidth not in RULES:
-            raise ValueError(f"bandwidth must be one of {', '.join(RULES)} or a positive "
-                             f"number, got {bandwidth!r}")
-    elif (isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float, np.number))
-          or not math.isfinite(bandwidth) or bandwidth <= 0):
-        raise ValueError(f"bandwidth must be a rule or a positive finite number, got {bandwidth!r}")
-    if construction not in CONSTRUCTIONS:
-        raise ValueError(f"construction must be one of {', '.join(CONSTRUCTIONS)}, "
-                         f"got {construction!r}")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ValueError(f"bins must be an integer of at least 2, got {bins!r}")
+        check.choice(bandwidth, "bandwidth", RULES)
+    else:
+        check.number(bandwidth, "bandwidth", low=0)
+    construction = check.choice(construction, "construction", CONSTRUCTIONS)
+    bins = check.integer(bins, "bins", minimum=2)
+    check.check_memory(4 * 8 * (bins + 1) * xs.size, f"{bins:,} bins for {xs.size:,} scores",
+                       "bins")
     if bounds is not None:
         if construction != "centered":
-            raise ValueError("bounds apply only to the 'centered' construction "
-                             "('tang2020' is Tang et al.'s unclipped grid)")
-        try:
-            lo, hi = (float(b) for b in bounds)
-        except (TypeError, ValueError):
-            raise ValueError(f"bounds must be two numbers (lo, hi), got {bounds!r}") from None
-        if not lo < hi:
-            raise ValueError(f"bounds must satisfy lo < hi, got {bounds!r}")
-        if xs.min() < lo or xs.max() > hi:
-            raise ValueError(f"scores in [{xs.min():g}, {xs.max():g}] fall outside "
-                             f"bounds [{lo:g}, {hi:g}]")
+            raise check.InvalidArgument("bounds", "bounds apply only to the 'centered' "
+                                                  "construction ('tang2020' is Tang et al.'s "
+                                                  "unclipped grid)")
+        lo, hi = check.bounds(bounds, xs.min(), xs.max(), "the scores")
     else:
         lo, hi = -math.inf, math.inf
     if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"name must be letters, digits, '.', '_' or '-', got {name!r}")
+        raise check.InvalidArgument("name", f"name must be letters, digits, '.', '_' or '-', "
+                                            f"got {name!r}")
     for key, val in (("model", model), ("metric", metric), ("source", source), ("note", note)):
         if val is not None and not isinstance(val, str):
-            raise TypeError(f"{key} must be a string, got {type(val).__name__}")
+            raise check.InvalidType(key, f"{key} must be a string, got {type(val).__name__}")
 
     import xarray as xr
 
@@ -391,14 +374,9 @@ def read_jsonl_scores(path, field):
         line).
     """
     if not isinstance(field, str) or not field:
-        raise ValueError(f"field must be a non-empty key, got {field!r}")
+        raise check.InvalidArgument("field", f"field must be a non-empty key, got {field!r}")
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"cannot read scores: no such file {str(p)!r}")
-    try:
-        lines = p.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read scores from {str(p)!r}: {err}") from None
+    lines = check.text_file(p).splitlines()
     out = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():

@@ -6,11 +6,9 @@ writes the figure atomically (a temporary file renamed into place).
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import numpy as np
+
+from .results import atomic_write
 
 COLORS = {"U": "#1b9e77", "V": "#d95f02", "W": "#7570b3"}
 
@@ -31,20 +29,11 @@ def color_of(name, k):
 
 
 def save_figure(fig, path):
-    """Save ``fig`` to ``path`` atomically and close it."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix,
-                               dir=path.parent if str(path.parent) else ".")
-    os.close(fd)
+    """Save ``fig`` to ``path`` atomically (:func:`evpsim.results.atomic_write`) and close it."""
     try:
-        fig.savefig(tmp, dpi=130, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=130, bbox_inches="tight"))
     finally:
         _pyplot().close(fig)
-    return path
 
 
 def _quantity(ds, q):

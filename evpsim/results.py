@@ -23,8 +23,8 @@ import numpy as np
 from . import _validate as check
 from ._version import __version__
 
-__all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "check_output",
-           "ENGINE"]
+__all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "atomic_write_all",
+           "check_output", "ENGINE"]
 
 ENGINE = "h5netcdf"
 
@@ -88,11 +88,11 @@ def check_output(path, suffixes, name):
         The argument's name, for the message.
     """
     p = Path(path)
+    if p.is_dir():
+        raise check.InvalidArgument(name, f"{name} {str(path)!r} is a folder, not a file")
     if p.suffix.lower() not in suffixes:
         raise check.InvalidArgument(name, f"{name} {str(path)!r}: expected a file ending in "
                                           f"{', '.join(suffixes)}")
-    if p.is_dir():
-        raise check.InvalidArgument(name, f"{name} {str(path)!r} is a folder, not a file")
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
         raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
@@ -113,28 +113,50 @@ def atomic_write(path, write):
     path : str or Path
         The target; its folder must exist.
     write : callable
-        ``write(tmp_path)`` writes the content to ``tmp_path``.
+        ``write(tmp_path)`` writes the content to ``tmp_path``, a hidden
+        file beside ``path`` that ends in ``path``'s suffix.
 
     Returns
     -------
     Path
         ``path``.
     """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise check.InvalidArgument("path", f"cannot write {str(path)!r}: folder "
-                                            f"{str(folder)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
-    os.close(fd)
+    return atomic_write_all([(path, write)])[0]
+
+
+def atomic_write_all(items):
+    """Write several files, all or none: each to a temporary file, then all renamed.
+
+    Parameters
+    ----------
+    items : sequence of (path, write)
+        As in :func:`atomic_write`.
+
+    Returns
+    -------
+    list of Path
+    """
+    temps = []
     try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        for path, write in items:
+            path = Path(path)
+            folder = path.parent if str(path.parent) else Path(".")
+            if not folder.is_dir():
+                raise check.InvalidArgument("path", f"cannot write {str(path)!r}: folder "
+                                                    f"{str(folder)!r} does not exist")
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".part{path.suffix}",
+                                       dir=folder)
+            os.close(fd)
+            temps.append((tmp, path))
+            write(tmp)
+            os.chmod(tmp, 0o666 & ~_umask())
+        for tmp, path in temps:
+            os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return [path for _, path in temps]
 
 
 def write_netcdf(ds, path):

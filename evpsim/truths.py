@@ -428,48 +428,37 @@ def bag(*, seed=2021, population=100_000, size=10_000, mu=0.6, sigma=0.07, lo=0.
 def read_scores(path, *, column=None):
     """Read validation scores from a text file.
 
-    One score per line, or a CSV file with a header row (``column`` names
-    the column, or gives its 0-based index). Blank lines and lines starting
-    with ``#`` are skipped.
+    One score per line, or a CSV file (``.csv``, ``.tsv``, or any file
+    when ``column`` is given). Blank lines and lines starting with ``#``
+    are skipped.
+
+    The header rule of CSV files: the first row is a header unless every
+    field of it is a number, in which case it is data and ``column`` can
+    only be a 0-based index. No number is ever taken for a header.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    column : str or int, optional
+        A CSV column, by header name or 0-based index (needed when there
+        are several columns).
 
     Raises
     ------
     ValueError
-        If the file is missing, empty, or holds a non-numeric or NaN score
-        (the message names the line).
+        If the file is missing, not a regular file, empty, or holds a
+        non-numeric or NaN score (the message names the line).
     """
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"cannot read scores: no such file {str(p)!r}")
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read scores from {str(p)!r}: {err}") from None
+    text = check.text_file(p)
     lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
-        raise ValueError(f"{str(p)!r} holds no scores")
+        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
     is_csv = p.suffix.lower() in (".csv", ".tsv") or column is not None
-    values = []
     if is_csv:
-        delim = "\t" if p.suffix.lower() == ".tsv" else ","
-        rows = list(csv.reader([ln for _, ln in lines], delimiter=delim))
-        header = [h.strip() for h in rows[0]]
-        if column is None:
-            if len(header) != 1:
-                raise ValueError(f"{str(p)!r} has columns {header}: choose one with --column")
-            col = 0
-        elif str(column) in header:
-            col = header.index(str(column))
-        elif str(column).isdigit() and int(column) < len(header):
-            col = int(column)
-        else:
-            raise ValueError(f"{str(p)!r} has no column {column!r}; columns: {header}")
-        body = list(zip([i for i, _ in lines[1:]], rows[1:]))
-        for lineno, row in body:
-            if col >= len(row):
-                raise ValueError(f"{str(p)!r} line {lineno}: missing column {column!r}")
-            values.append((lineno, row[col]))
+        values = _csv_column(p, lines, column)
     else:
         values = [(i, ln.strip()) for i, ln in lines]
     out = []
@@ -477,13 +466,55 @@ def read_scores(path, *, column=None):
         try:
             v = float(raw)
         except ValueError:
-            raise ValueError(f"{str(p)!r} line {lineno}: {raw!r} is not a number") from None
+            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: {raw!r} is not a "
+                                                f"number") from None
         if not math.isfinite(v):
-            raise ValueError(f"{str(p)!r} line {lineno}: score is {raw!r}, not a finite number")
+            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: score is {raw!r}, "
+                                                f"not a finite number")
         out.append(v)
     if not out:
-        raise ValueError(f"{str(p)!r} holds no scores")
+        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
     return np.array(out)
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_column(p, lines, column):
+    """``(line number, field)`` of one column of CSV ``lines`` (see :func:`read_scores`)."""
+    delim = "\t" if p.suffix.lower() == ".tsv" else ","
+    rows = list(csv.reader([ln for _, ln in lines], delimiter=delim))
+    first = [h.strip() for h in rows[0]]
+    has_header = not all(_is_number(f) for f in first)
+    header = first if has_header else None
+    width = len(first)
+    if column is None:
+        if width != 1:
+            raise check.InvalidArgument("column", f"{str(p)!r} has {width} columns"
+                                                  + (f" {header}" if header else "")
+                                                  + ": choose one with column")
+        col = 0
+    elif header is not None and str(column) in header:
+        col = header.index(str(column))
+    elif str(column).isdigit() and int(column) < width:
+        col = int(column)
+    else:
+        known = f"columns: {header}" if header else \
+            f"it has no header row, so give a 0-based index below {width}"
+        raise check.InvalidArgument("column", f"{str(p)!r} has no column {column!r}; {known}")
+    body = list(zip([i for i, _ in lines], rows))[1 if has_header else 0:]
+    values = []
+    for lineno, row in body:
+        if col >= len(row):
+            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: missing column "
+                                                f"{column if column is not None else 0!r}")
+        values.append((lineno, row[col]))
+    return values
 
 
 _PREFIXES = {}
@@ -497,14 +528,16 @@ def register_truth_prefix(prefix, factory, help=""):
 def _file_truth(arg, column=None, **_):
     xs = read_scores(arg, column=column)
     if xs.size < 2:
-        raise ValueError(f"{arg!r} holds {xs.size} score; an empirical truth needs at least 2")
+        raise check.InvalidArgument("path", f"{arg!r} holds {xs.size} score; an empirical "
+                                            f"truth needs at least 2")
     return empirical(xs, name=f"file:{Path(arg).name}", description=(
         f"empirical distribution of {xs.size} scores ({np.unique(xs).size} distinct) "
         f"from {Path(arg).name}"))
 
 
 register_truth_prefix("file", _file_truth,
-                      "empirical distribution of the scores in PATH (one per line; CSV with --column)")
+                      "empirical distribution of the scores in PATH (one per line; CSV with "
+                      "--column)")
 
 _NAMED = {
     "normal": ("truncated normal N(mu, sigma^2) on [lo, hi]; default N(0.6, 0.07^2) on [0, 1] "
@@ -540,7 +573,8 @@ def make_truth(spec, *, mu=None, sigma=None, lo=None, hi=None, column=None):
     if isinstance(spec, Truth):
         return spec
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"truth must be a non-empty string, got {spec!r}")
+        raise check.InvalidArgument("truth", f"truth must be a non-empty string or a Truth, "
+                                             f"got {spec!r}")
     if spec != "normal" and any(v is not None for v in (mu, sigma, lo, hi)):
         given = [k for k, v in (("mu", mu), ("sigma", sigma), ("lo", lo), ("hi", hi))
                  if v is not None]
@@ -561,10 +595,11 @@ def make_truth(spec, *, mu=None, sigma=None, lo=None, hi=None, column=None):
     prefix, sep, arg = spec.partition(":")
     if sep and prefix in _PREFIXES:
         if not arg:
-            raise ValueError(f"truth {spec!r} needs an argument after '{prefix}:'")
+            raise check.InvalidArgument("truth", f"truth {spec!r} needs an argument after "
+                                                 f"'{prefix}:'")
         return _PREFIXES[prefix][0](arg, column=column)
     known = ", ".join(list(_NAMED) + [f"{p}:..." for p in _PREFIXES])
-    raise ValueError(f"unknown truth {spec!r}; known: {known}")
+    raise check.InvalidArgument("truth", f"unknown truth {spec!r}; known: {known}")
 
 
 def tie_tolerance(*truths):

@@ -66,7 +66,7 @@ def _model(spec, name, column):
     if isinstance(spec, Truth):
         return _Model(spec.name, spec, None)
     if isinstance(spec, str):
-        truth = make_truth(spec, column=column)
+        truth = make_truth(spec, column=column if spec.startswith("file:") else None)
         prefix, _, path = spec.partition(":")
         scores = read_scores(path, column=column) if prefix == "file" else None
         return _Model(truth.name, truth, scores)
@@ -79,6 +79,9 @@ def _model(spec, name, column):
 
 def _models(a, b, labels, pool, column, Bmax):
     """Validate the two models, their labels and the pool sizes."""
+    if column is not None and not any(isinstance(m, str) and m.startswith("file:")
+                                      for m in (a, b)):
+        raise check.InvalidArgument("column", "column applies only to file: models")
     ma, mb = _model(a, "a", column), _model(b, "b", column)
     if labels is None:
         labels = (ma.label, mb.label) if ma.label != mb.label else ("A", "B")

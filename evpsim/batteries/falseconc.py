@@ -70,9 +70,9 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     -------
     xarray.Dataset
         Dims ``estimator`` and ``n``; scalar coordinates ``truth``,
-        ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B``. Rates ``below`` (``est < theta``, to
-        within the tie tolerance) with Clopper-Pearson bounds
-        ``below_lower``, ``below_upper``; ``tie`` (``|est - theta| <= tol``)
+        ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B``. Rates
+        ``below`` (``est < theta``, to within the tie tolerance) with
+        Clopper-Pearson bounds ``below_lower``, ``below_upper``; ``tie`` (``|est - theta| <= tol``)
         and ``above``, each with bounds; integer counts ``below_count``,
         ``tie_count``, ``above_count``; ``theta`` (n), the truth compared
         with; with ``truth_method="mc"`` also ``theta_se`` and the exact

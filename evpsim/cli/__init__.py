@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
-from .. import __version__
+from .._validate import InvalidArgument
+from .._version import __version__
 from .common import UserError
 
 SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
@@ -31,6 +33,35 @@ def build_parser():
     return parser
 
 
+def _subparser(parser, command):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    return parser  # pragma: no cover
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised so that files being written are removed on the way out."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
+
+
+def flag_message(err, subparser):
+    """The library's message, its argument's name replaced by the subcommand's flag.
+
+    ``replicates must be at least 2`` becomes ``--replicates must be at
+    least 2``; an argument without a flag keeps the library's words.
+    """
+    text, name = str(err), err.argument
+    for action in subparser._actions:
+        if action.dest == name and action.option_strings:
+            flag = max(action.option_strings, key=len)
+            return flag + text[len(name):] if text.startswith(name) else f"{flag}: {text}"
+    return text
+
+
 def main(argv=None):
     """Entry point; returns the exit status."""
     parser = build_parser()
@@ -38,17 +69,27 @@ def main(argv=None):
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (UserError, ValueError, TypeError, OSError) as err:
+    except (UserError, ValueError, TypeError, OSError, MemoryError) as err:
         if os.environ.get("EVPSIM_DEBUG"):
             raise
-        print(f"evpsim {args.command}: error: {err}", file=sys.stderr)
+        text = flag_message(err, _subparser(parser, args.command)) \
+            if isinstance(err, InvalidArgument) else str(err)
+        if isinstance(err, MemoryError):
+            text = "out of memory; reduce the sizes of the request"
+        print(f"evpsim {args.command}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"evpsim {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"evpsim {args.command}: terminated", file=sys.stderr)
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)

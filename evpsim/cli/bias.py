@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bias import QUANTITIES, bias
+from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
 from ..estimators import get_estimator
-from .common import (Timer, add_estimator_arg, add_mc_args, add_output_args, add_truth_args,
-                     check_outputs, fmt, save_outputs, select_ns, truth_from_args)
+from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
+                     add_truth_args, check_outputs, default, fmt, save_outputs, select_ns,
+                     truth_from_args)
 
 HELP = "bias, variance and MSE of EVP estimators, exactly and by Monte Carlo"
 
@@ -20,11 +21,11 @@ def add_parser(subparsers):
             "moments), by Monte Carlo, or both with their agreement checked."),
         epilog="example: evpsim bias --dist normal --B 30 --out r.nc --plot r.png")
     add_truth_args(p)
-    p.add_argument("--B", type=int, default=30, help="trials per search (default: %(default)s)")
+    add_B_arg(p, bias)
     add_estimator_arg(p)
-    p.add_argument("--method", choices=("both", "exact", "mc"), default="both",
+    p.add_argument("--method", choices=METHODS, default=default(bias, "method"),
                    help="exact moments, Monte Carlo, or both (default: %(default)s)")
-    add_mc_args(p, replicates=1_000_000)
+    add_mc_args(p, bias)
     add_output_args(p)
     p.set_defaults(run=run)
     return p
@@ -81,8 +82,13 @@ def run(args):
         print("\n".join(_estimator_table(ds, str(name), ns)))
     if "max_abs_z" in a:
         count = int(np.isfinite(ds["z_bias"]).sum()) * len(QUANTITIES)
-        print(f"\nMonte Carlo vs exact: largest |MC - exact| / SE = {a['max_abs_z']:.2f} over "
-              f"{count} comparisons (a correct engine stays below about 4)")
+        if np.isfinite(a["max_abs_z"]):
+            print(f"\nMonte Carlo vs exact: largest |MC - exact| / SE = {a['max_abs_z']:.2f} "
+                  f"over {count} comparisons (a correct engine stays below about 4)")
+        else:
+            print(f"\nMonte Carlo vs exact: not checked; {a['replicates']:,} replicates are too "
+                  f"few for trustworthy standard errors (the check needs "
+                  f"{MIN_CHECK_REPLICATES:,})")
     from ..plots import plot_bias
 
     save_outputs(args, ds, plot_bias)

@@ -1,37 +1,67 @@
-"""Argument groups, output saving and table formatting shared by subcommands."""
+"""Argument groups, output saving and table formatting shared by subcommands.
+
+Defaults and choices come from the library (a function's signature, its
+module's constants), never repeated here; values are parsed here and
+validated by the library, whose messages name the argument and are mapped
+to the flag by :func:`evpsim.cli.main`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import time
 
-import numpy as np
-
-from ..montecarlo import CHUNK_SIZE
-from ..results import write_netcdf
+from .._format import fmt, spans
+from ..results import ENGINE, atomic_write_all, check_output
 from ..truths import list_truths, make_truth
+
+__all__ = ["UserError", "integer", "number", "default", "add_truth_args", "truth_from_args",
+           "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
+           "save_outputs", "select_ns", "fmt", "spans", "Timer"]
+
+NETCDF = (".nc", ".nc4", ".netcdf")
+FIGURES = (".png", ".pdf", ".svg")
 
 
 class UserError(Exception):
     """An error in the user's input: printed as one line, exit status 2."""
 
 
-def positive_int(text):
-    """argparse type: an integer >= 1 (accepts 1e6 and 1_000_000)."""
+def integer(text):
+    """argparse type: an integer, also written ``1e6`` or ``1_000_000``.
+
+    Only the form is checked here; the library checks the range.
+    """
     try:
         value = float(text.replace("_", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not value.is_integer() or value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
     return int(value)
 
 
-def nonneg_int(text):
-    """argparse type: an integer >= 0."""
-    if text.strip() == "0":
-        return 0
-    return positive_int(text)
+def number(text):
+    """argparse type: a real number (range checked by the library)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def pair(text):
+    """argparse type: ``LO,HI``."""
+    try:
+        lo, hi = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (e.g. 0,1)") from None
+    return lo, hi
+
+
+def default(func, name):
+    """The default of argument ``name`` of library function ``func``."""
+    return inspect.signature(func).parameters[name].default
 
 
 def add_truth_args(parser, flag="--dist", default="normal"):
@@ -40,11 +70,12 @@ def add_truth_args(parser, flag="--dist", default="normal"):
     parser.add_argument(flag, default=default, metavar="TRUTH",
                         help=f"ground truth: {names} (default: %(default)s)")
     g = parser.add_argument_group("truncated normal (--dist normal)")
-    g.add_argument("--mu", type=float, help="mean of the normal (default 0.6)")
-    g.add_argument("--sigma", type=float, help="standard deviation (default 0.07)")
-    g.add_argument("--lo", type=float, help="lower truncation bound (default 0)")
-    g.add_argument("--hi", type=float, help="upper truncation bound (default 1)")
-    parser.add_argument("--column", help="column of a CSV score file (name or 0-based index)")
+    g.add_argument("--mu", type=number, help="mean of the normal (default 0.6)")
+    g.add_argument("--sigma", type=number, help="standard deviation (default 0.07)")
+    g.add_argument("--lo", type=number, help="lower truncation bound (default 0)")
+    g.add_argument("--hi", type=number, help="upper truncation bound (default 1)")
+    parser.add_argument("--column", help="column of a CSV score file (name or 0-based index); "
+                                         "file: truths only")
 
 
 def truth_from_args(args, attr="dist"):
@@ -59,21 +90,32 @@ def add_estimator_arg(parser):
                              "U,V,W; see 'evpsim list')")
 
 
-def add_mc_args(parser, replicates):
+def add_B_arg(parser, func, what="trials per search"):
+    """``--B`` with the library function's default."""
+    parser.add_argument("--B", type=integer, default=default(func, "B"),
+                        help=f"{what} (default: %(default)s)")
+
+
+def add_mc_args(parser, func):
+    """Replicates, seed, workers and chunk size, with ``func``'s defaults."""
     g = parser.add_argument_group("Monte Carlo")
-    g.add_argument("--replicates", type=positive_int, default=replicates,
+    g.add_argument("--replicates", type=integer, default=default(func, "replicates"),
                    help="simulated searches (default: %(default)s)")
-    g.add_argument("--seed", type=nonneg_int, default=0, help="seed (default: %(default)s)")
-    g.add_argument("--workers", type=positive_int, default=1,
-                   help="worker processes; results do not depend on it (default: 1)")
-    g.add_argument("--chunk-size", type=positive_int, default=CHUNK_SIZE,
+    g.add_argument("--seed", type=integer, default=default(func, "seed"),
+                   help="seed (default: %(default)s)")
+    g.add_argument("--workers", type=integer, default=default(func, "workers"),
+                   help="worker processes; results do not depend on it; each pays a start-up "
+                        "of a few seconds, so use them for runs of a minute or more "
+                        "(default: %(default)s)")
+    g.add_argument("--chunk-size", type=integer, default=default(func, "chunk_size"),
                    help="replicates per chunk; part of what a seed means (default: %(default)s)")
 
 
 def add_output_args(parser):
     g = parser.add_argument_group("output")
     g.add_argument("--out", metavar="FILE.nc", help="write the result Dataset as netCDF")
-    g.add_argument("--plot", metavar="FILE.png", help="draw the figure to this file")
+    g.add_argument("--plot", metavar="FILE.png", help="draw the figure to this file "
+                                                      "(.png, .pdf or .svg)")
     g.add_argument("--all", action="store_true", help="print every n, not a selection")
     g.add_argument("--quiet", action="store_true", help="no progress line")
 
@@ -82,27 +124,24 @@ def check_outputs(args):
     """Fail before any work if an output cannot be written."""
     from pathlib import Path
 
-    for name, suffixes in (("out", (".nc", ".nc4", ".netcdf")),
-                           ("plot", (".png", ".pdf", ".svg"))):
+    paths = {}
+    for name, suffixes in (("out", NETCDF), ("plot", FIGURES)):
         path = getattr(args, name, None)
-        if not path:
-            continue
-        p = Path(path)
-        if p.suffix.lower() not in suffixes:
-            raise UserError(f"--{name} {path!r}: expected a file ending in {', '.join(suffixes)}")
-        folder = p.parent if str(p.parent) else Path(".")
-        if not folder.is_dir():
-            raise UserError(f"--{name} {path!r}: folder {str(folder)!r} does not exist")
+        if path:
+            paths[name] = check_output(path, suffixes, name).resolve()
+    if len(paths) == 2 and paths["out"] == paths["plot"]:
+        raise UserError(f"--out and --plot name the same file {str(Path(args.out))!r}")
 
 
 def save_outputs(args, ds, plot_fn):
-    """Write ``--out`` and ``--plot`` (each atomically) and say so."""
+    """Write ``--out`` and ``--plot`` all or nothing, and say so."""
+    items = []
     if getattr(args, "out", None):
-        write_netcdf(ds, args.out)
-        print(f"wrote {args.out}")
+        items.append((args.out, lambda tmp: ds.to_netcdf(tmp, engine=ENGINE)))
     if getattr(args, "plot", None):
-        plot_fn(ds, args.plot)
-        print(f"wrote {args.plot}")
+        items.append((args.plot, lambda tmp: plot_fn(ds, tmp)))
+    for path in atomic_write_all(items):
+        print(f"wrote {path}")
 
 
 def select_ns(B, show_all=False):
@@ -112,24 +151,6 @@ def select_ns(B, show_all=False):
     step = max(1, int(round(B / 6 / 5)) * 5) if B >= 30 else max(1, B // 6)
     picks = {1, 2, B} | set(range(step, B, step))
     return sorted(picks)
-
-
-def fmt(x, width=10, digits=4, zero_below=1e-13):
-    """Fixed-width number: plain for moderate magnitudes, else scientific.
-
-    Magnitudes below ``zero_below`` (rounding noise of exact values) print
-    as ``0``.
-    """
-    if x is None or not np.isfinite(x):
-        return "-".rjust(width)
-    ax = abs(x)
-    if ax < zero_below:
-        return "0".rjust(width)
-    if ax != 0 and (ax < 0.1 or ax >= 1e5):
-        s = f"{x:.{digits - 1}e}"
-    else:
-        s = f"{x:.{digits}f}" if ax < 10 else f"{x:.{max(digits - 2, 0)}f}"
-    return s.rjust(width)
 
 
 class Timer:
@@ -142,14 +163,3 @@ class Timer:
     def __exit__(self, *exc):
         self.seconds = time.perf_counter() - self.t0
         return False
-
-
-def spans(ns):
-    """``[20, 21, 22, 25]`` -> ``"20-22, 25"``."""
-    out = []
-    for n in ns:
-        if out and n == out[-1][1] + 1:
-            out[-1][1] = n
-        else:
-            out.append([n, n])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)

@@ -6,10 +6,10 @@ import argparse
 
 import numpy as np
 
-from ..compare import compare_curves, comparison_errors
+from ..batteries.compare import compare_curves, comparison_errors
 from ..estimators import get_estimator
 from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     check_outputs, fmt, positive_int, save_outputs, select_ns, spans)
+                     check_outputs, default, fmt, integer, save_outputs, select_ns, spans)
 from .falseconc import add_truth_method_args
 
 HELP = "compare two models' EVP curves; rates of wrong rankings (Tang 2020, Dodge 2021)"
@@ -19,8 +19,8 @@ def budgets(text):
     """argparse type of ``--B``: ``N`` (curves mode) or ``LO:HI`` (a range, inclusive)."""
     lo, sep, hi = text.partition(":")
     if not sep:
-        return positive_int(text)
-    lo, hi = positive_int(lo), positive_int(hi)
+        return integer(text)
+    lo, hi = integer(lo), integer(hi)
     if lo > hi:
         raise argparse.ArgumentTypeError(f"{text!r}: a range LO:HI needs LO <= HI")
     return range(lo, hi + 1)
@@ -54,14 +54,14 @@ def add_parser(subparsers):
     g.add_argument("--pool", action="store_true",
                    help="draw each search without replacement from the real scores of "
                         "file: models (B at most the number of scores)")
-    p.add_argument("--B", type=budgets, default=25, metavar="B|LO:HI",
+    p.add_argument("--B", type=budgets, default=default(compare_curves, "B"), metavar="B|LO:HI",
                    help="trials per search: one budget (curves for every n <= B) or a range "
                         "LO:HI of budgets (error rates at n = B) (default: %(default)s)")
     p.add_argument("--every-n", action="store_true",
                    help="with a range of budgets: error rates at every n <= B, not only n = B")
     add_estimator_arg(p)
-    add_truth_method_args(p)
-    add_mc_args(p, replicates=50_000)
+    add_truth_method_args(p, compare_curves)
+    add_mc_args(p, compare_curves)
     add_output_args(p)
     p.set_defaults(run=run)
     return p
@@ -71,6 +71,10 @@ def _truth_cols(ds, key, label_width):
     sub = ds.sel(key)
     return (f" {fmt(float(sub['theta_a']), 9)} {fmt(float(sub['theta_b']), 9)}  "
             f"{str(sub['better'].item()):>{label_width}} {float(sub['theta_diff']):>+10.4f}")
+
+
+def _label_width(ds):
+    return max(12, len(ds["label_a"].item()), len(ds["label_b"].item()))
 
 
 def _truth_head(label_width):
@@ -87,8 +91,8 @@ def _rate(sub, key):
 
 def _print_header(ds, seconds):
     a = ds.attrs
-    print(f"A = {a['a_label']}: {a['a_description']}")
-    print(f"B = {a['b_label']}: {a['b_description']}")
+    print(f"A = {ds['label_a'].item()}: {ds['truth_a_description'].item()}")
+    print(f"B = {ds['label_b'].item()}: {ds['truth_b_description'].item()}")
     truth = "exact EVP" if a["truth_method"] == "exact" else \
         f"Monte Carlo EVP from {a['truth_replicates']:,} simulated maxima"
     print(f"{a['replicates']:,} pairs of searches, {a['sampling']} (seed {a['seed']}); "
@@ -102,9 +106,8 @@ def _print_header(ds, seconds):
 
 
 def _print_curves(ds, show_all):
-    a = ds.attrs
-    B = int(a["B"])
-    lw = max(12, len(a["a_label"]), len(a["b_label"]))
+    B = int(ds["B"])
+    lw = _label_width(ds)
     ns = select_ns(B, show_all or B <= 30)
     print(f"searches of B = {B} trials; theta = true expected maximum of n trials")
     print(f"\n{'n':>4}" + _truth_head(lw))
@@ -137,8 +140,7 @@ def _print_curves(ds, show_all):
 
 
 def _print_errors(ds, show_all):
-    a = ds.attrs
-    lw = max(12, len(a["a_label"]), len(a["b_label"]))
+    lw = _label_width(ds)
     every_n = "n" in ds.dims
     names = [str(e) for e in ds["estimator"].values]
     print("rate at which each estimator ranks A and B opposite to the truth at n = B; "

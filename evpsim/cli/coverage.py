@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from ..coverage import COVERAGE_CHUNK, coverage
+from ..batteries.coverage import CP_LEVEL, coverage
 from ..estimators import get_estimator
-from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     add_truth_args, check_outputs, positive_int, save_outputs, select_ns,
-                     truth_from_args)
+from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
+                     add_truth_args, check_outputs, default, integer, number, pair,
+                     save_outputs, select_ns, truth_from_args)
 
 HELP = "coverage of bootstrap and distribution-free intervals for theta_n (Tang et al. Fig. 4)"
-
-
-def _bounds(text):
-    try:
-        lo, hi = (float(t) for t in text.split(","))
-    except ValueError:
-        raise UserError(f"--bounds {text!r}: expected LO,HI, e.g. 0,1") from None
-    return lo, hi
 
 
 def add_parser(subparsers):
@@ -29,23 +21,23 @@ def add_parser(subparsers):
             "methods from R resamples each), and report how often they contain the exact "
             "theta_n, with Clopper-Pearson 95% bounds, and on which side they miss. "
             "Defaults are Tang et al. (2020)'s: B = 50, M = 1000, R = 5000."),
-        epilog="methods: " + "; ".join(f"{k}: {v}" for k, v in list_ci_methods().items())
+        epilog="CI methods: " + "; ".join(f"{k}: {v}" for k, v in list_ci_methods().items())
                + ".  example: evpsim coverage --dist normal --B 50 --estimators V "
-                 "--methods percentile,bca,ks --plot cov.png")
+                 "--ci-methods percentile,bca,ks --plot cov.png")
     add_truth_args(p)
-    p.add_argument("--B", type=int, default=50, help="sample size (default: %(default)s)")
+    add_B_arg(p, coverage, "sample size")
     add_estimator_arg(p)
-    p.add_argument("--methods", default=None, metavar="LIST",
+    p.add_argument("--ci-methods", "--methods", dest="ci_methods", default=None, metavar="LIST",
                    help="comma-separated CI methods (default: all; see below)")
-    p.add_argument("--level", type=float, default=0.95,
+    p.add_argument("--level", type=number, default=default(coverage, "level"),
                    help="two-sided confidence level of the intervals (default: %(default)s)")
-    p.add_argument("--resamples", type=positive_int, default=5000,
+    p.add_argument("--resamples", type=integer, default=default(coverage, "resamples"),
                    help="bootstrap resamples per sample, R (default: %(default)s)")
-    p.add_argument("--bounds", type=str, default=None, metavar="LO,HI",
+    p.add_argument("--bounds", type=pair, default=None, metavar="LO,HI",
                    help="known range of the scores for the distribution-free methods; must "
                         "contain the truth's support (default: the truth's support)")
-    add_mc_args(p, replicates=1000)
-    p.set_defaults(chunk_size=COVERAGE_CHUNK, run=run)
+    add_mc_args(p, coverage)
+    p.set_defaults(run=run)
     add_output_args(p)
     return p
 
@@ -53,15 +45,15 @@ def add_parser(subparsers):
 def _tables(ds, name, ns):
     """Coverage with CP bounds, then misses and widths, for one estimator."""
     sub = ds.sel(estimator=name)
-    methods = [str(m) for m in ds["method"].values]
+    methods = [str(m) for m in ds["ci_method"].values]
     w = max(19, max(len(m) for m in methods)) + 2
     head = f"{'n':>4} {'theta':>7}  " + "".join(f"{m:>{w}}" for m in methods)
-    cov = ["coverage [Clopper-Pearson 95% bounds]", head]
+    cov = [f"coverage [Clopper-Pearson {CP_LEVEL:.0%} bounds]", head]
     miss = ["miss below/above, mean width", head]
     for n in ns:
         row = row_m = f"{n:>4} {float(ds['theta'].sel(n=n)):7.4f}  "
         for m in methods:
-            c = sub.sel({"method": m, "n": n})
+            c = sub.sel(ci_method=m, n=n)
             row += (f"{float(c['coverage']):.3f} [{float(c['coverage_lower']):.3f},"
                     f"{float(c['coverage_upper']):.3f}]").rjust(w)
             row_m += (f"{float(c['miss_below']):.3f}/{float(c['miss_above']):.3f} "
@@ -74,19 +66,19 @@ def _tables(ds, name, ns):
 def run(args):
     check_outputs(args)
     truth = truth_from_args(args)
-    bounds = _bounds(args.bounds) if args.bounds else None
     with Timer() as t:
-        ds = coverage(truth, args.B, estimators=args.estimators, methods=args.methods,
+        ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,
                       level=args.level, replicates=args.replicates, resamples=args.resamples,
-                      seed=args.seed, bounds=bounds, workers=args.workers,
+                      seed=args.seed, bounds=args.bounds, workers=args.workers,
                       progress=not args.quiet, chunk_size=args.chunk_size)
     ds.attrs["seconds"] = round(t.seconds, 3)
     a = ds.attrs
     print(f"truth: {truth.description}")
-    print(f"B = {a['B']}; {a['replicates']:,} samples x {a['resamples']:,} bootstrap resamples; "
+    print(f"B = {int(ds['B'])}; {a['replicates']:,} samples x {a['resamples']:,} bootstrap "
+          f"resamples; "
           f"level {a['level']:g}; seed {a['seed']}; {a['numba_threads']} threads, "
           f"{t.seconds:.2f} s")
-    kinds = dict(zip(ds["method"].values.tolist(), ds["method_kind"].values.tolist()))
+    kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
     bands = [m for m, k in kinds.items() if k == "band"]
     print(f"coverage = fraction of two-sided {a['level']:g} intervals containing the exact "
           f"theta_n; miss below/above = interval entirely below/above it")
@@ -94,12 +86,12 @@ def run(args):
         print(f"{', '.join(bands)}: distribution-free, simultaneous over n, from the sample and "
               f"the score range [{a['bounds_lo']:g}, {a['bounds_hi']:g}] alone (the same for "
               f"every estimator)")
-    ns = select_ns(a["B"], args.all)
+    ns = select_ns(int(ds["B"]), args.all)
     for name in ds["estimator"].values:
         est = get_estimator(str(name))
         print(f"\n{name}: {est.description}")
         print("\n".join(_tables(ds, str(name), ns)))
-        simul = "  ".join(f"{m} {float(ds['coverage_all'].sel({'estimator': name, 'method': m})):.3f}"
+        simul = "  ".join(f"{m} {float(ds['coverage_all'].sel(estimator=name, ci_method=m)):.3f}"
                           for m in kinds)
         print(f"covered at every n at once: {simul}")
     undefined = float(ds["undefined"].max())

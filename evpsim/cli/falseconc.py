@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from ..falseconc import falseconc
-from .common import (Timer, add_estimator_arg, add_mc_args, add_output_args, add_truth_args,
-                     check_outputs, fmt, positive_int, save_outputs, select_ns, truth_from_args)
+from ..batteries.falseconc import falseconc
+from ..mctheta import TRUTH_METHODS
+from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
+                     add_truth_args, check_outputs, default, fmt, integer, save_outputs,
+                     select_ns, truth_from_args)
 
 HELP = "how often each estimate falls below the true EVP (Tang et al. 2020, Fig. 3)"
 
 
-def add_truth_method_args(parser):
+def add_truth_method_args(parser, func):
     """``--truth-method`` and ``--truth-replicates`` (also used by ``compare``)."""
     g = parser.add_argument_group("truth")
-    g.add_argument("--truth-method", choices=("exact", "mc"), default="exact",
+    g.add_argument("--truth-method", choices=TRUTH_METHODS, default=default(func, "truth_method"),
                    help="compare with the exact EVP, or with a Monte Carlo estimate of it "
                         "(Tang et al., Dodge et al.) (default: %(default)s)")
-    g.add_argument("--truth-replicates", type=positive_int, default=1_000_000,
+    g.add_argument("--truth-replicates", type=integer, default=default(func, "truth_replicates"),
                    help="replicates of a Monte Carlo truth (default: %(default)s)")
 
 
@@ -29,11 +31,10 @@ def add_parser(subparsers):
             "rate has a Clopper-Pearson interval."),
         epilog="example: evpsim falseconc --dist kde:reuters-lstm --B 50 --plot fc.png")
     add_truth_args(p)
-    p.add_argument("--B", type=positive_int, default=50,
-                   help="trials per search (default: %(default)s)")
+    add_B_arg(p, falseconc)
     add_estimator_arg(p)
-    add_truth_method_args(p)
-    add_mc_args(p, replicates=200_000)
+    add_truth_method_args(p, falseconc)
+    add_mc_args(p, falseconc)
     add_output_args(p)
     p.set_defaults(run=run)
     return p

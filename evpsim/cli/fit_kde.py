@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 
 from ..kde import CONSTRUCTIONS, RULES, fit_kde, load_kde, read_jsonl_scores
-from ..results import write_netcdf
 from ..truths import read_scores
-from .common import check_outputs, positive_int
+from .common import UserError, check_outputs, default, integer, pair, save_outputs
 
 HELP = "fit a discretized Gaussian KDE to the scores of a real search"
 JSONL = (".jsonl", ".ndjson")
@@ -28,15 +27,6 @@ def _bandwidth(text):
     return value
 
 
-def _bounds(text):
-    """argparse type: ``LO,HI``."""
-    try:
-        lo, hi = (float(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (e.g. 0,1)") from None
-    return lo, hi
-
-
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "fit-kde", help=HELP, description=(
@@ -53,14 +43,16 @@ def add_parser(subparsers):
     src.add_argument("--column", help="column of a CSV file (name or 0-based index)")
     src.add_argument("--field", help="key of JSON Lines records; a dotted path reaches nested "
                                      "objects (e.g. metrics.best_validation_accuracy)")
-    p.add_argument("--bandwidth", type=_bandwidth, default="normal-reference", metavar="RULE",
+    p.add_argument("--bandwidth", type=_bandwidth, default=default(fit_kde, "bandwidth"),
+                   metavar="RULE",
                    help=f"{', '.join(RULES)}, or a number (default: %(default)s)")
-    p.add_argument("--construction", choices=CONSTRUCTIONS, default="tang2020",
+    p.add_argument("--construction", choices=CONSTRUCTIONS,
+                   default=default(fit_kde, "construction"),
                    help="masses at the intervals' left edges on Tang et al.'s unclipped grid, "
                         "or at bin centres on a grid clipped to --bounds (default: %(default)s)")
-    p.add_argument("--bins", type=positive_int, default=511,
+    p.add_argument("--bins", type=integer, default=default(fit_kde, "bins"),
                    help="number of grid intervals (default: %(default)s)")
-    p.add_argument("--bounds", type=_bounds, metavar="LO,HI",
+    p.add_argument("--bounds", type=pair, metavar="LO,HI",
                    help="the metric's range, e.g. 0,1 (centered construction only)")
     p.add_argument("--model", help="what was tuned, for the description (e.g. 'SST-2 LSTM')")
     p.add_argument("--metric", help="the metric, for the description (e.g. 'dev accuracy')")
@@ -78,7 +70,7 @@ def run(args):
     path = Path(args.input)
     if args.field is not None or path.suffix.lower() in JSONL:
         if args.field is None:
-            raise ValueError(f"{args.input!r} is JSON Lines: name the score's key with --field")
+            raise UserError(f"{args.input!r} is JSON Lines: name the score's key with --field")
         scores = read_jsonl_scores(path, args.field)
     else:
         scores = read_scores(path, column=args.column)
@@ -95,11 +87,8 @@ def run(args):
     print(f"  grid: {a['bins']} intervals on [{a['grid_lo']:.6g}, {a['grid_hi']:.6g}]; KDE mass "
           f"outside it (dropped): {a['mass_outside_grid']:.3g}")
     print(f"  exact theta_1 = {theta[0]:.6g}, theta_{scores.size} = {theta[1]:.6g}")
-    write_netcdf(fit, args.out)
-    print(f"wrote {args.out}  (use it as --dist kde:{args.out})")
-    if args.plot:
-        from ..plots import plot_kde
+    from ..plots import plot_kde
 
-        plot_kde(fit, scores, args.plot)
-        print(f"wrote {args.plot}")
+    save_outputs(args, fit, lambda ds, path: plot_kde(ds, scores, path))
+    print(f"use the fit as --dist kde:{args.out}")
     return 0

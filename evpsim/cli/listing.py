@@ -27,7 +27,7 @@ def run(args):
     print("\nestimators (--estimators):")
     for name in list_estimators():
         print(f"  {name:<{width}}  {get_estimator(name).description}")
-    print("\nconfidence-interval methods (evpsim coverage --methods):")
+    print("\nconfidence-interval methods (evpsim coverage --ci-methods):")
     for name, desc in list_ci_methods().items():
         print(f"  {name:<{width}}  {desc}")
     return 0

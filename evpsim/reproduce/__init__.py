@@ -13,6 +13,7 @@ import os
 import time
 from pathlib import Path
 
+from .._validate import InvalidArgument
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "data_dir", "Claim", "Report"]
@@ -33,10 +34,10 @@ def data_dir(path=None):
         if c is not None:
             folder = Path(c)
             if not folder.is_dir():
-                raise ValueError(f"search results folder {str(folder)!r} does not exist "
-                                 "(give --data DIR or set EVPSIM_DATA)")
+                raise InvalidArgument("data", f"search results folder {str(folder)!r} does not "
+                                              f"exist (give data=DIR or set EVPSIM_DATA)")
             return folder
-    raise ValueError("no search results folder (give --data DIR)")  # pragma: no cover
+    raise InvalidArgument("data", "no search results folder (give data=DIR)")  # pragma: no cover
 
 
 def reproduce(paper, out, *, data=None, quick=False, verbose=False):
@@ -61,10 +62,17 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
         Claims, files and run time; also written as ``out/summary.md``.
     """
     if paper not in PAPERS:
-        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+        raise InvalidArgument("paper", f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
     folder = data_dir(data)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InvalidArgument("out", f"out {str(out)!r} is a file, not a folder")
+    if not out.exists() and not out.parent.is_dir():
+        raise InvalidArgument("out", f"out {str(out)!r}: folder {str(out.parent)!r} does "
+                                     f"not exist")
+    out.mkdir(exist_ok=True)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InvalidArgument("out", f"out {str(out)!r} is not writable")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
     report = Report(paper, module.TITLE, quick=quick, verbose=verbose)
     t0 = time.perf_counter()

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 from ..bias import bias
-from ..cli.common import spans
+from .._format import spans
 from ..compare import comparison_errors
 from ..curves import evp_curve
 from ..falseconc import monte_carlo_theta

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..results import atomic_write
 
 
 @dataclass
@@ -74,9 +74,6 @@ class Report:
 
     def write(self, folder):
         """Write ``summary.md`` into ``folder`` atomically and return its path."""
-        path = Path(folder) / "summary.md"
-        fd, tmp = tempfile.mkstemp(prefix=".summary.", suffix=".md", dir=folder)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(self.markdown())
-        os.replace(tmp, path)
-        return path
+        text = self.markdown()
+        return atomic_write(Path(folder) / "summary.md",
+                            lambda tmp: Path(tmp).write_text(text))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..cli.common import spans
+from .._format import spans
 from ..compare import compare_curves
 from ..coverage import coverage
 from ..falseconc import falseconc
