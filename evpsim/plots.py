@@ -36,6 +36,13 @@ def save_figure(fig, path):
         _pyplot().close(fig)
 
 
+def _run_title(ds):
+    """The truth's description and B, from the result's scalar coordinates."""
+    desc = ds["truth_description"].item() if "truth_description" in ds.coords \
+        and ds["truth_description"].ndim == 0 else ""
+    return f"{desc}\nB = {int(ds['B'])}"
+
+
 def _quantity(ds, q):
     """Exact values where available, else Monte Carlo (with SE or None)."""
     if f"exact_{q}" in ds:
@@ -72,8 +79,7 @@ def plot_bias(ds, path):
     axes[-1].set_xlabel("n (budget)")
     src = {"exact": "exact", "mc": "Monte Carlo (±2 SE)",
            "both": "lines exact, circles Monte Carlo"}[ds.attrs.get("method", "exact")]
-    fig.suptitle(f"{ds.attrs.get('truth_description', '')}\nB = {int(ds.attrs['B'])}, {src}",
-                 fontsize=10)
+    fig.suptitle(f"{_run_title(ds)}, {src}", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
 
@@ -139,8 +145,8 @@ def plot_falseconc(ds, path):
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize=9)
     a = ds.attrs
-    ax.set_title(f"{a.get('truth_description', '')}\nB = {int(a['B'])}, "
-                 f"{int(a['replicates']):,} searches, Clopper-Pearson 95% bands", fontsize=10)
+    ax.set_title(f"{_run_title(ds)}, {int(a['replicates']):,} searches, Clopper-Pearson 95% "
+                 f"bands", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
 
@@ -165,7 +171,7 @@ def plot_compare_curves(ds, path):
     fig, axes = plt.subplots(2, len(names), figsize=(4.0 * len(names), 6.4), sharex=True,
                              sharey="row", squeeze=False, gridspec_kw={"height_ratios": [2, 1]})
     ns = ds["n"].values
-    la, lb = ds.attrs["a_label"], ds.attrs["b_label"]
+    la, lb = ds["label_a"].item(), ds["label_b"].item()
     for k, name in enumerate(names):
         sub = ds.sel(estimator=name)
         c = color_of(str(name), k)
@@ -185,7 +191,7 @@ def plot_compare_curves(ds, path):
     axes[0, 0].set_ylabel("expected best score")
     axes[1, 0].set_ylabel("P(pair ranked wrongly)")
     a = ds.attrs
-    fig.suptitle(f"{la} vs {lb}: searches of B = {int(a['B'])}, {a['sampling']}, "
+    fig.suptitle(f"{la} vs {lb}: searches of B = {int(ds['B'])}, {a['sampling']}, "
                  f"{int(a['replicates']):,} pairs", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
@@ -219,7 +225,7 @@ def plot_comparison_errors(ds, path):
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize=9)
-    ax.set_title(f"{a['a_label']} vs {a['b_label']} ({a['sampling']}, "
+    ax.set_title(f"{ds['label_a'].item()} vs {ds['label_b'].item()} ({a['sampling']}, "
                  f"{int(a['replicates']):,} pairs per B)\ntruly better at n = B: "
                  f"{', '.join(better)}", fontsize=10)
     fig.tight_layout()
@@ -245,18 +251,18 @@ def plot_coverage(ds, path):
     """
     plt = _pyplot()
     names = [str(e) for e in ds["estimator"].values]
-    methods = [str(m) for m in ds["method"].values]
+    methods = [str(m) for m in ds["ci_method"].values]
     level = float(ds.attrs["level"])
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
                              squeeze=False)
     ns = ds["n"].values
     low = min(float(ds["coverage_lower"].min()), level) - 0.03
-    kinds = dict(zip(methods, ds["method_kind"].values.tolist()))
+    kinds = dict(zip(methods, ds["ci_method_kind"].values.tolist()))
     dashes = iter([(0, (6, 2)), (0, (2, 2)), (0, (6, 2, 2, 2))] * len(methods))
     styles = {m: next(dashes) if kinds[m] == "band" else "-" for m in methods}
     for ax, name in zip(axes[0], names):
         for k, m in enumerate(methods):
-            sub = ds.sel({"estimator": name, "method": m})
+            sub = ds.sel(estimator=name, ci_method=m)
             c = METHOD_COLORS.get(m, color_of(m, k))
             ax.fill_between(ns, sub["coverage_lower"], sub["coverage_upper"], color=c,
                             alpha=0.2, lw=0)
@@ -270,9 +276,8 @@ def plot_coverage(ds, path):
     axes[0][0].set_ylabel("empirical coverage (Clopper-Pearson 95%)")
     axes[0][-1].legend(frameon=False, fontsize=8, loc="lower left")
     a = ds.attrs
-    fig.suptitle(f"{a.get('truth_description', '')}\nB = {int(a['B'])}, "
-                 f"{int(a['replicates']):,} samples, {int(a['resamples']):,} resamples",
-                 fontsize=10)
+    fig.suptitle(f"{_run_title(ds)}, {int(a['replicates']):,} samples, "
+                 f"{int(a['resamples']):,} resamples", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..bias import bias
 from .._format import spans
-from ..compare import comparison_errors
+from ..batteries.bias import bias
+from ..batteries.compare import comparison_errors
 from ..curves import evp_curve
-from ..falseconc import monte_carlo_theta
+from ..mctheta import monte_carlo_theta
 from ..results import provenance, write_netcdf
 from ..truths import TruncatedNormal, make_truth, read_scores
 from .summary import Claim

@@ -27,9 +27,9 @@ import numpy as np
 import xarray as xr
 
 from .._format import spans
-from ..compare import compare_curves
-from ..coverage import coverage
-from ..falseconc import falseconc
+from ..batteries.compare import compare_curves
+from ..batteries.coverage import coverage
+from ..batteries.falseconc import falseconc
 from ..kde import kde_dirs, load_kde
 from ..results import provenance, read_netcdf, write_netcdf
 from ..truths import read_scores
@@ -74,9 +74,8 @@ def _by_truth(results, experiment):
     become coordinates, the shared ones stay."""
     labels = list(results)
     ds = xr.concat([results[t] for t in labels], dim="truth", combine_attrs="drop_conflicts")
-    ds = ds.assign_coords(
-        truth=labels, truth_spec=("truth", [f"kde:{MODELS[t]}" for t in labels]),
-        truth_description=("truth", [results[t].attrs["truth_description"] for t in labels]))
+    ds = ds.assign_coords(truth=labels,
+                          truth_spec=("truth", [f"kde:{MODELS[t]}" for t in labels]))
     ds.attrs.update(provenance(experiment=experiment))
     return ds
 
@@ -244,7 +243,7 @@ def _fig4(report, truths, sizes):
     cov = {t: coverage(tr, B=B, estimators=ESTIMATORS, replicates=sizes["coverage"],
                        resamples=sizes["resamples"], seed=SEED) for t, tr in truths.items()}
     ds = _by_truth(cov, "tang2020 fig4: coverage")
-    pct = ds.sel({"method": "percentile", "estimator": "V"})
+    pct = ds.sel(ci_method="percentile", estimator="V")
     ns = ds["n"].values
     first_low = {t: ns[(pct["coverage_upper"].sel(truth=t) < 0.95).values] for t in truths}
     first = {t: int(f[0]) if f.size else None for t, f in first_low.items()}
@@ -273,8 +272,8 @@ def _fig4(report, truths, sizes):
         "GloVe/ELMo are stand-ins"))
     v = ds.sel(estimator="V")
     cells = []
-    for m in ds["method"].values:
-        vals = [v["coverage"].sel({"method": m, "n": n}) for n in (COVERAGE_N, B)]
+    for m in ds["ci_method"].values:
+        vals = [v["coverage"].sel(ci_method=m, n=n) for n in (COVERAGE_N, B)]
         cells.append(f"{m} " + " / ".join(f"{float(x.min()):.2f}-{float(x.max()):.2f}"
                                            for x in vals))
     report.notes.append(
@@ -334,7 +333,7 @@ def run(report, out, data_dir, quick=False):
               "Clopper-Pearson 95% bands")))
     save("tang2020_fig4", fig4,
          ("tang2020_fig4", lambda p: plot_rate_by_truth(
-             fig4.sel({"method": "percentile"}), "coverage", p,
+             fig4.sel(ci_method="percentile"), "coverage", p,
              ylabel="empirical coverage", reference=float(fig4.attrs["level"]),
              title=f"Percentile bootstrap: B = {B}, M = {sizes['coverage']:,} samples, "
                    f"R = {sizes['resamples']:,} resamples, Clopper-Pearson 95% bands")),
