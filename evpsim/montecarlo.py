@@ -132,19 +132,24 @@ _WORKER_FUNCS = {}
 
 @dataclass(frozen=True)
 class _DispatcherRef:
-    """A user's numba function on its way to a worker process."""
+    """A user's numba function on its way to a worker process.
 
-    key: str
+    ``key`` names the parent's dispatcher (process, object, code), so that
+    a worker compiles each user function once, whatever the number of
+    tasks that carry it.
+    """
+
+    key: tuple
     py_func: object
     options: dict
 
     @classmethod
     def of(cls, dispatcher):
-        import hashlib
+        import os
 
-        from joblib.externals import cloudpickle
-
-        key = hashlib.sha256(cloudpickle.dumps(dispatcher.py_func)).hexdigest()
+        code = dispatcher.py_func.__code__
+        key = (os.getpid(), id(dispatcher), dispatcher.py_func.__qualname__,
+               hash((code.co_code, repr(code.co_consts))))
         return cls(key, dispatcher.py_func, dict(dispatcher.targetoptions))
 
     def get(self):

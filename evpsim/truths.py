@@ -143,8 +143,8 @@ class Truth:
     def coords(self, suffix=""):
         """Scalar coordinates that identify the truth in a result Dataset.
 
-        As coordinates, not attributes, they survive ``xr.concat`` and
-        ``xr.combine_by_coords`` of results of several truths.
+        As coordinates, not attributes, they survive combining results of
+        several truths, ``xr.concat(results, dim="truth", coords="different")``.
         """
         return {f"truth{suffix}": self.name,
                 f"truth{suffix}_description": self.description,

@@ -112,7 +112,8 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     xarray.Dataset
         Dims ``estimator`` and ``n``, scalar coordinates ``truth``,
         ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B`` (so that
-        results of several truths or sizes combine with ``xr.concat``).
+        results of several truths or sizes combine with
+        ``xr.concat(results, dim="truth", coords="different")``).
         ``theta`` (n) is the exact EVP. With
         ``method="exact"``, ``mean, bias, variance, mse`` are exact. With
         ``"mc"`` they are Monte Carlo estimates with standard errors

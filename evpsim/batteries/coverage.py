@@ -97,7 +97,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         every estimator. Coordinate ``ci_method_kind`` says which is which.
         Scalar coordinates ``truth``, ``truth_description``, ``truth_lo``,
         ``truth_hi`` and ``B`` identify the run, so results of several
-        truths or sizes combine with ``xr.concat``.
+        truths or sizes combine with
+        ``xr.concat(results, dim="truth", coords="different")``.
 
     Raises
     ------

@@ -73,7 +73,8 @@ def _by_truth(results, experiment):
     """Per-truth results concatenated along ``truth``; the truths' attributes
     become coordinates, the shared ones stay."""
     labels = list(results)
-    ds = xr.concat([results[t] for t in labels], dim="truth", combine_attrs="drop_conflicts")
+    ds = xr.concat([results[t] for t in labels], dim="truth", coords="different",
+                   compat="equals", join="outer", combine_attrs="drop_conflicts")
     ds = ds.assign_coords(truth=labels,
                           truth_spec=("truth", [f"kde:{MODELS[t]}" for t in labels]))
     ds.attrs.update(provenance(experiment=experiment))

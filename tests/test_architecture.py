@@ -1,0 +1,115 @@
+"""The layout's rules, read from the imports of every module.
+
+Batteries are peers over the engine kit; the command line and the
+reproductions are thin layers on top that nothing below imports; nothing
+takes names from the package's face (``evpsim/__init__.py``); and
+``import evpsim`` stays light.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "evpsim"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(dotted):
+    """True when ``evpsim.a.b`` is a module or package file of the tree."""
+    rel = Path(*dotted.split("."))
+    return (PACKAGE.parent / rel).with_suffix(".py").is_file() or \
+        (PACKAGE.parent / rel / "__init__.py").is_file()
+
+
+def _imports(path):
+    """``(imported module, names taken from it)`` for every import in ``path``."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            names = [a.name for a in node.names]
+            # "from . import mod" imports a module, not a name of the package
+            modules = [f"{target}.{n}" for n in names if _is_module(f"{target}.{n}")]
+            out += [(m, []) for m in modules]
+            rest = [n for n in names if not _is_module(f"{target}.{n}")]
+            if rest or not names:
+                out.append((target, rest))
+    return out
+
+
+MODULES = {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+
+
+def test_the_tree_is_read():
+    assert {"evpsim.batteries.bias", "evpsim.batteries.coverage", "evpsim.cli.bias",
+            "evpsim.montecarlo", "evpsim._validate"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("evpsim.batteries.")))
+def test_no_battery_imports_another(module):
+    others = {m for m, _ in MODULES[module]
+              if m.startswith("evpsim.batteries.") and m != module}
+    assert not others, f"{module} imports the batteries {others}"
+
+
+@pytest.mark.parametrize("module", sorted(
+    m for m in MODULES if not m.startswith("evpsim.cli") and m != "evpsim.__main__"))
+def test_nothing_outside_the_cli_imports_it(module):
+    """(``python -m evpsim``, the entry point, runs it.)"""
+    bad = {m for m, _ in MODULES[module] if m == "evpsim.cli" or m.startswith("evpsim.cli.")}
+    assert not bad, f"{module} imports {bad}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith(
+    ("evpsim.cli", "evpsim.reproduce"))))
+def test_only_the_cli_imports_the_reproductions(module):
+    bad = {m for m, _ in MODULES[module] if m.startswith("evpsim.reproduce")}
+    assert not bad, f"{module} imports {bad}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m != "evpsim"))
+def test_no_module_takes_names_from_the_package_face(module):
+    bad = [(m, names) for m, names in MODULES[module] if m == "evpsim"]
+    assert not bad, f"{module} imports from evpsim/__init__.py: {bad}"
+
+
+def test_kernels_import_nothing_of_the_package_above_them():
+    for module, imports in MODULES.items():
+        if module.startswith("evpsim._kernels"):
+            bad = {m for m, _ in imports
+                   if m.startswith("evpsim") and not m.startswith("evpsim._kernels")}
+            assert not bad, f"{module} imports {bad}"
+
+
+def test_import_evpsim_does_not_import_matplotlib():
+    code = "import sys, evpsim; print(sorted(m for m in sys.modules if m.startswith('matplotlib')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_exported_functions_do_not_shadow_modules():
+    import evpsim
+
+    for name in evpsim.__all__:
+        obj = getattr(evpsim, name)
+        if callable(obj) and not isinstance(obj, type):
+            assert not _is_module(f"evpsim.{name}"), \
+                f"evpsim.{name} is a function and also a module evpsim/{name}.py"

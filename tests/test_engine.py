@@ -1,0 +1,104 @@
+"""The engine kit: options, stream layout, runner and worker processes."""
+
+import numpy as np
+import pytest
+
+import evpsim
+from evpsim import streams
+from evpsim._kernels import moments as K
+from evpsim.montecarlo import Job, MonteCarlo, run
+
+
+def _family(first, count):
+    return first, first + count  # [start, stop)
+
+
+def _overlap(a, b):
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def test_stream_families_of_one_experiment_never_overlap():
+    """Searches of every B and every Monte Carlo truth get disjoint streams."""
+    chunks = streams.MAX_CHUNKS
+    families = [("search", B, _family(streams.search_streams(B), chunks))
+                for B in (2, 3, 50, 2**20, 2**30 - 1)]
+    families += [("truth", k, _family(streams.truth_streams(k), chunks))
+                 for k in (0, 1, 2, streams.MAX_TRUTH_STREAMS - 1)]
+    families += [("bias", 0, _family(streams.bias_streams(), chunks))]
+    for i, a in enumerate(families):
+        assert a[2][1] <= 2**63, a
+        for b in families[i + 1:]:
+            assert not _overlap(a[2], b[2]), (a, b)
+
+
+def test_consecutive_search_sizes_do_not_share_streams():
+    for B in range(2, 200):
+        assert streams.search_streams(B + 1) - streams.search_streams(B) >= streams.MAX_CHUNKS
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: streams.search_streams(2**30), "B must be below"),
+    (lambda: streams.truth_streams(1024), "stream must be at most 1,023"),
+    (lambda: streams.truth_streams(-1), "stream must be at least 0"),
+])
+def test_stream_layout_limits(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_options_are_validated_once():
+    opts = MonteCarlo(10_000.0, seed=3, chunk_size=1000, workers=2)
+    assert (opts.replicates, opts.nchunks, opts.workers) == (10_000, 10, 2)
+    with pytest.raises(ValueError, match="chunks, more than"):
+        MonteCarlo(10**15, chunk_size=1)
+
+
+def test_spans_cover_every_chunk_once_in_order():
+    opts = MonteCarlo(10_001, chunk_size=1000)
+    spans = list(opts.spans(stream0=7, batch_chunks=4))
+    assert [s.chunk0 for s in spans] == [0, 4, 8]
+    assert sum(s.nchunks for s in spans) == opts.nchunks == 11
+    assert {s.stream0 for s in spans} == {7}
+
+
+def _job(B=12):
+    truth = evpsim.make_truth("tang-big")
+    ws = evpsim.estimator_weights("V", B)
+    theta = truth.theta(np.arange(1, B + 1))
+    controls = -np.ones(B, dtype=np.int64)
+    return Job(K.bias_lstat_chunks, (B, truth.sampler, np.ascontiguousarray(ws.T), theta,
+                                     controls))
+
+
+def test_result_does_not_depend_on_batching_or_workers():
+    opts = MonteCarlo(20_000, seed=3, chunk_size=1000)
+    job = _job()
+    (one,) = run([job], opts, "test", batch_chunks=20)
+    (split,) = run([job], opts, "test", batch_chunks=3)
+    (procs,) = run([job], MonteCarlo(20_000, 3, 1000, workers=2), "test", batch_chunks=4)
+    np.testing.assert_array_equal(one, split)
+    np.testing.assert_array_equal(one, procs)
+
+
+@pytest.mark.slow  # each worker compiles the user's kernel (about 20 s)
+def test_a_user_estimator_runs_in_worker_processes_with_the_same_numbers():
+    def top_two_mean(xs, n):
+        return 0.5 * (xs[-1] + xs[-2]) if n > 1 else xs.mean()
+
+    evpsim.register_estimator("top2", func=top_two_mean)
+    try:
+        kw = dict(estimators="V,top2", method="mc", replicates=8192, seed=5, chunk_size=512)
+        inproc = evpsim.bias("normal", 8, **kw)
+        procs = evpsim.bias("normal", 8, workers=2, **kw)
+    finally:
+        evpsim.unregister_estimator("top2")
+    for q in ("mean", "variance", "mse"):
+        np.testing.assert_array_equal(inproc[q].values, procs[q].values)
+
+
+def test_jobs_pickle_their_kernel_by_name():
+    import pickle
+
+    job = _job()
+    again = pickle.loads(pickle.dumps(job))
+    assert again.kernel is K.bias_lstat_chunks
