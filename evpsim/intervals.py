@@ -111,9 +111,6 @@ def ks_band(B, level):
 
 # --- the registry ---------------------------------------------------------------------
 
-KINDS = ("bootstrap", "band")
-
-
 @dataclass(frozen=True)
 class CIMethod:
     """A registered confidence-interval method for ``theta_n``.

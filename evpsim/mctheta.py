@@ -17,7 +17,7 @@ from .streams import truth_streams
 from .summaries import summarise_power_sums
 from .truths import make_truth
 
-__all__ = ["monte_carlo_theta", "TRUTH_METHODS"]
+__all__ = ["monte_carlo_theta", "theta_by_simulation", "TRUTH_METHODS"]
 
 #: how a battery obtains theta_n: exactly, or as :func:`monte_carlo_theta`
 TRUTH_METHODS = ("exact", "mc")
@@ -64,9 +64,14 @@ def monte_carlo_theta(truth, B, *, replicates=1_000_000, seed=0, stream=0, worke
     truth = make_truth(truth)
     B = check.B(B, minimum=1)
     first = truth_streams(stream)
-    options = MonteCarlo(replicates, seed, chunk_size, workers)
+    return theta_by_simulation(truth, B, MonteCarlo(replicates, seed, chunk_size, workers),
+                               first)
+
+
+def theta_by_simulation(truth, B, options, stream0):
+    """:func:`monte_carlo_theta` for validated arguments and a first stream."""
     centers = truth.theta(np.arange(1, B + 1))  # accumulate around it: no cancellation
-    job = Job(K.running_max_chunks, (B, truth.sampler, centers), first)
+    job = Job(K.running_max_chunks, (B, truth.sampler, centers), stream0)
     (sums,) = run([job], options, f"Monte Carlo truth ({options.replicates:,} maxima)")
     summ = summarise_power_sums(sums, options.replicates)
     return centers + summ["bias"], summ["bias_se"]

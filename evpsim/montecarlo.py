@@ -16,6 +16,7 @@ of the chunks over worker processes.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass
@@ -69,6 +70,10 @@ class MonteCarlo:
                 "replicates", f"replicates = {replicates:,} in chunks of {chunk_size:,} makes "
                               f"{self.nchunks:,} chunks, more than the {MAX_CHUNKS:,} random "
                               f"streams a run has; use fewer replicates or larger chunks")
+
+    def with_replicates(self, replicates):
+        """The same options for another number of replicates."""
+        return dataclasses.replace(self, replicates=replicates, progress=False)
 
     @property
     def nchunks(self):

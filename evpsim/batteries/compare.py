@@ -44,10 +44,10 @@ from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
 from ..estimators import estimate_rows, resolve_estimators
-from ..mctheta import TRUTH_METHODS, monte_carlo_theta
+from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
-from ..streams import search_streams
+from ..streams import search_streams, truth_streams
 from ..summaries import add_rate, summarise_power_sums
 from ..truths import Truth, empirical, make_truth, read_scores, tie_tolerance
 
@@ -146,11 +146,10 @@ def _truth_curves(setup, nmax):
     if setup.truth_method == "exact":
         out.update(a=out["exact_a"], b=out["exact_b"], se_a=None, se_b=None)
     else:
-        opts = setup.options
+        options = setup.options.with_replicates(setup.truth_replicates)
         for k, (key, m) in enumerate((("a", ma), ("b", mb))):
-            out[key], out["se_" + key] = monte_carlo_theta(
-                m.truth, nmax, replicates=setup.truth_replicates, seed=opts.seed, stream=k,
-                workers=opts.workers, chunk_size=opts.chunk_size)
+            out[key], out["se_" + key] = theta_by_simulation(m.truth, nmax, options,
+                                                             truth_streams(k))
     return out
 
 

@@ -20,10 +20,10 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from ..estimators import estimate_rows, resolve_estimators
-from ..mctheta import TRUTH_METHODS, monte_carlo_theta
+from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
-from ..streams import search_streams
+from ..streams import search_streams, truth_streams
 from ..summaries import add_rate
 from ..truths import make_truth, tie_tolerance
 
@@ -101,8 +101,8 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     exact_theta = truth.theta(ns)
     theta, theta_se = exact_theta, None
     if truth_method == "mc":
-        theta, theta_se = monte_carlo_theta(truth, B, replicates=truth_replicates, seed=seed,
-                                            workers=workers, chunk_size=chunk_size)
+        theta, theta_se = theta_by_simulation(truth, B, options.with_replicates(truth_replicates),
+                                              truth_streams(0))
     tol = tie_tolerance(truth)
     groups = estimate_rows(ests, B, ns)
     jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
