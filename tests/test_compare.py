@@ -11,8 +11,8 @@ import pytest
 import evpsim
 from evpsim.cli import main
 from evpsim.exact import lstatistic_moments
-from evpsim.intervals import clopper_pearson
 from evpsim.results import read_netcdf
+from evpsim.summaries import clopper_pearson
 from evpsim.truths import Discrete
 from conftest import outputs_by_thread_count
 
@@ -91,32 +91,33 @@ def test_pair_rates_match_enumeration_from_a_pool():
 def test_bitmap_and_sort_paths_draw_the_same_samples(kind):
     from evpsim._kernels import comparisons as K
     from evpsim._kernels.rng import rng_init
-    from evpsim._kernels.sampling import KIND_DISCRETE, draw_sorted
+    from evpsim._kernels.sampling import KIND_DISCRETE, Sampler, draw_sorted
 
     code = {"discrete": KIND_DISCRETE, "pool": K.KIND_POOL, "resample": K.KIND_RESAMPLE}[kind]
     rng = np.random.default_rng(0)
     truth = Discrete(np.round(rng.random(150), 3), rng.random(150))
     _, params, table, tc = truth.sampler  # ascending table; params: the guide table
+    sampler = Sampler(code, params, table, tc)
     B, m = 12, 50
-    with_bits = K.workspace(code, table, B)
-    X, idx, perm, counts, bits, pairs, buf = K.workspace(code, table, B)
+    with_bits = K.workspace(sampler, B)
+    X, idx, perm, counts, bits, pairs, buf = K.workspace(sampler, B)
     with_sort = (X, idx, perm, counts[:0], bits[:0], pairs, buf)
     assert with_bits[4].size == 3  # bitmap words
     st1, st2, st3 = rng_init(1, 2), rng_init(1, 2), rng_init(1, 2)
     for _ in range(4):
-        K.draw_block(st1, m, code, params, table, tc, with_bits)
-        K.draw_block(st2, m, code, params, table, tc, with_sort)
+        K.draw_block(st1, m, sampler, with_bits)
+        K.draw_block(st2, m, sampler, with_sort)
         x1, x2 = with_bits[0][:m], with_sort[0][:m]
         assert np.array_equal(x1, x2) and np.all(np.diff(x1, axis=1) >= 0)
         for row in x1:
             if code == KIND_DISCRETE:  # exactly the truths' own sampler
                 xs = np.empty(B)
-                draw_sorted(st3, xs, code, params, table, tc)
+                draw_sorted(st3, xs, sampler)
                 assert np.array_equal(row, xs)
     if code == K.KIND_POOL:
         assert all(np.unique(r).size == B for r in with_bits[1][:m])
     # the bitmap is used only where it is cheaper than sorting
-    assert K.workspace(code, table, 3)[4].size == 0
+    assert K.workspace(sampler, 3)[4].size == 0
 
 
 # --- Tang et al. (2020), Figs. 1-2 -------------------------------------------------------------
@@ -246,7 +247,7 @@ def test_bit_identical_for_thread_counts():
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"Bs": [20, 15]}, ValueError, "Bs must be strictly increasing"),
     ({"Bs": []}, ValueError, "Bs is empty"),
-    ({"Bs": [1, 5]}, ValueError, "B must be at least 2"),
+    ({"Bs": [1, 5]}, ValueError, "Bs must be at least 2"),
     ({"every_n": "yes"}, TypeError, "every_n must be True or False"),
     ({"pool": True}, ValueError, "pool sampling draws from real results: give a"),
     ({"labels": ("X", "X")}, ValueError, "labels must be two different"),
@@ -272,7 +273,7 @@ def test_cli_curves(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "truly better" in text and "A = small" in text and "averaged estimates" in text
     ds = read_netcdf(out)
-    assert ds["mean_a"].dims == ("estimator", "n") and ds.attrs["B"] == 20
+    assert ds["mean_a"].dims == ("estimator", "n") and ds["B"].item() == 20
     assert list(ds["better"].values) == ["small"] * 14 + ["big"] * 6
     assert fig.stat().st_size > 0
 

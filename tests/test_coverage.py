@@ -13,17 +13,17 @@ from scipy import special, stats
 import evpsim
 from evpsim._kernels import bootstrap as K
 from evpsim.cli import main
-from evpsim.coverage import _tables
 from evpsim.estimators import resolve_estimators
-from evpsim.intervals import clopper_pearson, dkw_band, ks_band
+from evpsim.intervals import dkw_band, ks_band, weight_tables
 from evpsim.results import read_netcdf
+from evpsim.summaries import clopper_pearson
 from conftest import outputs_by_thread_count
 
 LEVEL = 1 - 1e-6  # Clopper-Pearson level of the statistical assertions
 
 
 def ptab_of(names, B):
-    return _tables(resolve_estimators(names), B)[0]
+    return weight_tables(resolve_estimators(names), B)[0]
 
 
 def evpsim_statistic(names, n, B):
@@ -120,7 +120,7 @@ def test_jackknife_estimates_leave_one_out():
     rng = np.random.default_rng(4)
     B = 9
     ests = resolve_estimators("U,V,W")
-    _, jws = _tables(ests, B)
+    _, jws = weight_tables(ests, B)
     xs = np.sort(rng.random(B))
     jack = np.empty((jws.shape[0], B))
     K.jackknife_estimates(xs, jws, jack)
@@ -151,7 +151,7 @@ def test_endpoints_identical_to_scipy_on_a_shared_bootstrap_distribution():
     B = 12
     for rep in range(2):
         x = rng.normal(0.6, 0.07, B)
-        ds = evpsim.bootstrap_intervals(x, "U,V,W", methods="percentile,basic,bca",
+        ds = evpsim.bootstrap_intervals(x, "U,V,W", ci_methods="percentile,basic,bca",
                                         resamples=999, seed=rep, distribution=True)
         for e in "UVW":
             for n in range(1, B + 1):
@@ -160,7 +160,7 @@ def test_endpoints_identical_to_scipy_on_a_shared_bootstrap_distribution():
                 for m in ("percentile", "basic", "bca"):
                     res = stats.bootstrap((x,), evpsim_statistic(e, n, B), n_resamples=0,
                                           method=m, vectorized=True, bootstrap_result=shared)
-                    iv = ds.sel({"estimator": e, "n": n, "method": m})
+                    iv = ds.sel({"estimator": e, "n": n, "ci_method": m})
                     got = [float(iv["lower"]), float(iv["upper"])]
                     want = [res.confidence_interval.low, res.confidence_interval.high]
                     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0,
@@ -171,7 +171,7 @@ def test_coverage_equals_a_scipy_loop_within_monte_carlo_error():
     # the same samples (sample i is stream (seed, i)); independent resamples
     B, M, R, seed, ns = 10, 300, 400, 11, (1, 4, 10)
     truth = evpsim.make_truth("tang-small")
-    ds = evpsim.coverage(truth, B, estimators="V", methods="percentile,basic,bca",
+    ds = evpsim.coverage(truth, B, estimators="V", ci_methods="percentile,basic,bca",
                          replicates=M, resamples=R, seed=seed)
     theta = truth.theta(np.arange(1, B + 1))
     ws = {m: evpsim.estimator_weights("V", m) for m in (B, B - 1)}
@@ -192,7 +192,7 @@ def test_coverage_equals_a_scipy_loop_within_monte_carlo_error():
                     bootstrap_result=res)).confidence_interval
                 hits[m] += bool(ci.low <= theta[n - 1] <= ci.high)
         for m, h in hits.items():
-            ours = float(ds["coverage"].sel({"estimator": "V", "method": m, "n": n}))
+            ours = float(ds["coverage"].sel({"estimator": "V", "ci_method": m, "n": n}))
             theirs = h / M
             # the SE of a difference of independent rates bounds that of paired ones
             se = math.sqrt((ours * (1 - ours) + theirs * (1 - theirs)) / M)
@@ -204,19 +204,20 @@ def test_coverage_equals_a_scipy_loop_within_monte_carlo_error():
 @pytest.fixture(scope="module")
 def tang_run():
     # Tang et al.'s experiment at reduced size
-    return evpsim.coverage("normal", 50, estimators="U,V,W", methods="percentile,basic,bca,dkw,ks",
+    return evpsim.coverage("normal", 50, estimators="U,V,W",
+                           ci_methods="percentile,basic,bca,dkw,ks",
                            replicates=300, resamples=1000, seed=3)
 
 
 def test_tang_finding_for_v_percentile(tang_run):
-    v = tang_run["coverage"].sel({"estimator": "V", "method": "percentile"})
+    v = tang_run["coverage"].sel({"estimator": "V", "ci_method": "percentile"})
     M = tang_run.attrs["replicates"]
     lo, hi = clopper_pearson(round(float(v.sel(n=1)) * M), M, LEVEL)
     assert lo <= 0.95 <= hi  # nominal at n = 1 (the mean)
-    assert float(tang_run["coverage_upper"].sel({"estimator": "V", "method": "percentile",
+    assert float(tang_run["coverage_upper"].sel({"estimator": "V", "ci_method": "percentile",
                                                  "n": 20})) < 0.9
     # V's misses are nearly all below theta (it is biased low)
-    miss = tang_run.sel({"estimator": "V", "method": "percentile", "n": slice(10, 50)})
+    miss = tang_run.sel({"estimator": "V", "ci_method": "percentile", "n": slice(10, 50)})
     assert float(miss["miss_above"].sum()) < 0.05 * float(miss["miss_below"].sum())
 
 
@@ -235,26 +236,28 @@ def test_rates_are_consistent(tang_run):
     # simultaneous coverage cannot exceed the coverage at any single n
     assert np.all(ds["coverage_all"] <= ds["coverage"].min("n") + 1e-12)
     # band methods do not use the estimator
-    bands = ds.sel({"method": ["dkw", "ks"]})
+    bands = ds.sel({"ci_method": ["dkw", "ks"]})
     for var in ("coverage", "mean_width"):
         assert np.array_equal(bands[var].sel(estimator="U"), bands[var].sel(estimator="W"))
-    assert list(ds["method_kind"].values) == ["bootstrap"] * 3 + ["band"] * 2
-    for key in ("level", "replicates", "resamples", "seed", "truth_description", "bounds_lo",
+    assert list(ds["ci_method_kind"].values) == ["bootstrap"] * 3 + ["band"] * 2
+    for key in ("level", "replicates", "resamples", "seed", "bounds_lo",
                 "numba_threads", "evpsim_version"):
         assert key in ds.attrs
+    for key in ("truth", "truth_description", "truth_lo", "truth_hi", "B"):
+        assert key in ds.coords and ds[key].ndim == 0
 
 
 @pytest.mark.parametrize("truth", ["normal", "tang-big", "bag"])
 def test_band_methods_reach_nominal_coverage(truth):
     level = 0.8  # a level low enough for a miss to be seen
-    ds = evpsim.coverage(truth, 30, estimators="V", methods="dkw,ks", level=level,
+    ds = evpsim.coverage(truth, 30, estimators="V", ci_methods="dkw,ks", level=level,
                          replicates=3000, seed=7)
     M = ds.attrs["replicates"]
     for m in ("dkw", "ks"):
         # simultaneous over n, so every n and all n at once reach the level
-        k_all = round(float(ds["coverage_all"].sel({"estimator": "V", "method": m})) * M)
+        k_all = round(float(ds["coverage_all"].sel({"estimator": "V", "ci_method": m})) * M)
         assert clopper_pearson(k_all, M, LEVEL)[1] >= level
-        assert np.all(ds["coverage_upper"].sel({"estimator": "V", "method": m}) >= level)
+        assert np.all(ds["coverage_upper"].sel({"estimator": "V", "ci_method": m}) >= level)
 
 
 def test_band_intervals_integrate_the_band():
@@ -286,7 +289,7 @@ def test_dkw_and_ks_bands():
 def test_bit_identical_for_thread_counts():
     script = textwrap.dedent("""
         import hashlib, evpsim
-        ds = evpsim.coverage("tang-big", 12, methods="percentile,basic,bca,ks",
+        ds = evpsim.coverage("tang-big", 12, ci_methods="percentile,basic,bca,ks",
                              replicates=60, resamples=300, seed=4)
         keys = ["coverage", "miss_below", "miss_above", "mean_width", "coverage_all"]
         print(hashlib.sha256(b"".join(ds[k].values.tobytes() for k in keys)).hexdigest())
@@ -295,7 +298,8 @@ def test_bit_identical_for_thread_counts():
 
 
 def test_counts_do_not_depend_on_chunking_or_workers():
-    kw = dict(estimators="U,W", methods="percentile,bca,dkw", replicates=45, resamples=200, seed=6)
+    kw = dict(estimators="U,W", ci_methods="percentile,bca,dkw", replicates=45, resamples=200,
+              seed=6)
     a = evpsim.coverage("tang-small", 9, chunk_size=8, **kw)
     b = evpsim.coverage("tang-small", 9, chunk_size=5, workers=2, **kw)
     for var in ("coverage", "miss_below", "miss_above", "coverage_all"):
@@ -313,22 +317,22 @@ def test_user_methods():
     evpsim.register_ci_method("dkw-copy", band=dkw_band)
     try:
         x = np.random.default_rng(9).normal(0.6, 0.07, 15)
-        ds = evpsim.bootstrap_intervals(x, "V", methods="normal-test,percentile,dkw-copy,dkw",
+        ds = evpsim.bootstrap_intervals(x, "V", ci_methods="normal-test,percentile,dkw-copy,dkw",
                                         resamples=500, bounds=(0, 1), distribution=True)
         for n in (1, 15):
             boots = ds["bootstrap_distribution"].sel(estimator="V", n=n).values
             est = float(ds["estimate"].sel(estimator="V", n=n))
             want = np.array(normal(boots, est, None, 0.95))
-            got = ds[["lower", "upper"]].sel({"estimator": "V", "method": "normal-test", "n": n})
+            got = ds[["lower", "upper"]].sel({"estimator": "V", "ci_method": "normal-test", "n": n})
             np.testing.assert_allclose([float(got["lower"]), float(got["upper"])], want,
                                        rtol=1e-12)
         sel = ds.sel(estimator="V")
-        assert np.array_equal(sel["lower"].sel({"method": "dkw-copy"}),
-                              sel["lower"].sel({"method": "dkw"}))
-        cov = evpsim.coverage("tang-small", 8, estimators="V", methods="dkw-copy,dkw",
+        assert np.array_equal(sel["lower"].sel({"ci_method": "dkw-copy"}),
+                              sel["lower"].sel({"ci_method": "dkw"}))
+        cov = evpsim.coverage("tang-small", 8, estimators="V", ci_methods="dkw-copy,dkw",
                               replicates=50)
-        assert np.array_equal(cov["coverage"].sel({"method": "dkw-copy"}),
-                              cov["coverage"].sel({"method": "dkw"}))
+        assert np.array_equal(cov["coverage"].sel({"ci_method": "dkw-copy"}),
+                              cov["coverage"].sel({"ci_method": "dkw"}))
         with pytest.raises(ValueError, match="already registered"):
             evpsim.register_ci_method("normal-test", func=normal)
     finally:
@@ -346,26 +350,26 @@ def test_user_method_in_the_battery():
 
     evpsim.register_ci_method("pct-again", func=percentile_again)
     try:
-        ds = evpsim.coverage("tang-small", 10, estimators="U,V", methods="pct-again,percentile",
+        ds = evpsim.coverage("tang-small", 10, estimators="U,V", ci_methods="pct-again,percentile",
                              replicates=40, resamples=300)
-        assert np.array_equal(ds["coverage"].sel({"method": "pct-again"}),
-                              ds["coverage"].sel({"method": "percentile"}))
+        assert np.array_equal(ds["coverage"].sel({"ci_method": "pct-again"}),
+                              ds["coverage"].sel({"ci_method": "percentile"}))
     finally:
         evpsim.unregister_ci_method("pct-again")
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"B": 1}, ValueError, "B must be at least 2"),
-    ({"level": 1.0}, ValueError, "level must be a number in"),
-    ({"level": "0.9"}, ValueError, "level must be a number in"),
-    ({"resamples": 1}, ValueError, "resamples must be an integer >= 2"),
-    ({"methods": "percentile,studentized"}, ValueError, "unknown CI method 'studentized'"),
-    ({"methods": "bca,bca"}, ValueError, "methods: CI method listed twice"),
-    ({"methods": "bca,"}, ValueError, "methods: empty CI method name"),
+    ({"level": 1.0}, ValueError, r"level must lie in \(0, 1\)"),
+    ({"level": "0.9"}, ValueError, "level must be a number"),
+    ({"resamples": 1}, ValueError, "resamples must be at least 2"),
+    ({"ci_methods": "percentile,studentized"}, ValueError, "unknown CI method 'studentized'"),
+    ({"ci_methods": "bca,bca"}, ValueError, "ci_methods: CI method listed twice"),
+    ({"ci_methods": "bca,"}, ValueError, "ci_methods: empty CI method name"),
     ({"estimators": "V,Z"}, ValueError, "unknown estimator 'Z'"),
     ({"bounds": (0.1, 1.0)}, ValueError, r"bounds \(0.1, 1\) must contain the truth's support"),
     ({"bounds": (1.0, 0.0)}, ValueError, "bounds must be finite with lo < hi"),
-    ({"replicates": 0}, ValueError, "replicates must be a positive integer"),
+    ({"replicates": 0}, ValueError, "replicates must be at least 2"),
 ])
 def test_validation(kwargs, error, message):
     args = {"truth": "normal", "B": 5, "replicates": 10, "resamples": 50, **kwargs}
@@ -384,13 +388,13 @@ def test_general_estimators_are_rejected():
 
 def test_bootstrap_intervals_validation():
     with pytest.raises(ValueError, match="bounds: band methods \\(ks\\) need"):
-        evpsim.bootstrap_intervals([0.1, 0.2, 0.3], methods="ks")
+        evpsim.bootstrap_intervals([0.1, 0.2, 0.3], ci_methods="ks")
     with pytest.raises(ValueError, match="must contain every score"):
-        evpsim.bootstrap_intervals([0.1, 0.2, 0.3], methods="ks", bounds=(0.15, 1))
-    with pytest.raises(ValueError, match="seed must be an integer"):
+        evpsim.bootstrap_intervals([0.1, 0.2, 0.3], ci_methods="ks", bounds=(0.15, 1))
+    with pytest.raises(ValueError, match="seed must be at least 0"):
         evpsim.bootstrap_intervals([0.1, 0.2, 0.3], seed=-1)
     ds = evpsim.bootstrap_intervals([0.1, 0.2, 0.3], resamples=50)
-    assert list(ds["method"].values) == ["percentile", "basic", "bca"]
+    assert list(ds["ci_method"].values) == ["percentile", "basic", "bca"]
 
 
 def test_register_errors():
@@ -402,12 +406,15 @@ def test_register_errors():
         evpsim.register_ci_method("x", band=3)
     with pytest.raises(ValueError, match="cannot unregister built-in"):
         evpsim.unregister_ci_method("bca")
-    evpsim.register_ci_method("bad-band", band=lambda B, level: (np.zeros(B), np.ones(B)))
+    # a band is tried once (B = 5) at registration, so a wrong shape is refused there
     try:
         with pytest.raises(ValueError, match=r"expected \(6,\) each"):
-            evpsim.coverage("normal", 5, methods="bad-band", replicates=5)
+            evpsim.register_ci_method("bad-band",
+                                      band=lambda B, level: (np.zeros(B), np.ones(B)))
     finally:
-        evpsim.unregister_ci_method("bad-band")
+        if "bad-band" in evpsim.list_ci_methods():
+            evpsim.unregister_ci_method("bad-band")
+    assert "bad-band" not in evpsim.list_ci_methods()
 
 
 # --- command line ----------------------------------------------------------------------------
@@ -423,7 +430,7 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
     assert "coverage [Clopper-Pearson 95% bounds]" in text and "miss below/above" in text
     assert "ks: distribution-free" in text and "covered at every n at once" in text
     ds = read_netcdf(out)
-    assert ds["coverage"].dims == ("estimator", "method", "n")
+    assert ds["coverage"].dims == ("estimator", "ci_method", "n")
     assert ds.attrs["resamples"] == 200 and fig.stat().st_size > 10_000
     assert main(argv[:-5] + ["--all", "--quiet"]) == 0
     assert len(capsys.readouterr().out.splitlines()) > 2 * 2 * 12
@@ -431,13 +438,19 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--methods", "percentile,nope"], "unknown CI method 'nope'"),
-    (["--level", "95"], "level must be a number in (0, 1)"),
-    (["--bounds", "0.5"], "--bounds '0.5': expected LO,HI"),
+    (["--level", "95"], "--level must lie in (0, 1)"),
+    (["--bounds", "0.5"], "argument --bounds: '0.5' is not LO,HI"),
     (["--bounds", "0.2,1"], "must contain the truth's support"),
     (["--B", "1"], "B must be at least 2"),
     (["--out", "c.txt"], "expected a file ending in .nc"),
 ])
 def test_cli_errors(argv, message, capsys):
-    assert main(["coverage", "--replicates", "5", "--resamples", "10"] + argv) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    try:
+        status = main(["coverage", "--replicates", "5", "--resamples", "10"] + argv)
+        from_argparse = False
+    except SystemExit as exc:  # argparse's own errors: the usage, then one error line
+        status, from_argparse = exc.code, True
+    assert status == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith("evpsim coverage: error: ") and message in lines[-1]
+    assert from_argparse or len(lines) == 1

@@ -10,8 +10,8 @@ import pytest
 
 import evpsim
 from evpsim.cli import main
-from evpsim.intervals import clopper_pearson
 from evpsim.results import read_netcdf
+from evpsim.summaries import clopper_pearson
 from evpsim.truths import Discrete
 from conftest import outputs_by_thread_count
 
@@ -147,9 +147,9 @@ def test_bit_identical_for_thread_counts():
     ({"B": 1}, "B must be at least 2"),
     ({"B": 2.5}, "B must be an integer"),
     ({"truth_method": "bootstrap"}, "truth_method must be one of"),
-    ({"truth_method": "mc", "truth_replicates": 1}, "truth_replicates must be an integer"),
+    ({"truth_method": "mc", "truth_replicates": 1}, "truth_replicates must be at least 2"),
     ({"level": 1.5}, "level must lie in"),
-    ({"replicates": 0}, "replicates must be a positive integer"),
+    ({"replicates": 0}, "replicates must be at least 2"),
     ({"estimators": "U,Z"}, "unknown estimator 'Z'"),
 ])
 def test_validation(kwargs, message):

@@ -5,8 +5,8 @@ import pytest
 
 import evpsim
 from conftest import outputs_by_thread_count
-from evpsim.bias import QUANTITIES
-from evpsim.montecarlo import ChunkPlan, run_chunked
+from evpsim.batteries.bias import QUANTITIES
+from evpsim.montecarlo import MonteCarlo, run
 
 
 def _max_z(ds):
@@ -29,15 +29,15 @@ def test_monte_carlo_agrees_with_exact(spec, B, data_dir):
 
 def test_same_result_for_any_chunk_batching_and_workers():
     truth = evpsim.make_truth("tang-big")
-    plan = ChunkPlan(20_000, seed=3, chunk_size=1000)
-    from evpsim.bias import _lstat_kernel
+    plan = MonteCarlo(20_000, seed=3, chunk_size=1000)
+    from evpsim.batteries.bias import _lstat_job
     from evpsim.estimators import resolve_estimators
 
-    kern = _lstat_kernel(plan, truth, 12, resolve_estimators("V"), [0],
-                         truth.theta(np.arange(1, 13)))
-    one = run_chunked(kern, plan, batch_chunks=20)
-    split = run_chunked(kern, plan, batch_chunks=3)
-    procs = run_chunked(kern, plan, workers=2, batch_chunks=4)
+    job = _lstat_job(truth, 12, resolve_estimators("V"), [0], truth.theta(np.arange(1, 13)))
+    (one,) = run([job], plan, "test", batch_chunks=20)
+    (split,) = run([job], plan, "test", batch_chunks=3)
+    (procs,) = run([job], MonteCarlo(20_000, seed=3, chunk_size=1000, workers=2), "test",
+                   batch_chunks=4)
     np.testing.assert_array_equal(one, split)
     np.testing.assert_array_equal(one, procs)
 
@@ -95,11 +95,11 @@ def test_seed_changes_results_and_reproduces():
 @pytest.mark.parametrize("kwargs, message", [
     ({"B": 1}, "B must be at least 2"),
     ({"B": 2.5}, "B must be an integer"),
-    ({"replicates": 0}, "replicates must be a positive integer"),
-    ({"seed": -1}, "seed must be an integer"),
+    ({"replicates": 0}, "replicates must be at least 2"),
+    ({"seed": -1}, "seed must be at least 0"),
     ({"method": "magic"}, "method must be one of"),
     ({"estimators": "U,Q"}, "unknown estimator 'Q'"),
-    ({"workers": 0}, "workers must be a positive integer"),
+    ({"workers": 0}, "workers must be at least 1"),
 ])
 def test_bias_rejects_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -86,7 +86,7 @@ def test_read_scores_csv(tmp_path):
     f.write_text("lr,acc\n0.1,0.5\n0.2,0.7\n")
     np.testing.assert_array_equal(read_scores(f, column="acc"), [0.5, 0.7])
     np.testing.assert_array_equal(read_scores(f, column="1"), [0.5, 0.7])
-    with pytest.raises(ValueError, match="--column"):
+    with pytest.raises(ValueError, match="choose one with column"):
         read_scores(f)
     with pytest.raises(ValueError, match="no column 'f1'"):
         read_scores(f, column="f1")
@@ -113,8 +113,8 @@ def test_file_truth_needs_two_scores(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"sigma": 0.0}, "sigma must be positive"),
-    ({"lo": 1.0, "hi": 0.0}, "lo < hi"),
+    ({"sigma": 0.0}, r"sigma must lie in \(0, inf\)"),
+    ({"lo": 1.0, "hi": 0.0}, "lo must be below hi"),
     ({"mu": float("nan")}, "mu must be a finite number"),
     ({"mu": 50.0, "sigma": 0.01}, "no usable mass"),
 ])
@@ -126,7 +126,7 @@ def test_impossible_truth_parameters(kwargs, message):
 def test_unknown_truth_and_misplaced_options():
     with pytest.raises(ValueError, match="unknown truth 'gauss'"):
         make_truth("gauss")
-    with pytest.raises(ValueError, match="apply only to --dist normal"):
+    with pytest.raises(ValueError, match="apply only to the 'normal' truth"):
         make_truth("bag", mu=0.3)
     with pytest.raises(ValueError, match="needs an argument"):
         make_truth("file:")
