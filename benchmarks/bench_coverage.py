@@ -93,13 +93,13 @@ def main():
     wall_jit, _, _ = timed(lambda: evpsim.coverage(truth, 10, replicates=16, resamples=64))
     kw = dict(replicates=M, resamples=R, seed=0)
     rows = []
-    w, c, v = timed(lambda: evpsim.coverage(truth, B, estimators="V", methods="percentile", **kw),
-                    args.repeat)
+    w, c, v = timed(lambda: evpsim.coverage(truth, B, estimators="V", ci_methods="percentile",
+                                            **kw), args.repeat)
     rows.append(("evpsim: V x percentile", w, c, "budget 3 s"))
     w, c, _ = timed(lambda: evpsim.coverage(truth, B, estimators="U,V,W",
-                                            methods="percentile,basic,bca", **kw), args.repeat)
+                                            ci_methods="percentile,basic,bca", **kw), args.repeat)
     rows.append(("evpsim: U,V,W x percentile,basic,bca", w, c, "budget 20 s"))
-    w, c, _ = timed(lambda: evpsim.coverage(truth, B, estimators="V", methods="dkw,ks", **kw),
+    w, c, _ = timed(lambda: evpsim.coverage(truth, B, estimators="V", ci_methods="dkw,ks", **kw),
                     args.repeat)
     rows.append(("evpsim: dkw, ks bands (no resampling)", w, c, ""))
     v_wall = rows[0][1]
@@ -125,7 +125,7 @@ def main():
     print("|---|---:|---:|---|")
     for name, w, c, note in rows:
         print(f"| {name} | {w:.2f} | {c:.2f} | {note} |")
-    cov = v["coverage"].sel({"estimator": "V", "method": "percentile"})
+    cov = v["coverage"].sel(estimator="V", ci_method="percentile")
     print(f"\nV percentile coverage, evpsim (M = {M}): n=1 {float(cov.sel(n=1)):.3f}, "
           f"n=10 {float(cov.sel(n=10)):.3f}, n=20 {float(cov.sel(n=20)):.3f}, "
           f"n=50 {float(cov.sel(n=50)):.3f}; scipy ({args.scipy_samples} samples): "

@@ -45,19 +45,34 @@ def test_file_truth_from_csv(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["bias", "--B", "1"], "B must be at least 2"),
-    (["bias", "--estimators", "U,X"], "unknown estimator 'X'"),
+    (["bias", "--B", "1"], "--B must be at least 2, got 1"),
+    (["bias", "--estimators", "U,X"], "--estimators: unknown estimator 'X'"),
     (["bias", "--dist", "file:/no/such/file.txt"], "no such file"),
-    (["bias", "--dist", "normal", "--sigma", "-1"], "sigma must be positive"),
+    (["bias", "--dist", "normal", "--sigma", "-1"], "--sigma must lie in (0, inf), got -1.0"),
     (["bias", "--dist", "weird"], "unknown truth 'weird'"),
     (["bias", "--out", "/no/such/dir/r.nc"], "does not exist"),
     (["bias", "--out", "r.txt"], "expected a file ending in .nc"),
+    (["bias", "--seed", "-1"], "--seed must be at least 0, got -1"),
 ])
 def test_user_errors_print_one_line_and_exit_2(argv, message, capsys):
     assert main(argv + ["--replicates", "1000"]) == 2
     err = capsys.readouterr().err.strip()
+    assert err.startswith("evpsim bias: error: ")
     assert message in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_library_errors_name_the_flag(capsys):
+    assert main(["bias", "--replicates", "1"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "evpsim bias: error: --replicates must be at least 2, got 1"
+
+
+def test_few_replicates_are_not_checked_against_exact(capsys):
+    assert main(["bias", "--dist", "normal", "--B", "5", "--replicates", "500", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "Monte Carlo vs exact: not checked; 500 replicates are too few" in text
+    assert "largest |MC - exact| / SE" not in text
 
 
 def test_nan_scores_in_file(tmp_path, capsys):
@@ -71,6 +86,56 @@ def test_no_partial_output_when_a_run_fails(tmp_path):
     out = tmp_path / "r.nc"
     assert main(["bias", "--B", "1", "--out", str(out)]) == 2
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_outputs_are_checked_before_any_work(tmp_path, capsys):
+    out = tmp_path / "r.nc"
+    status = main(["bias", "--B", "5", "--replicates", "1000", "--quiet", "--out", str(out),
+                   "--plot", str(tmp_path / "missing" / "r.png")])
+    assert status == 2
+    err = capsys.readouterr()
+    assert "--plot" in err.err and "does not exist" in err.err
+    assert "truth:" not in err.out  # nothing was computed
+    assert list(tmp_path.iterdir()) == []
+    assert main(["bias", "--B", "5", "--quiet", "--out", str(out), "--plot", str(out)]) == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_file_truth_from_csv_without_header(tmp_path, capsys):
+    f = tmp_path / "runs.csv"
+    f.write_text("0.5,0.71\n0.6,0.74\n0.55,0.69\n0.52,0.80\n")
+    assert main(["bias", "--dist", f"file:{f}", "--column", "1", "--B", "3",
+                 "--method", "exact"]) == 0
+    assert "empirical distribution of 4 scores (4 distinct)" in capsys.readouterr().out
+
+
+def test_coverage_command_selects_ci_methods(tmp_path, capsys):
+    args = ["coverage", "--dist", "normal", "--B", "6", "--estimators", "V", "--replicates",
+            "16", "--resamples", "100", "--quiet"]
+    new, old = tmp_path / "new.nc", tmp_path / "old.nc"
+    assert main(args + ["--ci-methods", "percentile,dkw", "--out", str(new)]) == 0
+    assert main(args + ["--methods", "percentile,dkw", "--out", str(old)]) == 0  # the alias
+    text = capsys.readouterr().out
+    assert "percentile" in text and "dkw" in text and "bca" not in text
+    ds, ds_old = read_netcdf(new), read_netcdf(old)
+    assert ds["ci_method"].values.tolist() == ["percentile", "dkw"]
+    assert ds["ci_method_kind"].values.tolist() == ["bootstrap", "band"]
+    assert ds["coverage"].dims == ("estimator", "ci_method", "n")
+    assert ds.sel(ci_method="dkw")["coverage"].dims == ("estimator", "n")
+    assert ds["truth"].item() == "normal" and int(ds["B"]) == 6
+    assert ds["coverage"].equals(ds_old["coverage"])
+
+
+def test_compare_command_names_both_models(tmp_path, capsys):
+    out = tmp_path / "c.nc"
+    assert main(["compare", "--a", "tang-small", "--b", "tang-big", "--B", "5",
+                 "--replicates", "2000", "--quiet", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "A = tang-small: truncated normal N(0.5, 0.1^2) on [0, 0.6]" in text
+    assert "B = tang-big: truncated normal N(0.25, 0.2^2) on [0, 0.75]" in text
+    ds = read_netcdf(out)
+    assert ds["label_a"].item() == "tang-small" and ds["truth_b"].item() == "tang-big"
+    assert int(ds["B"]) == 5
 
 
 def test_argparse_errors_exit_2(capsys):

@@ -66,7 +66,7 @@ def test_tang2020_reproduction(tmp_path, data_dir):
     assert float(abs(fig3["below_mc_truth"] - fig3["below"]).max()) < 0.02
     # Fig. 4: coverage falls with n, far below 0.95 by n = 50
     fig4 = read_netcdf(tmp_path / "tang2020_fig4.nc")
-    pct = fig4["coverage"].sel({"estimator": "V", "method": "percentile"})
+    pct = fig4["coverage"].sel(estimator="V", ci_method="percentile")
     assert (pct.sel(n=1) > 0.8).all() and (pct.sel(n=50) < 0.7).all()
     fig5 = read_netcdf(tmp_path / "tang2020_fig5.nc")
     assert abs(float(fig5["bandwidth"].sel(truth="MLP")) - 0.004875) < 1e-6

@@ -33,9 +33,11 @@ print(evpsim.__version__, "quick" if QUICK else "full sizes")
 
 # %%
 ds = evpsim.bias("bag", B=30, replicates=REPLICATES, seed=1)
-print(ds.attrs["truth_description"])
+print(ds["truth_description"].item())
 print("largest |MC - exact| / SE:", round(ds.attrs["max_abs_z"], 2))
-ds[["exact_bias", "exact_variance", "exact_mse"]].sel(n=[1, 5, 10, 20, 30]).to_dataframe().unstack("estimator").round(6)
+# reset_coords: the truth's scalar coordinates would otherwise become columns
+table = ds[["exact_bias", "exact_variance", "exact_mse"]].sel(n=[1, 5, 10, 20, 30])
+table.reset_coords(drop=True).to_dataframe().unstack("estimator").round(6)
 
 # %% [markdown]
 # The ordering Bias(W) ≤ Bias(V) ≤ Bias(U) = 0 and Var(W) ≤ Var(V) ≤ Var(U)

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import xarray as xr
 from IPython.display import Image
 
 import evpsim
@@ -55,27 +56,33 @@ print("CI methods:", evpsim.list_ci_methods())
 #
 # One call per truth runs every estimator (U, V, W) and every CI method on
 # the same M samples and the same resamples. The result is an xarray
-# Dataset with dims `estimator`, `method`, `n`. Select a method with
-# `ds.sel({"method": ...})`: `method=` is an argument of `sel` itself.
+# Dataset with dims `estimator`, `ci_method`, `n`; select a CI method with
+# `ds.sel(ci_method="percentile")`. The truth is named by scalar
+# coordinates (`truth`, `truth_description`, `truth_lo`, `truth_hi`, and
+# `B`), so the three results combine into one Dataset along a new `truth`
+# dimension.
 
 # %%
 results = {}
 for spec in TRUTHS:
     t0 = time.perf_counter()
     results[spec] = evpsim.coverage(spec, B=B, replicates=M, resamples=R, seed=SEED)
-    print(f"{spec:<18} {time.perf_counter() - t0:5.1f} s  {results[spec].attrs['truth_description']}")
+    print(f"{spec:<18} {time.perf_counter() - t0:5.1f} s  "
+          f"{results[spec]['truth_description'].item()}")
 
 
 def row(ds, estimator, method):
-    return ds.sel({"estimator": estimator, "method": method})
+    return ds.sel(estimator=estimator, ci_method=method)
 
 
+fig4 = xr.concat([results[s] for s in TRUTHS], dim="truth", coords="different", compat="equals")
+print("\ncombined:", dict(fig4["coverage"].sizes))
 print("\ncoverage of the 95% percentile interval of V, with Clopper-Pearson 95% bounds")
-print(f"{'n':>3} " + " ".join(f"{s:>26}" for s in TRUTHS))
+print(f"{'n':>3} " + " ".join(f"{s:>26}" for s in fig4["truth"].values))
 for n in SHOW_N:
     cells = []
-    for spec in TRUTHS:
-        r = row(results[spec], "V", "percentile").sel(n=n)
+    for spec in fig4["truth"].values:
+        r = row(fig4, "V", "percentile").sel(truth=spec, n=n)
         cells.append(f"{float(r.coverage):.3f} [{float(r.coverage_lower):.3f}, "
                      f"{float(r.coverage_upper):.3f}]")
     print(f"{n:>3} " + " ".join(f"{c:>26}" for c in cells))
@@ -168,7 +175,7 @@ fig.tight_layout()
 # n at once (what one needs to trust a drawn curve).
 
 # %%
-METHODS = [str(m) for m in results[TRUTHS[0]]["method"].values]
+METHODS = [str(m) for m in results[TRUTHS[0]]["ci_method"].values]
 for spec in TRUTHS:
     ds = results[spec]
     print(f"\n{spec}: estimator V; coverage (mean width) at n")
@@ -179,7 +186,7 @@ for spec in TRUTHS:
         cells = "".join(f"{float(r.coverage.sel(n=n)):>8.3f} ({float(r.mean_width.sel(n=n)):.4f})"
                         for n in (1, 10, 20, 50))
         print(f"{m:<11}{cells}{float(r.coverage_all):>15.3f}")
-    undefined = float(ds["undefined"].sel({"method": "bca"}).max())
+    undefined = float(ds["undefined"].sel(ci_method="bca").max())
     print(f"largest fraction of undefined BCa intervals (any estimator, any n): {undefined:.3f}")
 
 # %% [markdown]
@@ -227,8 +234,8 @@ for spec in TRUTHS:
 
 # %%
 for spec in TRUTHS:
-    ds = results[spec].sel({"method": BOOT})
-    gap = abs(ds["coverage"] - 0.95).mean("n").to_series()  # indexed by (estimator, method)
+    ds = results[spec].sel(ci_method=BOOT)
+    gap = abs(ds["coverage"] - 0.95).mean("n").to_series()  # indexed by (estimator, ci_method)
     call = ds["coverage_all"].to_series()
     best, best_all = gap.idxmin(), call.idxmax()
     print(f"{spec:<18} closest to 0.95 on average: {' '.join(best)} "
@@ -263,7 +270,7 @@ fig.tight_layout()
 BS = [20, 30, 50, 100] if QUICK else [20, 30, 50, 75, 100, 150]
 by_B = {}
 for b in BS:
-    by_B[b] = evpsim.coverage("kde:reuters-lstm", B=b, estimators="V", methods=BOOT,
+    by_B[b] = evpsim.coverage("kde:reuters-lstm", B=b, estimators="V", ci_methods=BOOT,
                               replicates=M, resamples=R, seed=SEED)
 print("kde:reuters-lstm, V, coverage at n = 20 [Clopper-Pearson 95%]  (miss below)")
 print(f"{'B':>4} " + "".join(f"{m:>30}" for m in BOOT))
@@ -321,7 +328,8 @@ def normal_bc(boots, estimate, jackknife, level):
 evpsim.register_ci_method("normal-bc", func=normal_bc, overwrite=True,
                           description="bias-corrected normal: 2 est - mean(boots) +- z sd(boots)")
 t0 = time.perf_counter()
-user = {spec: evpsim.coverage(spec, B=B, estimators="U,V,W", methods="percentile,basic,normal-bc",
+user = {spec: evpsim.coverage(spec, B=B, estimators="U,V,W",
+                              ci_methods="percentile,basic,normal-bc",
                               replicates=M, resamples=R, seed=SEED) for spec in TRUTHS}
 print(f"{time.perf_counter() - t0:.1f} s (includes compiling the user kernel)")
 

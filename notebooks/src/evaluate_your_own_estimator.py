@@ -249,7 +249,7 @@ for spec in TRUTHS:
     ds = bias_ds[spec]
     bias, rmse = moment(ds, "bias"), np.sqrt(moment(ds, "mse"))
     sd = np.sqrt(moment(ds, "variance"))
-    print(f"\n{spec}: {ds.attrs['truth_description']}")
+    print(f"\n{spec}: {ds['truth_description'].item()}")
     print(f"{'':>4}" + "".join(f"{'n = ' + str(n):>26}" for n in SHOW_N))
     print(f"{'':>4}" + "".join(f"{'bias':>10}{'sd':>8}{'rmse':>8}" for _ in SHOW_N))
     for e in ALL:
@@ -372,7 +372,7 @@ BOOT = ["percentile", "basic", "bca"]
 cov = {}
 for spec in TRUTHS:
     t0 = time.perf_counter()
-    cov[spec] = evpsim.coverage(spec, B=B, estimators=LSTATS, methods=BOOT,
+    cov[spec] = evpsim.coverage(spec, B=B, estimators=LSTATS, ci_methods=BOOT,
                                 replicates=SIZES["M"], resamples=SIZES["R"], seed=SEED)
     print(f"{spec:<18} {time.perf_counter() - t0:5.1f} s")
 for spec in TRUTHS:
@@ -381,7 +381,7 @@ for spec in TRUTHS:
     for e in LSTATS:
         cells = []
         for m in BOOT:
-            r = cov[spec].sel({"estimator": e, "method": m})
+            r = cov[spec].sel(estimator=e, ci_method=m)
             cells.append(" / ".join(f"{float(r.coverage.sel(n=n)):.3f}" for n in (10, 20, B))
                          + f"; {float(r.coverage_all):.3f}")
         print(f"{e:>4}" + "".join(f"{c:>32}" for c in cells))
@@ -415,7 +415,7 @@ for spec in TRUTHS:
         r["RMSE@B"] = float(np.sqrt(moment(ds, "mse").sel(estimator=e, n=B)))
         r["below@B"] = float(fc[spec]["below"].sel(estimator=e, n=B))
         if e in LSTATS:
-            p = cov[spec].sel({"estimator": e, "method": "percentile"})
+            p = cov[spec].sel(estimator=e, ci_method="percentile")
             r["cov20"], r["all"] = float(p.coverage.sel(n=20)), float(p.coverage_all)
         else:
             r["cov20"] = r["all"] = math.nan
