@@ -20,11 +20,14 @@ import numpy as np
 
 __all__ = [
     "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
-    "number", "scores", "bounds", "boolean", "choice", "check_memory", "text_file", "MAX_SCORE",
+    "number", "scores", "bounds", "boolean", "choice", "string", "counts", "check_memory",
+    "text_file", "MAX_SCORE",
 ]
 
-#: largest magnitude of a score: its square and a sum of 1e6 of them stay finite
-MAX_SCORE = 1e150
+#: largest magnitude of a score: fourth powers of differences of scores, summed
+#: over as many as 2**53 replicates (the batteries' variance standard errors),
+#: stay finite: (2e70)**4 * 2**53 ~ 1e297
+MAX_SCORE = 1e70
 #: largest seed (seeds are mixed into 64-bit stream keys)
 MAX_SEED = 2**63 - 1
 
@@ -139,6 +142,51 @@ def boolean(value, name):
     return bool(value)
 
 
+def string(value, name, *, empty=False):
+    """A ``str`` (non-empty unless ``empty``)."""
+    if not isinstance(value, str):
+        raise InvalidType(name, f"{name} must be a string, got {value!r}")
+    if not value and not empty:
+        raise InvalidArgument(name, f"{name} must be a non-empty string")
+    return value
+
+
+def counts(values, name, *, minimum=0):
+    """Whole numbers as an int64 array of any shape (integral floats accepted).
+
+    Booleans, strings, non-integral and non-finite numbers are refused.
+    """
+    if isinstance(values, (str, bytes)):
+        raise InvalidType(name, f"{name} must be integers, got {values!r}")
+    if isinstance(values, (list, tuple)):
+        for v in values:  # numpy turns [True, 2] into [1, 2]
+            if isinstance(v, (bool, np.bool_)):
+                integer(v, name)
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raise InvalidType(name, f"{name} must be integers, got {values!r}") from None
+    if raw.dtype.kind == "O":
+        for v in raw.ravel():
+            integer(v, name)
+        raw = raw.astype(float)
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "U": "strings", "S": "strings"}.get(raw.dtype.kind, raw.dtype)
+        raise InvalidType(name, f"{name} must be integers, got {kind}")
+    if raw.dtype.kind == "f" and raw.size:
+        bad = ~np.isfinite(raw) | (raw != np.floor(raw))
+        if bad.any():
+            raise InvalidArgument(name, f"{name} must be integers, got "
+                                        f"{float(raw[bad].ravel()[0])!r}")
+        if np.abs(raw).max() > 2**53:
+            raise InvalidArgument(name, f"{name} must be integers of at most 2**53")
+    out = raw.astype(np.int64)
+    if minimum is not None and (out < minimum).any():
+        raise InvalidArgument(name, f"{name} must be at least {minimum:,}, got "
+                                    f"{int(out[out < minimum].ravel()[0]):,}")
+    return out
+
+
 def choice(value, name, choices):
     """One of ``choices`` (strings)."""
     if not isinstance(value, str) or value not in choices:
@@ -150,10 +198,16 @@ def scores(values, name="scores", *, min_size=2):
     """Scores as a finite 1-D float array of at least ``min_size`` values.
 
     Strings and booleans are refused even where numpy would convert them,
-    and so are magnitudes above :data:`MAX_SCORE`, whose squares overflow.
+    and so are magnitudes above :data:`MAX_SCORE`, whose fourth powers
+    would overflow the batteries' sums.
     """
     if isinstance(values, (str, bytes)):
         raise InvalidType(name, f"{name} must be numbers, got a string")
+    if isinstance(values, (list, tuple)):
+        # numpy turns [0.5, True] into [0.5, 1.0]: refuse the boolean here
+        flag = next((v for v in values if isinstance(v, (bool, np.bool_))), None)
+        if flag is not None:
+            raise InvalidType(name, f"{name} must be numbers, found a value of type bool")
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError):
@@ -181,9 +235,10 @@ def scores(values, name="scores", *, min_size=2):
                                     f"value(s), first at index {int(np.argmax(bad))}")
     big = np.abs(xs) > MAX_SCORE
     if big.any():
-        raise InvalidArgument(name, f"{name} has a value of magnitude {np.abs(xs).max():.3g} at "
-                                    f"index {int(np.argmax(big))}; scores must lie within "
-                                    f"+-{MAX_SCORE:.0e} (their squares must be finite)")
+        first = int(np.argmax(big))
+        raise InvalidArgument(name, f"{name} has a value of magnitude {abs(xs[first]):.3g} at "
+                                    f"index {first}; scores must lie within "
+                                    f"+-{MAX_SCORE:.0e} (their fourth powers must be finite)")
     return xs
 
 
@@ -218,6 +273,10 @@ def text_file(path, name="path"):
     import stat
     from pathlib import Path
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidType(name, f"{name} must be a file name or path, got {path!r}")
+    if not str(path):
+        raise InvalidArgument(name, f"{name} is empty: name a file of scores")
     p = Path(path)
     try:
         mode = p.stat().st_mode
@@ -232,7 +291,8 @@ def text_file(path, name="path"):
         raise InvalidArgument(name, f"cannot read scores: {str(p)!r} is not a regular file "
                                     f"(a pipe, socket or device)")
     try:
-        return p.read_text()
+        # UTF-8, with or without the byte-order mark that spreadsheets write
+        return p.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: not a text file "
                                     f"(UTF-8)") from None

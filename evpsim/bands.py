@@ -197,7 +197,7 @@ def ld_band(B, level, kind="equal-tailed"):
     --------
     >>> lower, upper = ld_band(50, 0.95)
     >>> round(float(upper[0]), 4), round(float(lower[-1]), 4)
-    (0.0905, 0.9095)
+    (0.1222, 0.8778)
     """
     B = check.B(B, minimum=1)
     level = check.level(level)

@@ -53,6 +53,8 @@ def evp_curve(scores, estimator="V", ns=None, *, name=None):
     xs = np.sort(check.scores(scores))
     B = xs.size
     ns = check.ns(ns, B)
+    if name is not None:
+        check.string(name, "name", empty=True)
     est = get_estimator(estimator).apply(xs, ns)
     wv = estimator_weights("V", B)[ns - 1]
     mean_v = wv @ xs
@@ -95,8 +97,7 @@ def budget_to_reach(scores, target, estimator="V"):
     >>> budget_to_reach([0.7, 0.9, 0.8], 0.95) is None
     True
     """
-    if not np.isfinite(target):
-        raise ValueError(f"target must be a finite number, got {target!r}")
+    target = check.number(target, "target")
     evp = evp_curve(scores, estimator)["evp"].values
     hits = np.flatnonzero(evp >= target)
     return int(hits[0]) + 1 if hits.size else None

@@ -46,6 +46,7 @@ __all__ = [
     "unregister_estimator",
     "resolve_estimators",
     "estimate_rows",
+    "check_rows_memory",
     "EstimateRows",
 ]
 
@@ -174,6 +175,12 @@ def register_estimator(name, *, weights=None, func=None, description="",
         ``func(sorted_sample, n) -> float``. It is compiled with
         ``numba.njit`` unless it already is a numba dispatcher. Exactly one of
         ``weights`` and ``func`` must be given.
+
+        Either is tried before it is registered: ``weights`` for B = 2, 3
+        and 5 (each must give a finite (B, B) array), ``func`` on a sample
+        of 3 at n = 1, 2, 3, compiled with bounds checking (each call must
+        return a finite number). A failure raises ``ValueError`` and
+        registers nothing.
     description : str, optional
         One line for ``evpsim list``.
     overwrite : bool, optional
@@ -200,21 +207,32 @@ def register_estimator(name, *, weights=None, func=None, description="",
         raise check.InvalidArgument("func", "give exactly one of weights= and func=")
     if weights is not None and not callable(weights):
         raise check.InvalidType("weights", "weights must be a callable B -> (B, B) array")
+    description = check.string(description, "description", empty=True)
+    overwrite = check.boolean(overwrite, "overwrite")
+    _REGISTRY.check_new(name, overwrite=overwrite)
     if func is not None:
+        sample = np.array([0.25, 0.5, 0.75])
         func = jit_function(func, "(sorted_sample, n) -> float",
-                            (np.array([0.25, 0.5, 0.75]), 2), _is_float)
+                            [(f"n = {n} of a sample of 3", (sample, n)) for n in (1, 2, 3)],
+                            _float_problem)
     est = Estimator(name, description or str(name), weights=weights, func=func)
     if weights is not None:
-        try:
-            est.weight_matrix(3)
-        except Exception as err:
-            raise check.InvalidArgument("weights", f"weights(3) fails: {err}") from None
+        for B in (2, 3, 5):  # a shape right for one B only is caught here
+            try:
+                est.weight_matrix(B)
+            except Exception as err:
+                raise check.InvalidArgument("weights", f"weights({B}) fails: {err}") from None
     return _REGISTRY.add(est, overwrite=overwrite)
 
 
-def _is_float(value):
-    return isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(
-        value, (bool, np.bool_))
+def _float_problem(value):
+    """What is wrong with an estimate returned by a user's function, if anything."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (float, int, np.floating, np.integer)):
+        return f"a {type(value).__name__}, not a number"
+    if not np.isfinite(value):
+        return "not finite"
+    return None
 
 
 def unregister_estimator(name):
@@ -339,6 +357,14 @@ class EstimateRows:
     ns: np.ndarray
 
 
+def check_rows_memory(ests, B, nrows):
+    """Refuse a B whose weights (:func:`estimate_rows`, ``nrows`` budgets) cannot fit
+    in memory; batteries call it before any other work."""
+    lstats = sum(e.is_lstatistic for e in ests)
+    check.check_memory(8 * B * (B + nrows) * (lstats + 1),
+                       f"the weights of {lstats} estimators for B = {B:,}", "B")
+
+
 def estimate_rows(ests, B, ns):
     """Group the estimates of ``ests`` at budgets ``ns`` into kernel calls.
 
@@ -347,8 +373,7 @@ def estimate_rows(ests, B, ns):
     """
     out = []
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
-    check.check_memory(8 * B * (B + ns.size) * (len(lstats) + 1),
-                       f"the weights of {len(lstats)} estimators for B = {B:,}", "B")
+    check_rows_memory(ests, B, ns.size)
     if lstats:
         ws = np.concatenate([ests[k].weight_matrix(B)[ns - 1] for k in lstats])
         out.append(EstimateRows(lstats, np.ascontiguousarray(ws.T), None,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _validate as check
 from ._kernels import orderstats as K
 
 __all__ = ["order_statistic_moments", "lstatistic_moments"]
@@ -32,10 +33,10 @@ def order_statistic_moments(truth, B):
 
     Parameters
     ----------
-    truth : Truth
-        Ground truth.
+    truth : str or Truth
+        Ground truth (see :func:`evpsim.make_truth`).
     B : int
-        Sample size.
+        Sample size, at least 1.
 
     Returns
     -------
@@ -44,8 +45,15 @@ def order_statistic_moments(truth, B):
     sigma : (B, B) ndarray
         ``Cov(X_(i:B), X_(j:B))``.
     """
-    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
-        raise ValueError(f"B must be a positive integer, got {B!r}")
+    from .truths import make_truth
+
+    truth = make_truth(truth)
+    try:
+        B = check.B(B, minimum=1)
+    except check.InvalidArgument as err:
+        raise type(err)("B", f"B must be a positive integer, got {B!r}") from None
+    check.check_memory(4 * 8 * B * B, f"the {B:,} x {B:,} covariance of the order statistics",
+                       "B")
     q = truth.quadrature(pairs=True, nmax=int(B))
     A = K.order_stat_tails(int(B), q.F, q.S)  # P(X_(i) <= x_q)
     mu = q.top - q.h @ A
@@ -63,16 +71,29 @@ def lstatistic_moments(truth, B, weights):
 
     Parameters
     ----------
-    truth : Truth
+    truth : str or Truth
     B : int
     weights : sequence of (R, B) arrays
-        Weight rows, e.g. one (B, B) matrix per estimator.
+        Finite weight rows, e.g. one (B, B) matrix per estimator.
 
     Returns
     -------
     means, variances : list of (R,) arrays
         One pair of arrays per entry of ``weights``.
     """
+    if isinstance(weights, np.ndarray) and weights.ndim == 2:
+        raise check.InvalidType("weights", "weights must be a sequence of (R, B) arrays, e.g. "
+                                           "[w]; got one array")
+    try:
+        weights = [np.asarray(w, dtype=float) for w in weights]
+    except (TypeError, ValueError):
+        raise check.InvalidType("weights", "weights must be a sequence of (R, B) arrays of "
+                                           "numbers") from None
+    B = check.B(B, minimum=1)
+    for w in weights:
+        if w.ndim != 2 or w.shape[1] != B or not np.all(np.isfinite(w)):
+            raise check.InvalidArgument("weights", f"weights must be finite (R, {B}) arrays, "
+                                                   f"got one of shape {w.shape}")
     mu, sigma = order_statistic_moments(truth, B)
     means = [w @ mu for w in weights]
     variances = [np.maximum(np.einsum("ri,ij,rj->r", w, sigma, w), 0.0) for w in weights]

@@ -172,13 +172,18 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
         (a scratch copy the function may reorder), ``estimate`` is the
         sample's estimate, ``jackknife`` its B leave-one-out estimates and
         ``level`` the two-sided confidence level. Compiled with
-        ``numba.njit`` unless it already is a numba dispatcher.
+        ``numba.njit`` unless it already is a numba dispatcher, after trial
+        calls (compiled with bounds checking) at levels 0.95 and 0.9 that
+        must return two numbers, ``lower <= upper`` (NaN marks an interval
+        that cannot be formed).
     band : callable, optional
         A band method: ``band(B, level) -> (lower, upper)``, arrays of
         length B + 1 bounding the CDF on ``[x_(i), x_(i+1))``, i = 0..B
         (``x_(0)`` and ``x_(B+1)`` the known bounds of the scores), holding
-        simultaneously with probability at least ``level``. Exactly one of
-        ``func`` and ``band`` must be given.
+        simultaneously with probability at least ``level``; tried as
+        ``band(5, 0.95)``. Exactly one of ``func`` and ``band`` must be
+        given. A method that fails its trial raises ``ValueError`` and is
+        not registered.
     description : str, optional
         One line for tables and ``evpsim list``.
     overwrite : bool, optional
@@ -208,12 +213,16 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
     """
     if (func is None) == (band is None):
         raise check.InvalidArgument("func", "give exactly one of func= and band=")
-    if func is not None:
-        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)",
-                            (np.array([0.5, 0.6, 0.7, 0.8]), 0.65, np.array([0.6, 0.65, 0.7]),
-                             0.95), _is_pair)
     if band is not None and not callable(band):
         raise check.InvalidType("band", "band must be a callable (B, level) -> (lower, upper)")
+    description = check.string(description, "description", empty=True)
+    overwrite = check.boolean(overwrite, "overwrite")
+    _REGISTRY.check_new(name, overwrite=overwrite)
+    if func is not None:
+        boots, jack = np.array([0.5, 0.6, 0.7, 0.8]), np.array([0.6, 0.65, 0.7])
+        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)",
+                            [(f"4 resamples at level {lv}", (boots.copy(), 0.65, jack, lv))
+                             for lv in (0.95, 0.9)], _pair_problem)
     method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func)
               if func is not None else CIMethod(name, description or name, "band", band=band))
     if band is not None:
@@ -224,9 +233,20 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
     return _REGISTRY.add(method, overwrite=overwrite)
 
 
-def _is_pair(value):
-    return isinstance(value, tuple) and len(value) == 2 and all(
-        isinstance(v, (float, int, np.floating, np.integer)) for v in value)
+def _pair_problem(value):
+    """What is wrong with an interval returned by a user's function, if anything.
+
+    NaN ends are allowed (an interval that cannot be formed counts as
+    undefined); a lower end above the upper one is not.
+    """
+    if not (isinstance(value, tuple) and len(value) == 2):
+        return "not a pair"
+    if not all(isinstance(v, (float, int, np.floating, np.integer))
+               and not isinstance(v, (bool, np.bool_)) for v in value):
+        return "not two numbers"
+    if value[0] > value[1]:
+        return "lower above upper"
+    return None
 
 
 def unregister_ci_method(name):
@@ -387,7 +407,8 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
     E = len(ests)
     check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B,
-                       f"{resamples:,} resamples of {E} x {B} estimates", "resamples")
+                       f"{resamples:,} resamples of {E} x {B:,} estimates",
+                       "resamples" if resamples > 2 * B else "scores")
     ptab, jws = weight_tables(ests, B)
     lower = np.full((E, len(meths), B), np.nan)
     upper = np.full_like(lower, np.nan)

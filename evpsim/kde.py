@@ -95,7 +95,7 @@ def kde_bandwidth(scores, rule="normal-reference"):
     ------
     ValueError
         For an unknown rule, fewer than two scores, or scores that are all
-        equal (the bandwidth would be 0).
+        equal or so close that the bandwidth would be 0.
 
     Examples
     --------
@@ -111,7 +111,12 @@ def kde_bandwidth(scores, rule="normal-reference"):
     q75, q25 = np.percentile(xs, [75, 25])
     iqr = float(q75 - q25) / 1.349
     spread = min(sd, iqr) if iqr > 0 else sd
-    return RULES[rule] * spread * xs.size ** -0.2
+    bw = RULES[rule] * spread * xs.size ** -0.2
+    if not bw > 0:  # squares of differences below ~1e-154 underflow to 0
+        raise check.InvalidArgument("scores", f"the scores differ by at most "
+                                              f"{xs.max() - xs.min():.3g}: too little for a "
+                                              f"bandwidth (it underflows to 0)")
+    return bw
 
 
 def _interval_masses(xs, bw, edges):
@@ -126,6 +131,14 @@ def _interval_masses(xs, bw, edges):
     masses = np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a)).mean(axis=0)
     outside = float(np.mean(ndtr(z[:, 0]) + ndtr(-z[:, -1])))
     return masses, outside
+
+
+def check_name(name):
+    """Raise unless ``name`` is a fit's name: letters, digits, ``.``, ``_``, ``-``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise check.InvalidArgument("name", f"name must be letters, digits, '.', '_' or '-', "
+                                            f"got {name!r}")
+    return name
 
 
 def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bins=511,
@@ -168,6 +181,14 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
         renormalising), ``scores_min, scores_max``. No time or version
         attributes: refitting the same scores gives the same file contents.
 
+    Raises
+    ------
+    ValueError
+        For bad arguments; for a grid whose arrays would not fit in memory;
+        for a bandwidth that stretches the grid beyond ``+-1e70``; for
+        intervals narrower than floating-point resolution (scores almost
+        equal, or too many bins).
+
     Examples
     --------
     >>> fit = fit_kde([0.61, 0.64, 0.65, 0.70, 0.72], bins=8)
@@ -193,9 +214,7 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
         lo, hi = check.bounds(bounds, xs.min(), xs.max(), "the scores")
     else:
         lo, hi = -math.inf, math.inf
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise check.InvalidArgument("name", f"name must be letters, digits, '.', '_' or '-', "
-                                            f"got {name!r}")
+    check_name(name)
     for key, val in (("model", model), ("metric", metric), ("source", source), ("note", note)):
         if val is not None and not isinstance(val, str):
             raise check.InvalidType(key, f"{key} must be a string, got {type(val).__name__}")
@@ -208,7 +227,20 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
         rule, bw = "given", float(bandwidth)
     grid_lo = max(float(xs.min()) - _CUT * bw, lo)
     grid_hi = min(float(xs.max()) + _CUT * bw, hi)
+    arg = "bandwidth" if rule == "given" else "scores"
+    if max(abs(grid_lo), abs(grid_hi)) > check.MAX_SCORE:
+        raise check.InvalidArgument(arg, f"bandwidth {bw:.3g} stretches the grid to "
+                                         f"[{grid_lo:.3g}, {grid_hi:.3g}], beyond the "
+                                         f"+-{check.MAX_SCORE:.0e} that scores may span; "
+                                         f"choose a smaller bandwidth")
     edges = np.linspace(grid_lo, grid_hi, int(bins) + 1)
+    if not np.all(np.diff(edges) > 0) or np.unique(
+            edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+    ).size < bins:
+        raise check.InvalidArgument(arg, f"{bins:,} intervals on [{grid_lo:.17g}, "
+                                         f"{grid_hi:.17g}] (bandwidth {bw:.3g}) are narrower "
+                                         f"than floating-point resolution; use fewer bins or "
+                                         f"a larger bandwidth")
     masses, outside = _interval_masses(xs, bw, edges)
     pmf = masses / masses.sum()
     support = edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
@@ -310,7 +342,10 @@ def load_kde(spec):
     Raises
     ------
     ValueError
-        For an unknown name, a missing file, or a file that is not a fit.
+        For an unknown name, a missing file or folder, or a file that is not
+        a fit.
+    TypeError
+        For a ``spec`` of another type.
     """
     import xarray as xr
 
@@ -320,24 +355,33 @@ def load_kde(spec):
         text = str(spec)
         if text.endswith(".nc") or os.sep in text or "/" in text:
             path = Path(text)
+            if path.is_dir():
+                raise check.InvalidArgument("spec", f"KDE fit {text!r} is a folder, not a "
+                                                    f"fit file")
             if not path.is_file():
-                raise ValueError(f"no KDE fit file {text!r}")
+                raise check.InvalidArgument("spec", f"no KDE fit file {text!r}")
         else:
             fits = _committed()
             if text not in fits:
-                raise ValueError(f"unknown KDE fit {text!r}; committed fits: "
-                                 f"{', '.join(fits) or 'none'} (or give a path ending in .nc)")
+                raise check.InvalidArgument(
+                    "spec", f"unknown KDE fit {text!r}; committed fits: "
+                            f"{', '.join(fits) or 'none'} (or give a path ending in .nc)")
             path = fits[text]
         try:
             fit = read_netcdf(path)
         except (OSError, ValueError) as err:
-            raise ValueError(f"cannot read KDE fit {str(path)!r}: {err}") from None
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise check.InvalidArgument("spec", f"cannot read KDE fit {str(path)!r}: not a "
+                                                f"netCDF file written by evpsim fit-kde "
+                                                f"({reason})") from None
     else:
-        raise TypeError(f"spec must be a name, a path or a Dataset, got {type(spec).__name__}")
+        raise check.InvalidType("spec", f"spec must be a name, a path or a Dataset, got "
+                                        f"{type(spec).__name__}")
     missing = [k for k in ("pmf", "x") if k not in fit.variables]
     missing += [k for k in ("name", "description") if k not in fit.attrs]
     if missing:
-        raise ValueError(f"not an evpsim KDE fit (missing {', '.join(missing)})")
+        raise check.InvalidArgument("spec", f"not an evpsim KDE fit (missing "
+                                            f"{', '.join(missing)})")
     return KDETruth(fit)
 
 
@@ -370,8 +414,8 @@ def read_jsonl_scores(path, field):
     ------
     ValueError
         If the file is missing or empty, a line is not a JSON object, or
-        its field is missing or not a finite number (the message names the
-        line).
+        its field is missing, not a finite number or beyond ``+-1e70`` (the
+        message names the line).
     """
     if not isinstance(field, str) or not field:
         raise check.InvalidArgument("field", f"field must be a non-empty key, got {field!r}")
@@ -385,17 +429,26 @@ def read_jsonl_scores(path, field):
         try:
             value = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ValueError(f"{where}: not JSON ({err.msg})") from None
+            raise check.InvalidArgument("path", f"{where}: not JSON ({err.msg})") from None
+        except RecursionError:
+            raise check.InvalidArgument("path", f"{where}: JSON nested too deeply") from None
         for key in field.split("."):
             if not isinstance(value, dict) or key not in value:
                 keys = sorted(value) if isinstance(value, dict) else []
-                raise ValueError(f"{where}: no field {field!r}"
-                                 + (f"; keys: {', '.join(keys)}" if keys else ""))
+                what = "" if isinstance(value, dict) else \
+                    f" (the line is a JSON {type(value).__name__}, not an object)"
+                raise check.InvalidArgument("field", f"{where}: no field {field!r}" + what
+                                            + (f"; keys: {', '.join(keys)}" if keys else ""))
             value = value[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value):
-            raise ValueError(f"{where}: {field} is {value!r}, not a finite number")
+                or (isinstance(value, float) and not math.isfinite(value)):
+            raise check.InvalidArgument("path", f"{where}: {field} is {value!r}, not a finite "
+                                                f"number")
+        if abs(value) > check.MAX_SCORE:
+            raise check.InvalidArgument("path", f"{where}: {field} is {value!r}, beyond "
+                                                f"+-{check.MAX_SCORE:.0e}, the largest "
+                                                f"magnitude evpsim accepts")
         out.append(float(value))
     if not out:
-        raise ValueError(f"{str(p)!r} holds no scores")
+        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
     return np.array(out)

@@ -29,9 +29,8 @@ class Registry:
         self.kind, self.item_type, self.argument = kind, item_type, argument
         self._items = {}
 
-    def add(self, item, *, overwrite=False):
-        """Register ``item`` under ``item.name`` (checked) and return it."""
-        name = item.name
+    def check_new(self, name, *, overwrite=False):
+        """Raise unless ``name`` is a valid name that may be (re)registered."""
         if not isinstance(name, str) or not name or any(
                 not (c.isalnum() or c in "_-") for c in name):
             raise InvalidArgument("name", f"{self.kind} name must be a non-empty string of "
@@ -39,8 +38,14 @@ class Registry:
         existing = self._items.get(name)
         if existing is not None and (existing.builtin or not overwrite):
             raise InvalidArgument("name", f"a{'n' if self.kind[0] in 'aeiou' else ''} "
-                                          f"{self.kind} named {name!r} is already registered")
-        self._items[name] = item
+                                          f"{self.kind} named {name!r} is already registered"
+                                          + ("" if existing.builtin else
+                                             " (overwrite=True replaces it)"))
+
+    def add(self, item, *, overwrite=False):
+        """Register ``item`` under ``item.name`` (checked) and return it."""
+        self.check_new(item.name, overwrite=overwrite)
+        self._items[item.name] = item
         return item
 
     def get(self, name):
@@ -82,7 +87,10 @@ class Registry:
                 raise InvalidType(self.argument, f"{self.argument} must be a name, a "
                                                  f"comma-separated string of names or a list of "
                                                  f"names, got {spec!r}") from None
-        if not names or any(n == "" for n in names):
+        if not names:
+            raise InvalidArgument(self.argument, f"{self.argument}: no {self.kind} names "
+                                                 f"given")
+        if any(n == "" for n in names):
             raise InvalidArgument(self.argument, f"{self.argument}: empty {self.kind} name "
                                                  f"in {spec!r}")
         items = [self.get(n) for n in names]
@@ -93,13 +101,15 @@ class Registry:
         return items
 
 
-def jit_function(func, what, trial_args, is_valid):
-    """``func`` compiled with ``numba.njit`` and tried once on ``trial_args``.
+def jit_function(func, what, trials, is_valid):
+    """``func`` compiled with ``numba.njit``, after trials that refuse a bad one.
 
-    A dispatcher is used as it is. The trial compiles the function for the
-    argument types the kernels pass, so that a function numba cannot
-    compile, or one returning the wrong kind of value, is refused here, at
-    registration, and not deep inside a battery.
+    A dispatcher is used as it is. Before that, a bounds-checked compilation
+    of the same Python function runs on each of ``trials``, arguments of the
+    types the kernels pass, so that a function numba cannot compile, one
+    that indexes outside its arrays, raises, or returns the wrong kind of
+    value is refused here, at registration, and not deep inside a battery
+    (where an index out of bounds silently reads other memory).
 
     Parameters
     ----------
@@ -107,23 +117,42 @@ def jit_function(func, what, trial_args, is_valid):
         The user's function.
     what : str
         Its expected signature, for messages.
-    trial_args : tuple
-        Arguments of the trial call, of the types the kernels use.
+    trials : sequence of (str, tuple)
+        A description of each trial (``"n = 3 of a sample of 3"``) and its
+        arguments.
     is_valid : callable
-        ``is_valid(result) -> bool`` for the trial's result.
+        ``is_valid(result)`` returns ``None`` for a good result, else what
+        is wrong with it.
     """
     if not callable(func):
         raise InvalidType("func", f"func must be a callable {what}")
     import numba
     from numba.core.registry import CPUDispatcher
 
-    jitted = func if isinstance(func, CPUDispatcher) else numba.njit(cache=False)(func)
+    py_func = func.py_func if isinstance(func, CPUDispatcher) else func
     try:
-        result = jitted(*trial_args)
-    except Exception as err:  # numba's TypingError, or anything the function raises
-        first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
-        raise InvalidArgument("func", f"func cannot run as {what} in numba: {first}") from None
-    if not is_valid(result):
-        raise InvalidArgument("func", f"func must return {what.split('-> ')[-1]}, "
-                                      f"returned {result!r}")
-    return jitted
+        checked = numba.njit(cache=False, boundscheck=True)(py_func)
+    except Exception as err:  # not a function numba can take at all
+        raise InvalidArgument("func", f"func cannot be compiled by numba: "
+                                      f"{_first_line(err)}") from None
+    for desc, args in trials:
+        try:
+            result = checked(*args)
+        except Exception as err:  # numba's TypingError, IndexError, or the function's own
+            raise InvalidArgument("func", f"func cannot run as {what} in numba ({desc}): "
+                                          f"{_first_line(err)}") from None
+        problem = is_valid(result)
+        if problem:
+            raise InvalidArgument("func", f"func must return {what.split('-> ')[-1]}; on "
+                                          f"{desc} it returned {result!r} ({problem})")
+    return func if isinstance(func, CPUDispatcher) else numba.njit(cache=False)(func)
+
+
+def _first_line(err):
+    """The informative line of an exception: numba's first line names only the stage."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    if not lines:
+        return type(err).__name__
+    if lines[0].startswith("Failed in nopython mode pipeline") and len(lines) > 1:
+        return lines[1]
+    return lines[0]

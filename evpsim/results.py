@@ -78,6 +78,9 @@ def _umask():
 def check_output(path, suffixes, name):
     """Raise unless ``path`` can be written as a new or replaced file.
 
+    The folder is tested by creating (and removing) a hidden temporary file
+    in it, the way :func:`atomic_write` will write.
+
     Parameters
     ----------
     path : str or Path
@@ -87,6 +90,10 @@ def check_output(path, suffixes, name):
     name : str
         The argument's name, for the message.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise check.InvalidType(name, f"{name} must be a file name or path, got {path!r}")
+    if not str(path):
+        raise check.InvalidArgument(name, f"{name} is empty: name a file")
     p = Path(path)
     if p.is_dir():
         raise check.InvalidArgument(name, f"{name} {str(path)!r} is a folder, not a file")
@@ -97,11 +104,18 @@ def check_output(path, suffixes, name):
     if not folder.is_dir():
         raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
                                           f"does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
+    if p.exists() and not p.is_file():
+        raise check.InvalidArgument(name, f"{name} {str(path)!r} exists and is not a regular "
+                                          f"file")
+    # try it: permissions alone do not tell (root, read-only file systems)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part{p.suffix}",
+                                     dir=folder)
+    except OSError as err:
         raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
-                                          f"is not writable")
-    if p.exists() and not os.access(p, os.W_OK) and not os.access(folder, os.W_OK):
-        raise check.InvalidArgument(name, f"{name} {str(path)!r} is not writable")
+                                          f"is not writable ({err.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
     return p
 
 

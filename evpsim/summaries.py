@@ -53,9 +53,10 @@ def clopper_pearson(k, n, level=0.95):
     Parameters
     ----------
     k : array_like of int
-        Successes, ``0 <= k <= n``.
+        Successes, ``0 <= k <= n`` (whole numbers; booleans, strings and
+        fractions are refused).
     n : array_like of int
-        Trials, at least 1.
+        Trials, at least 1; broadcast against ``k``.
     level : float
         Confidence level in (0, 1).
 
@@ -72,12 +73,15 @@ def clopper_pearson(k, n, level=0.95):
     """
     from scipy import stats
 
-    k = np.asarray(k)
-    n = np.asarray(n)
+    k = check.counts(k, "k")
+    n = check.counts(n, "n", minimum=1)
     level = check.level(level)
-    if np.any(n < 1):
-        raise check.InvalidArgument("n", "n must be at least 1")
-    if np.any(k < 0) or np.any(k > n):
+    try:
+        np.broadcast_shapes(k.shape, n.shape)
+    except ValueError:
+        raise check.InvalidArgument("k", f"k of shape {k.shape} and n of shape {n.shape} do "
+                                         f"not broadcast together") from None
+    if np.any(k > n):
         raise check.InvalidArgument("k", "k must lie in 0..n")
     alpha = 1 - level
     with np.errstate(invalid="ignore"):

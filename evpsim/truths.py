@@ -110,6 +110,8 @@ class Truth:
         -------
         ndarray of float
         """
+        if ns is None:
+            raise check.InvalidType("ns", "ns must be budgets (integers of at least 1), got None")
         ns = check.ns(ns, np.inf)
         q = self.quadrature(pairs=False, nmax=int(ns.max()) if ns.size else 1)
         check.check_memory(3 * 8 * ns.size * q.h.size, f"theta for {ns.size:,} budgets", "B")
@@ -169,11 +171,17 @@ class TruncatedNormal(Truth):
         Mean and standard deviation of the untruncated normal (sigma > 0).
     lo, hi : float
         Finite truncation bounds, ``lo < hi`` (scores of a metric are
-        bounded).
+        bounded). ``mu``, ``lo`` and ``hi`` must lie within ``+-1e70``
+        (:data:`evpsim._validate.MAX_SCORE`); ``sigma`` may be at most
+        1000 times ``hi - lo`` (a flatter truth is uniform to within
+        rounding), and ``min(sigma, hi - lo)`` must be at least 1e-70 and
+        1000 times the spacing of floating-point numbers where the mass
+        lies (a narrower truth is a point to within rounding).
     name : str, optional
         Short name (default ``"normal"``).
     panels, order : int
-        Composite Gauss-Legendre rule used for exact values: ``panels``
+        Composite Gauss-Legendre rule used for exact values (at least 1
+        each): ``panels``
         equal panels over the part of ``[lo, hi]`` that holds all but 1e-17
         of the mass, refined geometrically towards both tails (see
         ``_edges``), with ``order`` nodes each. Doubling the defaults changes
@@ -182,8 +190,13 @@ class TruncatedNormal(Truth):
 
     def __init__(self, mu=0.6, sigma=0.07, lo=0.0, hi=1.0, *, name="normal",
                  panels=24, order=6):
-        mu, lo, hi = (check.number(v, k) for k, v in (("mu", mu), ("lo", lo), ("hi", hi)))
+        mu, lo, hi = (check.number(v, k, low=-check.MAX_SCORE, high=check.MAX_SCORE,
+                                   open_low=False, open_high=False)
+                      for k, v in (("mu", mu), ("lo", lo), ("hi", hi)))
         sigma = check.number(sigma, "sigma", low=0)
+        name = check.string(name, "name")
+        panels = check.integer(panels, "panels", minimum=1, maximum=10_000)
+        order = check.integer(order, "order", minimum=1, maximum=100)
         if not lo < hi:
             raise check.InvalidArgument("lo", f"lo must be below hi, got lo={lo:g}, hi={hi:g}")
         if sigma > _MAX_FLATNESS * (hi - lo):
@@ -194,6 +207,19 @@ class TruncatedNormal(Truth):
                          f"[{lo:g}, {hi:g}]: the truncated normal is uniform to within rounding "
                          f"and its exact EVP cannot be computed to full precision; choose a "
                          f"smaller sigma")
+        # where the mass lies, sigma (or [lo, hi], if narrower) must span many
+        # representable numbers, or draws and exact values are rounding noise
+        near = max(abs(min(max(mu - 40 * sigma, lo), hi)), abs(min(max(mu + 40 * sigma, lo), hi)))
+        spread = min(sigma, hi - lo)
+        gap = float(np.spacing(near))
+        floor = max(1.0 / check.MAX_SCORE, 1000 * gap)
+        if spread < floor:
+            why = f"near {near:g} floating-point numbers are {gap:.3g} apart" \
+                if 1000 * gap > 1.0 / check.MAX_SCORE else "fourth powers of it underflow"
+            raise check.InvalidArgument(
+                "sigma", f"sigma = {sigma:g} on [{lo:g}, {hi:g}] gives the truncated normal a "
+                         f"spread of {spread:.3g}, below {floor:.3g} ({why}); choose a larger "
+                         f"sigma or a wider [lo, hi]")
         self.mu, self.sigma, self.lo, self.hi = mu, sigma, lo, hi
         self.a = (self.lo - self.mu) / self.sigma
         self.b = (self.hi - self.mu) / self.sigma
@@ -339,25 +365,28 @@ class Discrete(Truth):
     support : array_like of float
         Support points (any order; duplicates are merged).
     pmf : array_like of float
-        Non-negative probabilities, one per support point; normalised to sum
-        to one.
+        Non-negative weights, one per support point, not all zero;
+        normalised to sum to one.
     name, description : str
         Identification for tables and attributes.
     """
 
     def __init__(self, support, pmf, *, name="discrete", description=None):
         xs = check.scores(support, name="support", min_size=1)
-        try:
-            ps = np.asarray(pmf, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError("pmf must be numeric") from None
+        ps = check.scores(pmf, name="pmf", min_size=1)
         if ps.shape != xs.shape:
-            raise ValueError(f"pmf has shape {ps.shape}, support has {xs.shape}")
-        if not np.all(np.isfinite(ps)) or np.any(ps < 0):
-            raise ValueError("pmf must be finite and non-negative")
+            raise check.InvalidArgument("pmf", f"pmf has shape {ps.shape}, support has "
+                                               f"{xs.shape}")
+        if np.any(ps < 0):
+            raise check.InvalidArgument("pmf", f"pmf must be finite and non-negative, got "
+                                               f"{float(ps[ps < 0][0])!r} at index "
+                                               f"{int(np.argmax(ps < 0))}")
         total = ps.sum()
         if not total > 0:
-            raise ValueError("pmf sums to zero")
+            raise check.InvalidArgument("pmf", "pmf sums to zero")
+        name = check.string(name, "name")
+        if description is not None:
+            check.string(description, "description")
         order = np.argsort(xs, kind="stable")
         xs, ps = xs[order], ps[order] / total
         uniq, inv = np.unique(xs, return_inverse=True)
@@ -447,11 +476,13 @@ def read_scores(path, *, column=None):
     Raises
     ------
     ValueError
-        If the file is missing, not a regular file, empty, or holds a
-        non-numeric or NaN score (the message names the line).
+        If the file is missing, not a regular file, not UTF-8 text, empty,
+        or holds a non-numeric, infinite, NaN or huge (beyond
+        ``+-``:data:`evpsim._validate.MAX_SCORE`) score (the message names
+        the line).
     """
+    text = check.text_file(path)
     p = Path(path)
-    text = check.text_file(p)
     lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
@@ -466,11 +497,17 @@ def read_scores(path, *, column=None):
         try:
             v = float(raw)
         except ValueError:
+            hint = " (CSV fields are separated by commas; tab-separated files end in .tsv)" \
+                if any(c in raw for c in ";\t") else ""
             raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: {raw!r} is not a "
-                                                f"number") from None
+                                                f"number{hint}") from None
         if not math.isfinite(v):
             raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: score is {raw!r}, "
                                                 f"not a finite number")
+        if abs(v) > check.MAX_SCORE:
+            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: score {raw!r} is "
+                                                f"beyond +-{check.MAX_SCORE:.0e}, the largest "
+                                                f"magnitude evpsim accepts")
         out.append(v)
     if not out:
         raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")

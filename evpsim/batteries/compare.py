@@ -43,7 +43,7 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
-from ..estimators import estimate_rows, resolve_estimators
+from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
@@ -315,6 +315,7 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
     B = check.B(B)
     setup = _validate_common(a, b, B, estimators, labels, pool, column, replicates, seed,
                              chunk_size, workers, progress, truth_method, truth_replicates, level)
+    check_rows_memory(setup.ests, B, B)
     ma, mb, options = setup.ma, setup.mb, setup.options
     ns = np.arange(1, B + 1)
     tol = tie_tolerance(ma.truth, mb.truth)
@@ -366,6 +367,20 @@ def _validate_Bs(Bs):
     if any(y <= x for x, y in zip(Bs, Bs[1:])):
         raise check.InvalidArgument("Bs", f"Bs must be strictly increasing, got {Bs}")
     return np.array(Bs)
+
+
+def _check_size(Bs, E, every_n):
+    """Refuse budgets whose weight arrays cannot fit in memory, before any is built.
+
+    The largest B's weight matrices are built in turn, and every B's rows
+    (every n, or n = B only) are held until the run.
+    """
+    largest = int(Bs[-1])
+    rows = [int(B) if every_n else 1 for B in Bs]
+    held = sum(8 * int(B) * r * (E + 1) for B, r in zip(Bs, rows))
+    peak = 8 * largest * (largest + rows[-1]) * (E + 1)
+    check.check_memory(peak + held, f"the weights of {E} estimators for budgets up to "
+                                    f"B = {largest:,}", "Bs")
 
 
 def comparison_errors(a, b, Bs=range(15, 31), *, every_n=False, estimators=None, pool=False,
@@ -423,6 +438,7 @@ truth_replicates, level, workers, progress, chunk_size
     nmax = int(Bs[-1])
     setup = _validate_common(a, b, nmax, estimators, labels, pool, column, replicates, seed,
                              chunk_size, workers, progress, truth_method, truth_replicates, level)
+    _check_size(Bs, len(setup.ests), every_n)
     ma, mb, options = setup.ma, setup.mb, setup.options
     tol = tie_tolerance(ma.truth, mb.truth)
     curves = _truth_curves(setup, nmax)

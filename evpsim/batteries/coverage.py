@@ -154,8 +154,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
 
         threads = numba.get_num_threads() * options.workers
         check.check_memory(bootstrap_memory(E, B, resamples, copies=threads),
-                           f"{resamples:,} resamples of {E} x {B} estimates on {threads} "
-                           f"threads", "resamples")
+                           f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
+                           f"threads", "resamples" if resamples > 2 * B else "B")
 
     theta = truth.theta(np.arange(1, B + 1))
     jobs, rows = [], []  # rows: indices of each job's methods

@@ -19,7 +19,7 @@ import xarray as xr
 
 from .. import _validate as check
 from .._kernels import comparisons as K
-from ..estimators import estimate_rows, resolve_estimators
+from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
@@ -93,6 +93,7 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     truth = make_truth(truth)
     B = check.B(B)
     ests = resolve_estimators(estimators)
+    check_rows_memory(ests, B, B)
     truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
     truth_replicates = check.replicates(truth_replicates, "truth_replicates")
     level = check.level(level)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import signal
 import sys
 
@@ -20,8 +21,25 @@ from .common import UserError
 SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with errors on one line and negative numbers such as ``-1e3`` as values.
+
+    A usage error prints ``evpsim SUBCOMMAND: error: MESSAGE`` on stderr
+    and exits with status 2, like every other user error.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse takes '-1e300' and '-inf' for options unless told otherwise
+        self._negative_number_matcher = re.compile(
+            r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="evpsim",
         description="How much to trust expected-validation-performance curves: exact truths, "
                     "Monte Carlo over simulated hyperparameter searches, and the batteries "
@@ -52,11 +70,14 @@ def flag_message(err, subparser):
     """The library's message, its argument's name replaced by the subcommand's flag.
 
     ``replicates must be at least 2`` becomes ``--replicates must be at
-    least 2``; an argument without a flag keeps the library's words.
+    least 2``; an argument without a flag keeps the library's words. A
+    subcommand whose flag stands for a library argument of another name
+    says so with the default ``argument_flags = {library name: dest}``.
     """
     text, name = str(err), err.argument
+    dest = (subparser.get_default("argument_flags") or {}).get(name, name)
     for action in subparser._actions:
-        if action.dest == name and action.option_strings:
+        if action.dest == dest and action.option_strings:
             flag = max(action.option_strings, key=len)
             return flag + text[len(name):] if text.startswith(name) else f"{flag}: {text}"
     return text
@@ -65,10 +86,12 @@ def flag_message(err, subparser):
 def main(argv=None):
     """Entry point; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
-        return 2
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser.error(f"choose a command: {', '.join(commands.choices)}")
+    if extra:
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.run(args)
@@ -83,6 +106,9 @@ def main(argv=None):
             if isinstance(err, InvalidArgument) else str(err)
         if isinstance(err, MemoryError):
             text = "out of memory; reduce the sizes of the request"
+        # one line, whatever the message
+        text = "; ".join(ln.strip() for ln in text.splitlines() if ln.strip()) \
+            or type(err).__name__
         print(f"evpsim {args.command}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -85,10 +85,16 @@ def run(args):
         if np.isfinite(a["max_abs_z"]):
             print(f"\nMonte Carlo vs exact: largest |MC - exact| / SE = {a['max_abs_z']:.2f} "
                   f"over {count} comparisons (a correct engine stays below about 4)")
-        else:
+        elif a["replicates"] < MIN_CHECK_REPLICATES:
             print(f"\nMonte Carlo vs exact: not checked; {a['replicates']:,} replicates are too "
                   f"few for trustworthy standard errors (the check needs "
                   f"{MIN_CHECK_REPLICATES:,})")
+        elif not np.isfinite(ds["exact_bias"]).any():
+            print("\nMonte Carlo vs exact: not checked; no estimator has exact values "
+                  "(general estimators)")
+        else:
+            print("\nMonte Carlo vs exact: not checked; every estimate is exact (the truth is "
+                  "a single value), so no standard error is above zero")
     from ..plots import plot_bias
 
     save_outputs(args, ds, plot_bias)

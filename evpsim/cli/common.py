@@ -31,14 +31,20 @@ class UserError(Exception):
 def integer(text):
     """argparse type: an integer, also written ``1e6`` or ``1_000_000``.
 
-    Only the form is checked here; the library checks the range.
+    Parsed exactly (``9223372036854775807`` and ``1e30`` are those
+    integers, not the nearest floats). Only the form is checked here; the
+    library checks the range.
     """
+    from decimal import Decimal, InvalidOperation
+
     try:
-        value = float(text.replace("_", ""))
-    except ValueError:
+        value = Decimal(text.strip())
+    except InvalidOperation:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not value.is_integer():
+    if not value.is_finite() or value != value.to_integral_value():
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+    if value.adjusted() > 30:  # keep messages short: no integer flag goes that far
+        raise argparse.ArgumentTypeError(f"{text!r} is far too large")
     return int(value)
 
 
@@ -127,7 +133,7 @@ def check_outputs(args):
     paths = {}
     for name, suffixes in (("out", NETCDF), ("plot", FIGURES)):
         path = getattr(args, name, None)
-        if path:
+        if path is not None:  # an empty --out "" is an error, not "no output"
             paths[name] = check_output(path, suffixes, name).resolve()
     if len(paths) == 2 and paths["out"] == paths["plot"]:
         raise UserError(f"--out and --plot name the same file {str(Path(args.out))!r}")

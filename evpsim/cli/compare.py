@@ -63,7 +63,7 @@ def add_parser(subparsers):
     add_truth_method_args(p, compare_curves)
     add_mc_args(p, compare_curves)
     add_output_args(p)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, argument_flags={"Bs": "B"})  # comparison_errors' Bs is --B
     return p
 
 

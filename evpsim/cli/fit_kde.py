@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..kde import CONSTRUCTIONS, RULES, fit_kde, load_kde, read_jsonl_scores
+from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, read_jsonl_scores
 from ..truths import read_scores
 from .common import UserError, check_outputs, default, integer, pair, save_outputs
 
@@ -64,6 +64,7 @@ def add_parser(subparsers):
 
 
 def run(args):
+    check_name(args.name)  # before it names the default output file
     if args.out is None:
         args.out = f"{args.name}.nc"
     check_outputs(args)

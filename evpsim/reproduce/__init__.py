@@ -3,17 +3,23 @@
 ``reproduce(paper, out)`` runs everything behind a paper's figures, writes
 netCDF of every number and PNG of every figure into ``out``, and a
 ``summary.md`` that sets each claim of the paper beside evpsim's number.
-Papers are modules of this package registered in :data:`PAPERS`.
+Papers are modules of this package registered in :data:`PAPERS`; each has
+``TITLE``, ``data_files()`` (the search results it reads, checked before
+anything runs) and ``run(report, out, data_dir, quick)``.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
-from .._validate import InvalidArgument
+from .. import _validate as check
+from .._validate import InvalidArgument, InvalidType
+from ..results import _umask
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "data_dir", "Claim", "Report"]
@@ -32,7 +38,12 @@ def data_dir(path=None):
                   Path(__file__).resolve().parents[3] / "shared" / "data"]
     for c in candidates:
         if c is not None:
+            if not isinstance(c, (str, os.PathLike)) or not str(c):
+                raise InvalidType("data", f"data must be a folder name or path, got {c!r}")
             folder = Path(c)
+            if folder.exists() and not folder.is_dir():
+                raise InvalidArgument("data", f"search results folder {str(folder)!r} is a "
+                                              f"file, not a folder")
             if not folder.is_dir():
                 raise InvalidArgument("data", f"search results folder {str(folder)!r} does not "
                                               f"exist (give data=DIR or set EVPSIM_DATA)")
@@ -48,7 +59,9 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     paper : str
         One of :data:`PAPERS`.
     out : str or Path
-        Output folder (created if missing).
+        Output folder (created if missing; its parent must exist). The
+        files are written all or nothing: into a hidden temporary folder,
+        moved into ``out`` when every one is done.
     data : str or Path, optional
         Folder of the real search results (see :func:`data_dir`).
     quick : bool
@@ -61,8 +74,11 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     Report
         Claims, files and run time; also written as ``out/summary.md``.
     """
-    if paper not in PAPERS:
+    if not isinstance(paper, str) or paper not in PAPERS:
         raise InvalidArgument("paper", f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    quick, verbose = check.boolean(quick, "quick"), check.boolean(verbose, "verbose")
+    if not isinstance(out, (str, os.PathLike)) or not str(out):
+        raise InvalidType("out", f"out must be a folder name or path, got {out!r}")
     folder = data_dir(data)
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -70,14 +86,36 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     if not out.exists() and not out.parent.is_dir():
         raise InvalidArgument("out", f"out {str(out)!r}: folder {str(out.parent)!r} does "
                                      f"not exist")
-    out.mkdir(exist_ok=True)
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise InvalidArgument("out", f"out {str(out)!r} is not writable")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
+    missing = [f for f in module.data_files() if not (folder / f).is_file()]
+    if missing:
+        raise InvalidArgument("data", f"search results folder {str(folder)!r} lacks "
+                                      f"{', '.join(missing)}")
     report = Report(paper, module.TITLE, quick=quick, verbose=verbose)
-    t0 = time.perf_counter()
-    module.run(report, out, folder, quick=quick)
-    report.seconds = time.perf_counter() - t0
-    report.files.append("summary.md")
-    report.write(out)
+    # everything goes to a hidden folder beside (or in) out, moved into
+    # place at the end: a failure or an interruption leaves nothing behind
+    created = not out.exists()
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part",
+                                     dir=out.parent if created else out))
+    except OSError as err:
+        where = out.parent if created else out
+        raise InvalidArgument("out", f"out {str(out)!r}: folder {str(where)!r} is not "
+                                     f"writable ({err.strerror})") from None
+    try:
+        t0 = time.perf_counter()
+        module.run(report, work, folder, quick=quick)
+        report.seconds = time.perf_counter() - t0
+        report.files.append("summary.md")
+        report.write(work)
+        if created:
+            os.chmod(work, 0o777 & ~_umask())
+            os.replace(work, out)
+        else:
+            for f in work.iterdir():
+                os.replace(f, out / f.name)
+            work.rmdir()
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return report

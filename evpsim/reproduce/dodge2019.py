@@ -32,6 +32,11 @@ SST5_FILES = {"LR": "sst5_linear_acc.txt", "CNN": "sst5_cnn_acc.txt"}
 HOUR = 3600.0
 
 
+def data_files():
+    """Names of the search results this reproduction reads."""
+    return [*SST5_FILES.values(), *BCN_FILES.values()]
+
+
 def _curves(data_dir, files):
     curves = [evp_curve(read_scores(data_dir / f), name=m).expand_dims(model=[m])
               for m, f in files.items()]

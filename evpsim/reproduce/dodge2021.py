@@ -46,6 +46,11 @@ SIZES = {False: {"searches": 1_000_000, "pairs": 50_000},
 SEED = 2021
 
 
+def data_files():
+    """Names of the search results this reproduction reads."""
+    return list(FILES.values())
+
+
 def _bag_claim(truth):
     """The bag's unique values and maximum beside the paper's, with the
     sampling distributions the recipe implies (drawing with replacement)."""

@@ -69,6 +69,11 @@ def _committed_fit(name):
     return read_netcdf(path)
 
 
+def data_files():
+    """Names of the search results this reproduction reads: the committed fits' sources."""
+    return [_committed_fit(name).attrs["source"] for name in MODELS.values()]
+
+
 def _by_truth(results, experiment):
     """Per-truth results concatenated along ``truth``; the truths' attributes
     become coordinates, the shared ones stay."""

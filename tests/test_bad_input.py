@@ -1,0 +1,1409 @@
+"""Bad input: a clear answer, nothing lost, never a silent wrong number.
+
+A battery of user errors through the Python API and the command line. The
+command line runs in-process (``evpsim.cli.main``), one subprocess aside
+(SIGTERM).
+
+* API cases (``API``): the exception type (``InvalidArgument``, a
+  ``ValueError``; ``InvalidType``, also a ``TypeError``) and distinctive
+  words of its message; the registries of estimators and CI methods are
+  unchanged afterwards (a refused registration registers nothing).
+* CLI cases (``CLI``): exit status 2, exactly one line on stderr starting
+  ``evpsim CMD: error:`` with the expected words, no traceback, nothing
+  written (the input folder, the working folder and every output folder
+  are unchanged, hidden ``.part`` files included).
+* Silent wrong results: runs that compute, with small sizes, checking that
+  what they print or return is right (``test_silent_*``).
+
+Every case carries its class (``CLASSES``); ``test_battery_size`` checks
+that there are at least 150 and that every class is represented, and
+``python tests/test_bad_input.py`` prints the classes with their counts.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evpsim
+import evpsim.reproduce.dodge2019
+from evpsim._validate import InvalidArgument, InvalidType
+from evpsim.cli import main
+from evpsim.results import atomic_write_all
+
+CLASSES = {
+    "type": "wrong types (bool, str, None, list, float where int)",
+    "range": "out of range (0, negative, too big)",
+    "scores": "NaN, infinite and huge (beyond +-1e70) scores",
+    "short": "empty or short inputs (fewer than 2 scores, B < 2)",
+    "budget": "budgets n outside 1..B",
+    "unknown": "unknown names (estimators, CI methods, truths, KDE fits, papers, commands)",
+    "truth": "impossible truth parameters (sigma <= 0, lo >= hi, no mass, flat sigma)",
+    "size": "size guards (memory, random streams)",
+    "file": "malformed or unusable score files",
+    "jsonl": "JSON Lines",
+    "output": "outputs (folders, suffixes, writability, all or nothing)",
+    "register": "registrations of estimators and CI methods",
+    "usage": "command-line usage (flags, values, combinations)",
+    "silent": "silent wrong results",
+}
+
+
+# --- the input files ---------------------------------------------------------------
+
+FILES = {
+    "good.txt": b"0.61\n0.64\n0.65\n0.70\n0.72\n",
+    "empty.txt": b"",
+    "comments.txt": b"# a comment\n\n# another\n",
+    "nonnum.txt": b"0.5\nabc\n0.7\n",
+    "nan.txt": b"0.5\nnan\n0.7\n",
+    "inf.txt": b"0.5\n-inf\n",
+    "huge.txt": b"0.5\n1e300\n",
+    "one.txt": b"0.5\n",
+    "equal.txt": b"0.5\n0.5\n0.5\n",
+    "close.txt": b"0.5\n0.5000000000000001\n0.5\n",
+    "tiny.txt": b"1e-300\n2e-300\n",
+    "binary.txt": bytes(range(256)),
+    "two.csv": b"trial,f1\n1,0.5\n2,0.6\n3,0.7\n",
+    "headerless.csv": b"0.5,0.71\n0.6,0.74\n0.55,0.69\n",
+    "ragged.csv": b"trial,f1\n1,0.5\n2\n",
+    "semicolon.csv": b"0.5;0.6\n0.7;0.8\n",
+    "good.jsonl": b'{"acc": 0.5}\n{"acc": 0.6}\n{"acc": 0.7}\n',
+    "notjson.jsonl": b'{"acc": 0.5}\nnot json\n',
+    "nofield.jsonl": b'{"acc": 0.5}\n{"loss": 0.6}\n',
+    "strfield.jsonl": b'{"acc": 0.5}\n{"acc": "0.6"}\n',
+    "boolfield.jsonl": b'{"acc": true}\n',
+    "list.jsonl": b"[0.5]\n",
+    "nanfield.jsonl": b'{"acc": NaN}\n',
+    "hugefield.jsonl": b'{"acc": 1e300}\n',
+    "bigint.jsonl": b'{"acc": 1' + b"0" * 400 + b"}\n",
+    "blank.jsonl": b"\n\n",
+    "nested.jsonl": b'{"m": {"acc": 0.5}}\n{"m": {"acc": 0.6}}\n',
+    "fake.nc": b"this is not netCDF\n",
+}
+
+
+def _make_inputs(folder):
+    folder.mkdir(exist_ok=True)
+    for name, content in FILES.items():
+        (folder / name).write_bytes(content)
+    (folder / "folder").mkdir()
+    (folder / "folder.nc").mkdir()
+    (folder / "outdir").mkdir()
+    (folder / "outdir" / "keep.txt").write_text("keep me\n")
+    os.mkfifo(folder / "fifo")
+    os.mkfifo(folder / "pipe.nc")
+    import xarray as xr
+
+    xr.Dataset({"a": ("x", [1.0, 2.0])}).to_netcdf(folder / "notfit.nc", engine="h5netcdf")
+    return folder
+
+
+def _unwritable_folder(base):
+    """A folder that cannot be written, even by root; None if there is none."""
+    if os.geteuid() != 0:
+        ro = base / "readonly"
+        ro.mkdir()
+        ro.chmod(0o555)
+        return ro
+    for candidate in ("/sys", "/proc/self"):  # root cannot create files in these
+        try:
+            Path(candidate, ".evpsim-probe.nc").touch()
+        except OSError:
+            return Path(candidate)
+        Path(candidate, ".evpsim-probe.nc").unlink()
+    return None
+
+
+@pytest.fixture(scope="module")
+def d(tmp_path_factory):
+    """The input files (module-wide, never modified by a case)."""
+    return _make_inputs(tmp_path_factory.mktemp("inputs"))
+
+
+@pytest.fixture(scope="module")
+def ro(tmp_path_factory):
+    return _unwritable_folder(tmp_path_factory.mktemp("ro"))
+
+
+def _tree(root):
+    """Every entry under ``root`` (hidden ones too) with its kind, and a file's size and
+    modification time."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            kind = stat.S_IFMT(st.st_mode)
+            # a folder's own mtime moves when a temporary file comes and goes
+            out[os.path.relpath(path, root)] = (kind,) if stat.S_ISDIR(st.st_mode) else \
+                (kind, st.st_size, st.st_mtime_ns)
+    return out
+
+
+# --- API cases ---------------------------------------------------------------------
+
+IA, IT = InvalidArgument, InvalidType
+S3 = [0.1, 0.2, 0.3]
+API = []
+KIND = {}  # case id -> class
+
+
+def A(cls, name, fn, exc, *words):
+    KIND[f"{cls}-{name}"] = cls
+    API.append(pytest.param(fn, exc, words, id=f"{cls}-{name}"))
+
+
+def _bad_numba(xs, n):
+    return xs.no_such_attribute
+
+
+def _off_by_one(xs, n):
+    return xs[n]  # n = B reads past the end
+
+
+def _boot_outside(boots, estimate, jackknife, level):
+    return boots[10], boots[11]
+
+
+def _reversed_interval(boots, estimate, jackknife, level):
+    return estimate + 1.0, estimate - 1.0
+
+
+# estimate
+A("type", "estimate-ns-str", lambda d: evpsim.estimate(S3, "U", ns=["2"]), IT,
+  "ns must be an integer, got '2'")
+A("type", "estimate-ns-bool", lambda d: evpsim.estimate(S3, "U", ns=[True]), IT,
+  "ns must be an integer, got True")
+A("type", "estimate-ns-float", lambda d: evpsim.estimate(S3, "U", ns=[2.5]), IA,
+  "ns must be an integer, got 2.5")
+A("type", "estimate-ns-string", lambda d: evpsim.estimate(S3, "U", ns="3"), IT,
+  "ns must be integers, got '3'")
+A("budget", "estimate-n0", lambda d: evpsim.estimate(S3, "U", ns=[0]), IA,
+  "every n must lie in 1..B = 1..3, got 0")
+A("budget", "estimate-n-above-B", lambda d: evpsim.estimate(S3, "U", ns=[4]), IA,
+  "every n must lie in 1..B = 1..3, got 4")
+A("budget", "estimate-ns-empty", lambda d: evpsim.estimate(S3, "U", ns=[]), IA,
+  "ns must be a non-empty 1-D sequence")
+A("budget", "estimate-ns-2d", lambda d: evpsim.estimate(S3, "U", ns=[[1, 2]]), IA,
+  "ns must be a non-empty 1-D sequence")
+A("budget", "estimate-ns-nan", lambda d: evpsim.estimate(S3, "U", ns=[np.nan]), IA,
+  "ns must be an integer, got nan")
+A("type", "estimate-numeric-strings", lambda d: evpsim.estimate(["0.1", "0.2"], "U"), IT,
+  "scores must be numbers, got strings")
+A("type", "estimate-string", lambda d: evpsim.estimate("0.1,0.2", "U"), IT,
+  "scores must be numbers, got a string")
+A("type", "estimate-None", lambda d: evpsim.estimate(None, "U"), IT,
+  "scores must be numbers, found a value of type NoneType")
+A("type", "estimate-None-inside", lambda d: evpsim.estimate([0.1, None], "U"), IT,
+  "found a value of type NoneType")
+A("type", "estimate-bool-inside", lambda d: evpsim.estimate([0.1, True], "U"), IT,
+  "scores must be numbers, found a value of type bool")
+A("type", "estimate-bool-array", lambda d: evpsim.estimate(np.array([True, False]), "U"), IT,
+  "scores must be numbers, got booleans")
+A("type", "estimate-complex", lambda d: evpsim.estimate([0.1, 0.2 + 1j], "U"), IT,
+  "got complex numbers")
+A("type", "estimate-2d", lambda d: evpsim.estimate([[0.1, 0.2]], "U"), IA,
+  "scores must be one-dimensional, got shape (1, 2)")
+A("type", "estimate-scalar", lambda d: evpsim.estimate(0.5, "U"), IA,
+  "scores must be one-dimensional, got shape ()")
+A("scores", "estimate-1e308", lambda d: evpsim.estimate([1e308, -1e308], "U"), IA,
+  "scores has a value of magnitude 1e+308 at index 0", "+-1e+70")
+A("scores", "estimate-1e71", lambda d: evpsim.estimate([0.5, 1e71, 3e75], "U"), IA,
+  "magnitude 1e+71 at index 1")
+A("scores", "estimate-nan", lambda d: evpsim.estimate([0.1, np.nan], "U"), IA,
+  "scores contains 1 NaN or infinite value(s), first at index 1")
+A("scores", "estimate-inf", lambda d: evpsim.estimate([np.inf, 0.1, -np.inf], "V"), IA,
+  "scores contains 2 NaN or infinite value(s), first at index 0")
+A("short", "estimate-one", lambda d: evpsim.estimate([0.1], "U"), IA,
+  "scores needs at least 2 values, got 1")
+A("short", "estimate-empty", lambda d: evpsim.estimate([], "U"), IA,
+  "scores needs at least 2 values, got 0")
+A("unknown", "estimate-estimator", lambda d: evpsim.estimate(S3, "X"), IA,
+  "unknown estimator 'X'; known: U, V, W")
+A("unknown", "estimate-estimator-None", lambda d: evpsim.estimate(S3, None), IA,
+  "unknown estimator None")
+# estimator_weights
+A("size", "weights-B-100000", lambda d: evpsim.estimator_weights("U", 100_000), IA,
+  "the 100,000 x 100,000 weight matrix needs about", "reduce B")
+A("range", "weights-B0", lambda d: evpsim.estimator_weights("U", 0), IA,
+  "B must be at least 1, got 0")
+A("range", "weights-B-negative", lambda d: evpsim.estimator_weights("V", -3), IA,
+  "B must be at least 1, got -3")
+A("type", "weights-B-float", lambda d: evpsim.estimator_weights("U", 2.5), IA,
+  "B must be an integer, got 2.5")
+A("type", "weights-B-bool", lambda d: evpsim.estimator_weights("U", True), IT,
+  "B must be an integer, got True")
+A("type", "weights-B-str", lambda d: evpsim.estimator_weights("U", "5"), IT,
+  "B must be an integer, got '5'")
+A("type", "weights-B-None", lambda d: evpsim.estimator_weights("W", None), IT,
+  "B must be an integer, got None")
+A("type", "weights-B-inf", lambda d: evpsim.estimator_weights("U", float("inf")), IA,
+  "B must be an integer, got inf")
+A("unknown", "weights-name", lambda d: evpsim.estimator_weights("Q", 5), IA,
+  "unknown estimator 'Q'")
+# evp_curve, budget_to_reach
+A("budget", "evp-curve-n", lambda d: evpsim.evp_curve([0.1, 0.2], "V", ns=[3]), IA,
+  "every n must lie in 1..B = 1..2, got 3")
+A("type", "evp-curve-name", lambda d: evpsim.evp_curve([0.1, 0.2], name=3), IT,
+  "name must be a string, got 3")
+A("type", "evp-curve-string", lambda d: evpsim.evp_curve("abc"), IT, "scores must be numbers")
+A("type", "budget-target-str", lambda d: evpsim.budget_to_reach(S3, "0.5"), IT,
+  "target must be a number, got '0.5'")
+A("type", "budget-target-None", lambda d: evpsim.budget_to_reach(S3, None), IT,
+  "target must be a number, got None")
+A("type", "budget-target-bool", lambda d: evpsim.budget_to_reach(S3, True), IT,
+  "target must be a number, got True")
+A("scores", "budget-target-nan", lambda d: evpsim.budget_to_reach(S3, float("nan")), IA,
+  "target must be a finite number, got nan")
+A("short", "budget-one-score", lambda d: evpsim.budget_to_reach([0.1], 0.1), IA,
+  "scores needs at least 2 values, got 1")
+# bias
+A("type", "bias-replicates-100.5", lambda d: evpsim.bias(B=5, replicates=100.5), IA,
+  "replicates must be an integer, got 100.5")
+A("type", "bias-replicates-bool", lambda d: evpsim.bias(B=5, replicates=True), IT,
+  "replicates must be an integer, got True")
+A("type", "bias-replicates-str", lambda d: evpsim.bias(B=5, replicates="1000"), IT,
+  "replicates must be an integer, got '1000'")
+A("type", "bias-B-float", lambda d: evpsim.bias(B=2.5), IA, "B must be an integer, got 2.5")
+A("short", "bias-replicates-1", lambda d: evpsim.bias(B=5, replicates=1), IA,
+  "replicates must be at least 2, got 1")
+A("short", "bias-B-1", lambda d: evpsim.bias(B=1), IA, "B must be at least 2, got 1")
+A("size", "bias-replicates-1e15", lambda d: evpsim.bias(B=5, replicates=10**15), IA,
+  "replicates = 1,000,000,000,000,000 in chunks of 4,096", "random streams")
+A("size", "bias-replicates-2**60", lambda d: evpsim.bias(B=5, replicates=2**60), IA,
+  "replicates must be at most 9,007,199,254,740,992")
+A("size", "bias-B-100000", lambda d: evpsim.bias(B=100_000), IA,
+  "B = 100,000 (12 matrices of 100,000 x 100,000) needs about", "reduce B")
+A("unknown", "bias-method", lambda d: evpsim.bias(B=5, method="both "), IA,
+  "method must be one of both, exact, mc, got 'both '")
+A("range", "bias-seed-negative", lambda d: evpsim.bias(B=5, seed=-1), IA,
+  "seed must be at least 0, got -1")
+A("range", "bias-seed-2**64", lambda d: evpsim.bias(B=5, seed=2**64), IA,
+  "seed must be at most 9,223,372,036,854,775,807")
+A("type", "bias-seed-float", lambda d: evpsim.bias(B=5, seed=1.5), IA,
+  "seed must be an integer, got 1.5")
+A("range", "bias-workers-0", lambda d: evpsim.bias(B=5, workers=0), IA,
+  "workers must be at least 1, got 0")
+A("range", "bias-chunk-0", lambda d: evpsim.bias(B=5, chunk_size=0), IA,
+  "chunk_size must be at least 1, got 0")
+A("type", "bias-progress", lambda d: evpsim.bias(B=5, progress="yes"), IT,
+  "progress must be True or False, got 'yes'")
+A("unknown", "bias-estimators-twice", lambda d: evpsim.bias(B=5, estimators="U,U"), IA,
+  "estimators: estimator listed twice in ['U', 'U']")
+A("short", "bias-estimators-none", lambda d: evpsim.bias(B=5, estimators=[]), IA,
+  "estimators: no estimator names given")
+A("type", "bias-estimators-int", lambda d: evpsim.bias(B=5, estimators=5), IT,
+  "estimators must be a name, a comma-separated string of names or a list of names")
+A("unknown", "bias-truth", lambda d: evpsim.bias("nrmal", B=5), IA,
+  "unknown truth 'nrmal'; known: normal, tang-small, tang-big, bag, file:..., kde:...")
+A("type", "bias-truth-None", lambda d: evpsim.bias(None, B=5), IA,
+  "truth must be a non-empty string or a Truth, got None")
+A("unknown", "bias-kde", lambda d: evpsim.bias("kde:nonexistent", B=5), IA,
+  "unknown KDE fit 'nonexistent'; committed fits: ")
+# falseconc
+A("unknown", "falseconc-truth-method", lambda d: evpsim.falseconc(B=5, truth_method="MC"),
+  IA, "truth_method must be one of exact, mc, got 'MC'")
+A("short", "falseconc-truth-replicates", lambda d: evpsim.falseconc(B=5, truth_replicates=1),
+  IA, "truth_replicates must be at least 2, got 1")
+A("range", "falseconc-level-1", lambda d: evpsim.falseconc(B=5, level=1.0), IA,
+  "level must lie in (0, 1), got 1.0")
+A("type", "falseconc-level-str", lambda d: evpsim.falseconc(B=5, level="0.95"), IT,
+  "level must be a number, got '0.95'")
+A("range", "falseconc-level-nan", lambda d: evpsim.falseconc(B=5, level=float("nan")), IA,
+  "level must be a finite number, got nan")
+A("size", "falseconc-B-100000", lambda d: evpsim.falseconc(B=100_000), IA,
+  "the weights of 3 estimators for B = 100,000 needs about")
+# compare_curves, comparison_errors
+A("usage", "compare-labels-same",
+  lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, labels=("a", "a")), IA,
+  "labels must be two different non-empty strings, got ('a', 'a')")
+A("type", "compare-labels-str",
+  lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, labels="ab"), IA,
+  "labels must be two different non-empty strings, got 'ab'")
+A("usage", "compare-pool-truths",
+  lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, pool=True), IA,
+  "pool sampling draws from real results: give a as 'file:PATH' or an array of scores")
+A("type", "compare-pool-str",
+  lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, pool="yes"), IT,
+  "pool must be True or False, got 'yes'")
+A("usage", "compare-column-truths",
+  lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, column="x"), IA,
+  "column applies only to file: models")
+A("range", "compare-pool-too-small",
+  lambda d: evpsim.compare_curves(S3, [0.2, 0.3, 0.4], B=5, pool=True), IA,
+  "B = 5 exceeds the pool of 3 scores of A")
+A("type", "compare-model-None", lambda d: evpsim.compare_curves(None, "tang-big", B=5), IT,
+  "a must be a truth spec, a Truth or an array of scores, got NoneType")
+A("scores", "compare-model-nan",
+  lambda d: evpsim.compare_curves([0.1, float("nan")], "tang-big", B=5), IA,
+  "a contains 1 NaN or infinite value(s), first at index 1")
+A("short", "compare-B-1", lambda d: evpsim.compare_curves("tang-small", "tang-big", B=1), IA,
+  "B must be at least 2, got 1")
+A("range", "errors-Bs-decreasing",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=[5, 4]), IA,
+  "Bs must be strictly increasing, got [5, 4]")
+A("short", "errors-Bs-empty",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=[]), IA, "Bs is empty")
+A("type", "errors-Bs-str",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs="5"), IT,
+  "Bs must be an integer or a sequence of integers, got '5'")
+A("short", "errors-Bs-1",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=[1, 2]), IA,
+  "Bs must be at least 2, got 1")
+A("type", "errors-Bs-bool",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=[True, 3]), IT,
+  "Bs must be an integer or a sequence of integers")
+A("type", "errors-Bs-None",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=None), IT,
+  "Bs must be an integer or a sequence of integers, got None")
+A("type", "errors-every-n",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=[3, 4], every_n="no"), IT,
+  "every_n must be True or False, got 'no'")
+A("size", "errors-Bs-100000",
+  lambda d: evpsim.comparison_errors("tang-small", "tang-big", Bs=range(2, 100_001)), IA,
+  "the weights of 3 estimators for budgets up to B = 100,000 needs about")
+# coverage, bootstrap_intervals
+A("short", "coverage-resamples-1",
+  lambda d: evpsim.coverage(B=5, replicates=16, resamples=1), IA,
+  "resamples must be at least 2, got 1")
+A("size", "coverage-resamples-1e12",
+  lambda d: evpsim.coverage(B=5, replicates=16, resamples=10**12), IA,
+  "1,000,000,000,000 resamples of 3 x 5 estimates on", "reduce resamples")
+A("size", "coverage-B-100000",
+  lambda d: evpsim.coverage(B=100_000, replicates=16, resamples=50), IA,
+  "50 resamples of 3 x 100,000 estimates", "reduce B")
+A("unknown", "coverage-ci-method",
+  lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
+  "unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks")
+A("range", "coverage-bounds-inside",
+  lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0.2, 0.9)), IA,
+  "bounds (0.2, 0.9) must contain the truth's support [0, 1]")
+A("range", "coverage-bounds-reversed",
+  lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(1, 0)), IA,
+  "bounds must be finite with lo < hi, got (1, 0)")
+A("scores", "coverage-bounds-inf",
+  lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0, np.inf)), IA,
+  "bounds must be finite with lo < hi")
+A("type", "coverage-bounds-str",
+  lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds="0,1"), IT,
+  "bounds must be a pair (lo, hi) of numbers, got '0,1'")
+A("type", "coverage-bounds-triple",
+  lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0, 1, 2)), IA,
+  "bounds must be a pair (lo, hi) of numbers, got (0, 1, 2)")
+A("range", "coverage-level-95", lambda d: evpsim.coverage(B=5, replicates=16, level=95), IA,
+  "level must lie in (0, 1), got 95")
+A("short", "coverage-replicates-1", lambda d: evpsim.coverage(B=5, replicates=1), IA,
+  "replicates must be at least 2, got 1")
+A("type", "coverage-resamples-float",
+  lambda d: evpsim.coverage(B=5, replicates=16, resamples=50.5), IA,
+  "resamples must be an integer, got 50.5")
+A("short", "intervals-resamples-1", lambda d: evpsim.bootstrap_intervals(S3, resamples=1),
+  IA, "resamples must be at least 2, got 1")
+A("size", "intervals-resamples-1e12",
+  lambda d: evpsim.bootstrap_intervals(S3, resamples=10**12), IA,
+  "1,000,000,000,000 resamples of 1 x 3 estimates needs about", "reduce resamples")
+A("usage", "intervals-band-no-bounds",
+  lambda d: evpsim.bootstrap_intervals(S3, ci_methods="dkw"), IA,
+  "bounds: band methods (dkw) need the known range of the scores")
+A("range", "intervals-bounds-inside",
+  lambda d: evpsim.bootstrap_intervals(S3, ci_methods="dkw", bounds=(0.15, 1)), IA,
+  "bounds (0.15, 1) must contain every score [0.1, 0.3]")
+A("range", "intervals-level", lambda d: evpsim.bootstrap_intervals(S3, level=1.5), IA,
+  "level must lie in (0, 1), got 1.5")
+A("short", "intervals-one-score", lambda d: evpsim.bootstrap_intervals([0.1]), IA,
+  "scores needs at least 2 values, got 1")
+A("unknown", "intervals-estimator", lambda d: evpsim.bootstrap_intervals(S3, estimators="X"),
+  IA, "unknown estimator 'X'")
+A("type", "intervals-distribution",
+  lambda d: evpsim.bootstrap_intervals(S3, distribution="yes"), IT,
+  "distribution must be True or False, got 'yes'")
+A("usage", "intervals-distribution-bands",
+  lambda d: evpsim.bootstrap_intervals(S3, distribution=True, ci_methods="dkw",
+                                       bounds=(0, 1)), IA,
+  "distribution=True needs a bootstrap method")
+A("range", "intervals-seed", lambda d: evpsim.bootstrap_intervals(S3, seed=-5), IA,
+  "seed must be at least 0, got -5")
+A("unknown", "intervals-ci-twice",
+  lambda d: evpsim.bootstrap_intervals(S3, ci_methods=["percentile", "percentile"]), IA,
+  "ci_methods: CI method listed twice")
+# monte_carlo_theta
+A("range", "mctheta-B-0", lambda d: evpsim.monte_carlo_theta("normal", 0), IA,
+  "B must be at least 1, got 0")
+A("short", "mctheta-replicates-1",
+  lambda d: evpsim.monte_carlo_theta("normal", 5, replicates=1), IA,
+  "replicates must be at least 2, got 1")
+A("range", "mctheta-stream-negative",
+  lambda d: evpsim.monte_carlo_theta("normal", 5, replicates=100, stream=-1), IA,
+  "stream must be at least 0, got -1")
+A("range", "mctheta-stream-5000",
+  lambda d: evpsim.monte_carlo_theta("normal", 5, replicates=100, stream=5000), IA,
+  "stream must be at most 1,023, got 5,000")
+A("size", "mctheta-B-1e7", lambda d: evpsim.monte_carlo_theta("normal", 10**7), IA,
+  "theta for 10,000,000 budgets needs about")
+A("unknown", "mctheta-truth", lambda d: evpsim.monte_carlo_theta("nope", 5), IA,
+  "unknown truth 'nope'")
+# make_truth, TruncatedNormal, Discrete, empirical
+A("truth", "sigma-0", lambda d: evpsim.make_truth("normal", sigma=0), IA,
+  "sigma must lie in (0, inf), got 0")
+A("truth", "sigma-negative", lambda d: evpsim.make_truth("normal", sigma=-1), IA,
+  "sigma must lie in (0, inf), got -1")
+A("truth", "lo-above-hi", lambda d: evpsim.make_truth("normal", lo=1, hi=0), IA,
+  "lo must be below hi, got lo=1, hi=0")
+A("truth", "lo-equals-hi", lambda d: evpsim.make_truth("normal", lo=0.5, hi=0.5), IA,
+  "lo must be below hi, got lo=0.5, hi=0.5")
+A("truth", "no-mass", lambda d: evpsim.make_truth("normal", mu=100, sigma=0.01), IA,
+  "N(100, 0.01^2) has no usable mass on [0, 1]")
+A("truth", "flat-sigma", lambda d: evpsim.make_truth("normal", mu=0.5, sigma=1e12), IA,
+  "sigma = 1e+12 is more than 1000 times the width of [0, 1]")
+A("truth", "narrow-sigma", lambda d: evpsim.make_truth("normal", mu=0.5, sigma=1e-300), IA,
+  "sigma = 1e-300 on [0, 1] gives the truncated normal a spread of 1e-300, below 1.11e-13",
+  "near 0.5 floating-point numbers are 1.11e-16 apart")
+A("truth", "narrow-sigma-far-out",
+  lambda d: evpsim.make_truth("normal", mu=1e10, sigma=1e-7, lo=0, hi=2e10), IA,
+  "spread of 1e-07, below 0.00191 (near 1e+10 floating-point numbers are 1.91e-06 apart)")
+A("truth", "tiny-scale",
+  lambda d: evpsim.make_truth("normal", mu=0, sigma=1e-75, lo=-1e-75, hi=1e-75), IA,
+  "below 1e-70 (fourth powers of it underflow)")
+A("scores", "mu-nan", lambda d: evpsim.make_truth("normal", mu=float("nan")), IA,
+  "mu must be a finite number, got nan")
+A("scores", "lo-inf", lambda d: evpsim.make_truth("normal", lo=-float("inf")), IA,
+  "lo must be a finite number, got -inf")
+A("scores", "lo-hi-1e300", lambda d: evpsim.make_truth("normal", lo=-1e300, hi=1e300), IA,
+  "lo must lie in [-1e+70, 1e+70], got -1e+300")
+A("type", "mu-str", lambda d: evpsim.make_truth("normal", mu="0.5"), IT,
+  "mu must be a number, got '0.5'")
+A("type", "mu-bool", lambda d: evpsim.make_truth("normal", mu=True), IT,
+  "mu must be a number, got True")
+A("usage", "mu-on-tang", lambda d: evpsim.make_truth("tang-small", mu=0.5), IA,
+  "mu apply only to the 'normal' truth, not to 'tang-small'")
+A("usage", "column-on-normal", lambda d: evpsim.make_truth("normal", column="x"), IA,
+  "column applies only to file: truths, not to 'normal'")
+A("unknown", "truth-prefix", lambda d: evpsim.make_truth("weird:thing"), IA,
+  "unknown truth 'weird:thing'")
+A("type", "truth-list", lambda d: evpsim.make_truth(["normal"]), IA,
+  "truth must be a non-empty string or a Truth, got ['normal']")
+A("short", "truth-file-empty-arg", lambda d: evpsim.make_truth("file:"), IA,
+  "truth 'file:' needs an argument after 'file:'")
+A("file", "truth-file-device", lambda d: evpsim.make_truth("file:/dev/null"), IA,
+  "'/dev/null' is not a regular file (a pipe, socket or device)")
+A("range", "normal-panels-0", lambda d: evpsim.TruncatedNormal(panels=0), IA,
+  "panels must be at least 1, got 0")
+A("range", "normal-order-0", lambda d: evpsim.TruncatedNormal(order=0), IA,
+  "order must be at least 1, got 0")
+A("type", "normal-panels-float", lambda d: evpsim.TruncatedNormal(panels=2.5), IA,
+  "panels must be an integer, got 2.5")
+A("type", "normal-name", lambda d: evpsim.TruncatedNormal(name=5), IT,
+  "name must be a string, got 5")
+A("type", "normal-sigma-None", lambda d: evpsim.TruncatedNormal(0.6, None), IT,
+  "sigma must be a number, got None")
+A("truth", "discrete-pmf-shape", lambda d: evpsim.Discrete([0.1, 0.2], [0.5]), IA,
+  "pmf has shape (1,), support has (2,)")
+A("truth", "discrete-pmf-negative", lambda d: evpsim.Discrete([0.1, 0.2], [-0.5, 1.5]), IA,
+  "pmf must be finite and non-negative, got -0.5 at index 0")
+A("truth", "discrete-pmf-zero", lambda d: evpsim.Discrete([0.1, 0.2], [0, 0]), IA,
+  "pmf sums to zero")
+A("type", "discrete-pmf-strings", lambda d: evpsim.Discrete([0.1, 0.2], ["0.5", "0.5"]), IT,
+  "pmf must be numbers, got strings")
+A("type", "discrete-pmf-bool", lambda d: evpsim.Discrete([0.1, 0.2], [True, False]), IT,
+  "pmf must be numbers, found a value of type bool")
+A("type", "discrete-pmf-None", lambda d: evpsim.Discrete([0.1, 0.2], None), IT,
+  "pmf must be numbers")
+A("scores", "discrete-pmf-nan", lambda d: evpsim.Discrete([0.1, 0.2], [np.nan, 1]), IA,
+  "pmf contains 1 NaN or infinite value(s)")
+A("scores", "discrete-pmf-1e308", lambda d: evpsim.Discrete([0.1, 0.2], [1e308, 1e308]), IA,
+  "pmf has a value of magnitude 1e+308")
+A("type", "discrete-name", lambda d: evpsim.Discrete([0.1, 0.2], [1, 1], name=None), IT,
+  "name must be a string, got None")
+A("short", "discrete-empty", lambda d: evpsim.Discrete([], []), IA,
+  "support needs at least 1 values, got 0")
+A("short", "empirical-empty", lambda d: evpsim.empirical([]), IA,
+  "scores needs at least 1 values, got 0")
+A("type", "empirical-string", lambda d: evpsim.empirical("0.5"), IT,
+  "scores must be numbers, got a string")
+A("scores", "empirical-inf", lambda d: evpsim.empirical([np.inf]), IA,
+  "scores contains 1 NaN or infinite value(s)")
+A("scores", "empirical-1e100", lambda d: evpsim.empirical([1e100, 2e100, 3e100]), IA,
+  "scores has a value of magnitude 1e+100 at index 0")  # fourth powers overflow (NaN SEs)
+# read_scores
+A("file", "read-empty", lambda d: evpsim.read_scores(d / "empty.txt"), IA, "holds no scores")
+A("file", "read-comments", lambda d: evpsim.read_scores(d / "comments.txt"), IA,
+  "holds no scores")
+A("file", "read-nonnumeric", lambda d: evpsim.read_scores(d / "nonnum.txt"), IA,
+  "line 2: 'abc' is not a number")
+A("scores", "read-nan-line", lambda d: evpsim.read_scores(d / "nan.txt"), IA,
+  "line 2: score is 'nan', not a finite number")
+A("scores", "read-huge-line", lambda d: evpsim.read_scores(d / "huge.txt"), IA,
+  "line 2: score '1e300' is beyond +-1e+70")
+A("file", "read-csv-columns", lambda d: evpsim.read_scores(d / "two.csv"), IA,
+  "has 2 columns ['trial', 'f1']: choose one with column")
+A("file", "read-csv-no-column", lambda d: evpsim.read_scores(d / "two.csv", column="acc"), IA,
+  "has no column 'acc'; columns: ['trial', 'f1']")
+A("file", "read-csv-index", lambda d: evpsim.read_scores(d / "two.csv", column=5), IA,
+  "has no column 5")
+A("file", "read-headerless-name",
+  lambda d: evpsim.read_scores(d / "headerless.csv", column="f1"), IA,
+  "has no column 'f1'; it has no header row, so give a 0-based index below 2")
+A("file", "read-ragged", lambda d: evpsim.read_scores(d / "ragged.csv", column="f1"), IA,
+  "line 3: missing column 'f1'")
+A("file", "read-semicolon", lambda d: evpsim.read_scores(d / "semicolon.csv"), IA,
+  "line 2: '0.7;0.8' is not a number (CSV fields are separated by commas")
+A("file", "read-binary", lambda d: evpsim.read_scores(d / "binary.txt"), IA,
+  "not a text file (UTF-8)")
+A("file", "read-folder", lambda d: evpsim.read_scores(d / "folder"), IA,
+  "is a folder, not a file")
+A("file", "read-fifo", lambda d: evpsim.read_scores(d / "fifo"), IA,
+  "is not a regular file (a pipe, socket or device)")
+A("file", "read-missing", lambda d: evpsim.read_scores(d / "missing.txt"), IA,
+  "cannot read scores: no such file")
+A("type", "read-None", lambda d: evpsim.read_scores(None), IT,
+  "path must be a file name or path, got None")
+A("type", "read-int", lambda d: evpsim.read_scores(5), IT,
+  "path must be a file name or path, got 5")
+A("file", "read-empty-path", lambda d: evpsim.read_scores(""), IA,
+  "path is empty: name a file of scores")
+# kde_bandwidth, fit_kde, load_kde
+A("short", "bandwidth-equal", lambda d: evpsim.kde_bandwidth([0.5, 0.5]), IA,
+  "all 2 scores equal 0.5: the bandwidth would be 0")
+A("short", "bandwidth-one", lambda d: evpsim.kde_bandwidth([0.5]), IA,
+  "scores needs at least 2 values, got 1")
+A("unknown", "bandwidth-rule", lambda d: evpsim.kde_bandwidth(S3, rule="foo"), IA,
+  "rule must be one of normal-reference, scott, silverman, got 'foo'")
+A("scores", "bandwidth-underflow", lambda d: evpsim.kde_bandwidth([1e-300, 2e-300]), IA,
+  "too little for a bandwidth (it underflows to 0)")
+A("range", "fit-bins-1", lambda d: evpsim.fit_kde(S3, bins=1), IA,
+  "bins must be at least 2, got 1")
+A("size", "fit-bins-1e9", lambda d: evpsim.fit_kde(S3, bins=10**9), IA,
+  "1,000,000,000 bins for 3 scores needs about", "reduce bins")
+A("range", "fit-bandwidth-0", lambda d: evpsim.fit_kde(S3, bandwidth=0), IA,
+  "bandwidth must lie in (0, inf), got 0")
+A("range", "fit-bandwidth-negative", lambda d: evpsim.fit_kde(S3, bandwidth=-1), IA,
+  "bandwidth must lie in (0, inf), got -1")
+A("unknown", "fit-bandwidth-rule", lambda d: evpsim.fit_kde(S3, bandwidth="foo"), IA,
+  "bandwidth must be one of normal-reference, scott, silverman, got 'foo'")
+A("scores", "fit-bandwidth-inf", lambda d: evpsim.fit_kde(S3, bandwidth=float("inf")), IA,
+  "bandwidth must be a finite number, got inf")
+A("type", "fit-bandwidth-bool", lambda d: evpsim.fit_kde(S3, bandwidth=True), IT,
+  "bandwidth must be a number, got True")
+A("scores", "fit-bandwidth-1e300", lambda d: evpsim.fit_kde(S3, bandwidth=1e300, bins=4), IA,
+  "bandwidth 1e+300 stretches the grid", "choose a smaller bandwidth")
+A("scores", "fit-grid-resolution", lambda d: evpsim.fit_kde([0.5, 0.5 + 1e-15, 0.5]), IA,
+  "511 intervals on", "narrower than floating-point resolution")
+A("unknown", "fit-construction", lambda d: evpsim.fit_kde(S3, construction="x"), IA,
+  "construction must be one of tang2020, centered, got 'x'")
+A("usage", "fit-bounds-tang2020", lambda d: evpsim.fit_kde(S3, bounds=(0, 1)), IA,
+  "bounds apply only to the 'centered' construction")
+A("range", "fit-bounds-inside",
+  lambda d: evpsim.fit_kde(S3, construction="centered", bounds=(0.15, 1)), IA,
+  "bounds (0.15, 1) must contain the scores [0.1, 0.3]")
+A("type", "fit-name-space", lambda d: evpsim.fit_kde(S3, name="bad name"), IA,
+  "name must be letters, digits, '.', '_' or '-', got 'bad name'")
+A("type", "fit-name-None", lambda d: evpsim.fit_kde(S3, name=None), IA,
+  "name must be letters, digits, '.', '_' or '-', got None")
+A("type", "fit-model-int", lambda d: evpsim.fit_kde(S3, model=5), IT,
+  "model must be a string, got int")
+A("short", "fit-equal", lambda d: evpsim.fit_kde([0.5, 0.5]), IA,
+  "all 2 scores equal 0.5")
+A("unknown", "load-kde-name", lambda d: evpsim.load_kde("nope"), IA,
+  "unknown KDE fit 'nope'; committed fits:")
+A("file", "load-kde-missing", lambda d: evpsim.load_kde(d / "missing.nc"), IA,
+  "no KDE fit file")
+A("file", "load-kde-not-netcdf", lambda d: evpsim.load_kde(d / "fake.nc"), IA,
+  "cannot read KDE fit", "not a netCDF file written by evpsim fit-kde")
+A("file", "load-kde-not-a-fit", lambda d: evpsim.load_kde(d / "notfit.nc"), IA,
+  "not an evpsim KDE fit (missing pmf, x, name, description)")
+A("file", "load-kde-folder", lambda d: evpsim.load_kde(d / "folder.nc"), IA,
+  "is a folder, not a fit file")
+A("type", "load-kde-int", lambda d: evpsim.load_kde(5), IT,
+  "spec must be a name, a path or a Dataset, got int")
+A("type", "load-kde-None", lambda d: evpsim.load_kde(None), IT,
+  "spec must be a name, a path or a Dataset, got NoneType")
+# clopper_pearson
+A("range", "cp-k-above-n", lambda d: evpsim.clopper_pearson(5, 3), IA, "k must lie in 0..n")
+A("range", "cp-k-negative", lambda d: evpsim.clopper_pearson(-1, 3), IA,
+  "k must be at least 0, got -1")
+A("range", "cp-n-0", lambda d: evpsim.clopper_pearson(1, 0), IA, "n must be at least 1, got 0")
+A("range", "cp-level-1", lambda d: evpsim.clopper_pearson(1, 3, level=1), IA,
+  "level must lie in (0, 1), got 1")
+A("type", "cp-k-str", lambda d: evpsim.clopper_pearson("1", 3), IT,
+  "k must be integers, got '1'")
+A("type", "cp-k-float", lambda d: evpsim.clopper_pearson(1.5, 3), IA,
+  "k must be integers, got 1.5")
+A("type", "cp-k-bool", lambda d: evpsim.clopper_pearson(True, 3), IT,
+  "k must be integers, got booleans")
+A("type", "cp-k-bool-in-list", lambda d: evpsim.clopper_pearson([True, 2], 3), IT,
+  "k must be an integer, got True")
+A("type", "cp-n-float", lambda d: evpsim.clopper_pearson(1, 3.5), IA,
+  "n must be integers, got 3.5")
+A("type", "cp-k-nan", lambda d: evpsim.clopper_pearson(np.nan, 3), IA,
+  "k must be integers, got nan")
+A("type", "cp-k-None", lambda d: evpsim.clopper_pearson(None, 3), IT,
+  "k must be an integer, got None")
+A("usage", "cp-shapes", lambda d: evpsim.clopper_pearson([1, 2], [3, 4, 5]), IA,
+  "k of shape (2,) and n of shape (3,) do not broadcast together")
+# Truth.theta, Truth.sample, exact moments
+NORMAL = evpsim.TruncatedNormal()
+A("budget", "theta-0", lambda d: NORMAL.theta([0]), IA, "every n must lie in 1..B")
+A("budget", "theta-negative", lambda d: NORMAL.theta(-1), IA, "got -1")
+A("budget", "theta-empty", lambda d: NORMAL.theta([]), IA, "ns must be a non-empty")
+A("type", "theta-str", lambda d: NORMAL.theta(["3"]), IT, "ns must be an integer, got '3'")
+A("type", "theta-float", lambda d: NORMAL.theta([2.5]), IA, "ns must be an integer, got 2.5")
+A("type", "theta-None", lambda d: NORMAL.theta(None), IT, "ns must be budgets")
+A("range", "sample-negative", lambda d: NORMAL.sample(-1), IA,
+  "size must be at least 0, got -1")
+A("type", "sample-float", lambda d: NORMAL.sample(2.5), IA, "size must be an integer, got 2.5")
+A("type", "sample-str", lambda d: NORMAL.sample("3"), IT, "size must be an integer, got '3'")
+A("type", "sample-bool", lambda d: NORMAL.sample(True), IT, "size must be an integer, got True")
+A("size", "sample-1e13", lambda d: NORMAL.sample(10**13), IA,
+  "10,000,000,000,000 draws needs about", "reduce size")
+A("range", "sample-seed", lambda d: NORMAL.sample(3, seed=-1), IA,
+  "seed must be at least 0, got -1")
+A("range", "sample-stream", lambda d: NORMAL.sample(3, stream=-1), IA,
+  "stream must be at least 0, got -1")
+A("range", "moments-B-0", lambda d: evpsim.order_statistic_moments("normal", 0), IA,
+  "B must be a positive integer, got 0")
+A("size", "moments-B-1e6", lambda d: evpsim.order_statistic_moments("normal", 10**6), IA,
+  "the 1,000,000 x 1,000,000 covariance of the order statistics needs about")
+A("unknown", "moments-truth", lambda d: evpsim.order_statistic_moments("nope", 5), IA,
+  "unknown truth 'nope'")
+A("type", "lmoments-shape",
+  lambda d: evpsim.lstatistic_moments("normal", 3, [np.ones((3, 4))]), IA,
+  "weights must be finite (R, 3) arrays, got one of shape (3, 4)")
+# registries
+A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
+  "unknown estimator 'nope'; known: U, V, W")
+A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
+  "unknown CI method 'nope'; known: percentile, basic, bca, dkw, ks")
+A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
+  "cannot unregister built-in estimator 'U'")
+A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
+  "cannot unregister built-in CI method 'dkw'")
+A("unknown", "unregister-unknown", lambda d: evpsim.unregister_estimator("nope"), IA,
+  "unknown estimator 'nope'")
+# register_estimator: each refusal registers nothing (checked for every API case)
+EYE = np.eye
+A("register", "est-func-numba", lambda d: evpsim.register_estimator("bad", func=_bad_numba),
+  IA, "func cannot run as (sorted_sample, n) -> float in numba (n = 1 of a sample of 3)",
+  "no_such_attribute")
+A("register", "est-func-str",
+  lambda d: evpsim.register_estimator("bad", func=lambda xs, n: "x"), IA,
+  "func must return float; on n = 1 of a sample of 3 it returned 'x'")
+A("register", "est-func-tuple",
+  lambda d: evpsim.register_estimator("bad", func=lambda xs, n: (xs[0], xs[1])), IA,
+  "it returned (0.25, 0.5) (a tuple, not a number)")
+A("register", "est-func-bool",
+  lambda d: evpsim.register_estimator("bad", func=lambda xs, n: xs[0] > 0), IA,
+  "it returned True (a bool, not a number)")
+A("register", "est-func-nan",
+  lambda d: evpsim.register_estimator("bad", func=lambda xs, n: np.nan), IA,
+  "it returned nan (not finite)")
+A("register", "est-func-arity",
+  lambda d: evpsim.register_estimator("bad", func=lambda xs: xs[0]), IA,
+  "func cannot run as (sorted_sample, n) -> float in numba")
+A("register", "est-func-index",
+  lambda d: evpsim.register_estimator("bad", func=_off_by_one), IA,
+  "(n = 3 of a sample of 3): index is out of bounds")
+A("register", "est-func-not-callable", lambda d: evpsim.register_estimator("bad", func=5), IT,
+  "func must be a callable (sorted_sample, n) -> float")
+A("register", "est-weights-shape",
+  lambda d: evpsim.register_estimator("bad", weights=lambda B: np.ones((B, B + 1))), IA,
+  "weights(2) fails: weights of estimator 'bad' for B=2 have shape (2, 3), expected (2, 2)")
+A("register", "est-weights-one-B",
+  lambda d: evpsim.register_estimator("bad", weights=lambda B: EYE(3)), IA,
+  "weights(2) fails", "have shape (3, 3), expected (2, 2)")
+A("register", "est-weights-nan",
+  lambda d: evpsim.register_estimator("bad", weights=lambda B: np.full((B, B), np.nan)), IA,
+  "weights(2) fails: weights of estimator 'bad' are not finite")
+A("register", "est-weights-raises",
+  lambda d: evpsim.register_estimator("bad", weights=lambda B: 1 / 0), IA,
+  "weights(2) fails: division by zero")
+A("register", "est-weights-strings",
+  lambda d: evpsim.register_estimator("bad", weights=lambda B: [["a"] * B] * B), IA,
+  "could not convert string to float")
+A("register", "est-weights-not-callable", lambda d: evpsim.register_estimator("bad", weights=5),
+  IT, "weights must be a callable B -> (B, B) array")
+A("register", "est-neither", lambda d: evpsim.register_estimator("bad"), IA,
+  "give exactly one of weights= and func=")
+A("register", "est-both",
+  lambda d: evpsim.register_estimator("bad", weights=EYE, func=lambda xs, n: 0.0), IA,
+  "give exactly one of weights= and func=")
+A("register", "est-builtin-name", lambda d: evpsim.register_estimator("U", weights=EYE), IA,
+  "an estimator named 'U' is already registered")
+A("register", "est-builtin-overwrite",
+  lambda d: evpsim.register_estimator("U", weights=EYE, overwrite=True), IA,
+  "an estimator named 'U' is already registered")
+A("register", "est-comma-name", lambda d: evpsim.register_estimator("a,b", weights=EYE), IA,
+  "estimator name must be a non-empty string of letters, digits, '_' or '-', got 'a,b'")
+A("register", "est-None-name", lambda d: evpsim.register_estimator(None, weights=EYE), IA,
+  "got None")
+A("type", "est-overwrite-str",
+  lambda d: evpsim.register_estimator("ok", weights=EYE, overwrite="yes"), IT,
+  "overwrite must be True or False, got 'yes'")
+A("type", "est-description-int",
+  lambda d: evpsim.register_estimator("ok", weights=EYE, description=5), IT,
+  "description must be a string, got 5")
+# register_ci_method
+A("register", "ci-func-numba",
+  lambda d: evpsim.register_ci_method("bad", func=lambda b, e, j, lv: b.nope), IA,
+  "func cannot run as (boots, estimate, jackknife, level) -> (lower, upper) in numba")
+A("register", "ci-func-scalar",
+  lambda d: evpsim.register_ci_method("bad", func=lambda b, e, j, lv: e), IA,
+  "func must return (lower, upper)", "returned 0.65 (not a pair)")
+A("register", "ci-func-triple",
+  lambda d: evpsim.register_ci_method("bad", func=lambda b, e, j, lv: (e, e, e)), IA,
+  "(not a pair)")
+A("register", "ci-func-strings",
+  lambda d: evpsim.register_ci_method("bad", func=lambda b, e, j, lv: ("a", "b")), IA,
+  "returned ('a', 'b') (not two numbers)")
+A("register", "ci-func-bools",
+  lambda d: evpsim.register_ci_method("bad", func=lambda b, e, j, lv: (True, False)), IA,
+  "returned (True, False) (not two numbers)")
+A("register", "ci-func-reversed",
+  lambda d: evpsim.register_ci_method("bad", func=_reversed_interval), IA,
+  "it returned (1.65", "(lower above upper)")
+A("register", "ci-func-index",
+  lambda d: evpsim.register_ci_method("bad", func=_boot_outside), IA,
+  "index is out of bounds")
+A("register", "ci-band-shape",
+  lambda d: evpsim.register_ci_method("bad", band=lambda B, lv: (np.zeros(B), np.ones(B))),
+  IA, "band(5, 0.95) fails: band 'bad' for B=5 returned shapes (5,), (5,); expected (6,)")
+A("register", "ci-band-reversed",
+  lambda d: evpsim.register_ci_method(
+      "bad", band=lambda B, lv: (np.ones(B + 1), np.zeros(B + 1))), IA,
+  "band 'bad' must satisfy 0 <= lower <= upper <= 1")
+A("register", "ci-band-above-1",
+  lambda d: evpsim.register_ci_method(
+      "bad", band=lambda B, lv: (np.zeros(B + 1), np.full(B + 1, 2.0))), IA,
+  "must satisfy 0 <= lower <= upper <= 1")
+A("register", "ci-band-nan",
+  lambda d: evpsim.register_ci_method(
+      "bad", band=lambda B, lv: (np.full(B + 1, np.nan), np.ones(B + 1))), IA,
+  "must satisfy 0 <= lower <= upper <= 1")
+A("register", "ci-band-int", lambda d: evpsim.register_ci_method("bad", band=lambda B, lv: 5),
+  IA, "band(5, 0.95) fails: 'int' object is not iterable")
+A("register", "ci-band-not-callable", lambda d: evpsim.register_ci_method("bad", band=5), IT,
+  "band must be a callable (B, level) -> (lower, upper)")
+A("register", "ci-neither", lambda d: evpsim.register_ci_method("bad"), IA,
+  "give exactly one of func= and band=")
+A("register", "ci-builtin-name",
+  lambda d: evpsim.register_ci_method("percentile", band=evpsim.intervals.dkw_band), IA,
+  "a CI method named 'percentile' is already registered")
+A("type", "ci-overwrite-str",
+  lambda d: evpsim.register_ci_method("ok", band=evpsim.intervals.dkw_band, overwrite=1), IT,
+  "overwrite must be True or False, got 1")
+# reproduce (API)
+A("unknown", "reproduce-paper", lambda d: evpsim.reproduce.reproduce("nope", d / "r"), IA,
+  "unknown paper 'nope'; known: dodge2019, dodge2021, tang2020")
+A("type", "reproduce-out-None", lambda d: evpsim.reproduce.reproduce("dodge2019", None), IT,
+  "out must be a folder name or path, got None")
+A("type", "reproduce-quick-str",
+  lambda d: evpsim.reproduce.reproduce("dodge2019", d / "r", quick="yes"), IT,
+  "quick must be True or False, got 'yes'")
+
+
+def _registries():
+    return evpsim.list_estimators(), list(evpsim.list_ci_methods())
+
+
+@pytest.mark.parametrize("fn, exc, words", API)
+def test_api_bad_input(d, fn, exc, words):
+    before = _registries()
+    tree = _tree(d)
+    with pytest.raises(exc) as info:
+        fn(d)
+    message = str(info.value)
+    for w in words:
+        assert w in message, f"{w!r} not in {message!r}"
+    assert isinstance(info.value, InvalidArgument)  # the library's own error, naming ...
+    assert isinstance(info.value.argument, str) and info.value.argument  # ... its argument
+    assert "\n" not in message
+    assert _registries() == before  # a refused registration registers nothing
+    assert _tree(d) == tree
+
+
+def _clipped_max(xs, n):
+    return xs[-1]
+
+
+#: cases checked by single tests below: two general-estimator refusals; an interrupted
+#: write and a SIGTERM that leave nothing behind
+EXTRA = Counter({"register": 2, "output": 2})
+
+
+def test_general_estimator_refused_where_intervals_need_weights():
+    """A general (non-linear) estimator has no bootstrap weights: refused by name."""
+    evpsim.register_estimator("clipmax", func=_clipped_max)
+    try:
+        with pytest.raises(InvalidArgument, match="estimators: intervals need L-statistics; "
+                                                  "clipmax is a general"):
+            evpsim.coverage(B=5, estimators="U,clipmax", replicates=16, resamples=50)
+        with pytest.raises(InvalidArgument, match="intervals need L-statistics; clipmax"):
+            evpsim.bootstrap_intervals(S3, estimators="clipmax")
+    finally:
+        evpsim.unregister_estimator("clipmax")
+
+
+# --- CLI cases ---------------------------------------------------------------------
+
+#: small sizes put before each case's own flags (a later flag wins)
+BASE = {
+    "bias": "--B 5 --replicates 2000 --quiet",
+    "falseconc": "--B 5 --replicates 2000 --quiet",
+    "coverage": "--B 5 --replicates 16 --resamples 50 --quiet",
+    "compare": "--replicates 2000 --quiet",
+}
+CLI = []
+
+
+def C(cls, name, argv, *words):
+    KIND[f"cli-{cls}-{name}"] = cls
+    CLI.append(pytest.param(argv, words, id=f"cli-{cls}-{name}"))
+
+
+TS = "--a tang-small --b tang-big"
+# bias
+C("short", "bias-B-1", "bias --B 1", "--B must be at least 2, got 1")
+C("short", "bias-B-0", "bias --B 0", "--B must be at least 2, got 0")
+C("range", "bias-B-negative", "bias --B -5", "--B must be at least 2, got -5")
+C("type", "bias-B-float", "bias --B 2.5", "argument --B: '2.5' is not an integer")
+C("type", "bias-B-word", "bias --B x", "argument --B: 'x' is not an integer")
+C("size", "bias-B-100000", "bias --B 100000",
+  "--B = 100,000 (12 matrices of 100,000 x 100,000) needs about", "reduce B")
+C("short", "bias-replicates-1", "bias --replicates 1", "--replicates must be at least 2, got 1")
+C("short", "bias-replicates-0", "bias --replicates 0", "--replicates must be at least 2, got 0")
+C("range", "bias-replicates-negative", "bias --replicates -3",
+  "--replicates must be at least 2, got -3")
+C("type", "bias-replicates-float", "bias --replicates 100.5",
+  "argument --replicates: '100.5' is not an integer")
+C("type", "bias-replicates-word", "bias --replicates lots", "'lots' is not an integer")
+C("size", "bias-replicates-1e15", "bias --replicates 1e15",
+  "--replicates = 1,000,000,000,000,000 in chunks of 4,096 makes", "random streams")
+C("size", "bias-replicates-1e17", "bias --replicates 1e17",
+  "--replicates must be at most 9,007,199,254,740,992")
+C("range", "bias-seed-negative", "bias --seed -1", "--seed must be at least 0, got -1")
+C("range", "bias-seed-1e30", "bias --seed 1e30",
+  "--seed must be at most 9,223,372,036,854,775,807, got 1,000,000,000,000,000,000,000,000,000,000")
+C("range", "bias-chunk-0", "bias --chunk-size 0", "--chunk-size must be at least 1, got 0")
+C("range", "bias-chunk-1e12", "bias --chunk-size 1e12", "--chunk-size must be at most")
+C("range", "bias-workers-0", "bias --workers 0", "--workers must be at least 1, got 0")
+C("range", "bias-workers-1e6", "bias --workers 1e6", "--workers must be at most 1,024")
+C("unknown", "bias-method", "bias --method foo",
+  "argument --method: invalid choice: 'foo'")
+C("unknown", "bias-estimator", "bias --estimators U,X",
+  "--estimators: unknown estimator 'X'; known: U, V, W")
+C("short", "bias-estimators-empty", "bias --estimators ''",
+  "--estimators: empty estimator name in ''")
+C("unknown", "bias-estimators-twice", "bias --estimators U,U",
+  "--estimators: estimator listed twice")
+C("short", "bias-estimators-gap", "bias --estimators U,,V", "empty estimator name in 'U,,V'")
+C("unknown", "bias-truth", "bias --dist weird", "unknown truth 'weird'; known: normal")
+C("short", "bias-truth-empty", "bias --dist ''", "truth must be a non-empty string")
+C("short", "bias-file-prefix-only", "bias --dist file:", "needs an argument after 'file:'")
+C("short", "bias-kde-prefix-only", "bias --dist kde:", "needs an argument after 'kde:'")
+C("unknown", "bias-kde-name", "bias --dist kde:nope", "unknown KDE fit 'nope'; committed fits:")
+C("file", "bias-kde-missing", "bias --dist kde:{d}/missing.nc", "no KDE fit file")
+C("file", "bias-kde-not-netcdf", "bias --dist kde:{d}/fake.nc",
+  "cannot read KDE fit", "not a netCDF file")
+C("file", "bias-kde-not-a-fit", "bias --dist kde:{d}/notfit.nc",
+  "not an evpsim KDE fit (missing pmf, x, name, description)")
+C("file", "bias-kde-folder", "bias --dist kde:{d}/folder.nc", "is a folder, not a fit file")
+C("truth", "bias-sigma-0", "bias --sigma 0", "--sigma must lie in (0, inf), got 0.0")
+C("truth", "bias-sigma-negative", "bias --sigma -1", "--sigma must lie in (0, inf), got -1.0")
+C("truth", "bias-sigma-flat", "bias --mu 0.5 --sigma 1e12",
+  "--sigma = 1e+12 is more than 1000 times the width of [0, 1]")
+C("truth", "bias-lo-above-hi", "bias --lo 1 --hi 0", "--lo must be below hi, got lo=1, hi=0")
+C("truth", "bias-lo-equals-hi", "bias --lo 0.5 --hi 0.5", "--lo must be below hi")
+C("truth", "bias-sigma-narrow", "bias --mu 1e10 --sigma 1e-7 --lo 0 --hi 2e10",
+  "--sigma = 1e-07 on [0, 2e+10] gives the truncated normal a spread of 1e-07")
+C("range", "bias-seed-max", "bias --seed 9223372036854775808",
+  "--seed must be at most 9,223,372,036,854,775,807, got 9,223,372,036,854,775,808")
+C("range", "bias-seed-exponent", "bias --seed 1e19",
+  "--seed must be at most 9,223,372,036,854,775,807, got 10,000,000,000,000,000,000")
+C("type", "bias-replicates-googol", "bias --replicates 1e100",
+  "argument --replicates: '1e100' is far too large")
+C("type", "bias-replicates-nan", "bias --replicates nan",
+  "argument --replicates: 'nan' is not an integer")
+C("truth", "bias-no-mass", "bias --mu 5 --sigma 0.01",
+  "--mu: N(5, 0.01^2) has no usable mass on [0, 1]")
+C("scores", "bias-mu-nan", "bias --mu nan", "--mu must be a finite number, got nan")
+C("scores", "bias-lo-minus-inf", "bias --lo -inf", "--lo must be a finite number, got -inf")
+C("scores", "bias-hi-inf", "bias --hi inf", "--hi must be a finite number, got inf")
+C("scores", "bias-lo-1e300", "bias --lo -1e300 --hi 1e300",
+  "--lo must lie in [-1e+70, 1e+70], got -1e+300")
+C("type", "bias-mu-word", "bias --mu abc", "argument --mu: 'abc' is not a number")
+C("usage", "bias-sigma-on-tang", "bias --dist tang-small --sigma 1",
+  "--sigma apply only to the 'normal' truth, not to 'tang-small'")
+C("usage", "bias-column-on-normal", "bias --column f1",
+  "--column applies only to file: truths, not to 'normal'")
+C("file", "bias-file-missing", "bias --dist file:{d}/missing.txt",
+  "cannot read scores: no such file")
+C("file", "bias-file-folder", "bias --dist file:{d}/folder",
+  "cannot read scores:", "is a folder, not a file")
+C("file", "bias-file-fifo", "bias --dist file:{d}/fifo",
+  "is not a regular file (a pipe, socket or device)")
+C("file", "bias-file-empty", "bias --dist file:{d}/empty.txt", "empty.txt' holds no scores")
+C("file", "bias-file-comments", "bias --dist file:{d}/comments.txt", "holds no scores")
+C("file", "bias-file-nonnumeric", "bias --dist file:{d}/nonnum.txt",
+  "nonnum.txt' line 2: 'abc' is not a number")
+C("scores", "bias-file-nan", "bias --dist file:{d}/nan.txt",
+  "nan.txt' line 2: score is 'nan', not a finite number")
+C("scores", "bias-file-inf", "bias --dist file:{d}/inf.txt",
+  "line 2: score is '-inf', not a finite number")
+C("scores", "bias-file-huge", "bias --dist file:{d}/huge.txt",
+  "huge.txt' line 2: score '1e300' is beyond +-1e+70")
+C("short", "bias-file-one", "bias --dist file:{d}/one.txt",
+  "holds 1 score; an empirical truth needs at least 2")
+C("file", "bias-file-binary", "bias --dist file:{d}/binary.txt", "not a text file (UTF-8)")
+C("file", "bias-csv-no-column", "bias --dist file:{d}/two.csv",
+  "--column:", "has 2 columns ['trial', 'f1']: choose one with column")
+C("file", "bias-csv-unknown-column", "bias --dist file:{d}/two.csv --column acc",
+  "has no column 'acc'; columns: ['trial', 'f1']")
+C("file", "bias-csv-index-too-big", "bias --dist file:{d}/two.csv --column 7",
+  "has no column '7'")
+C("file", "bias-headerless-name", "bias --dist file:{d}/headerless.csv --column f1",
+  "has no column 'f1'; it has no header row, so give a 0-based index below 2")
+C("file", "bias-csv-ragged", "bias --dist file:{d}/ragged.csv --column f1",
+  "line 3: missing column 'f1'")
+C("output", "bias-out-folder", "bias --out {d}/folder", "--out", "is a folder, not a file")
+C("output", "bias-out-folder-nc", "bias --out {d}/folder.nc", "is a folder, not a file")
+C("output", "bias-out-missing-parent", "bias --out missing/r.nc",
+  "--out 'missing/r.nc': folder 'missing' does not exist")
+C("output", "bias-out-suffix", "bias --out r.txt",
+  "--out 'r.txt': expected a file ending in .nc, .nc4, .netcdf")
+C("output", "bias-out-empty", "bias --out ''", "--out is empty: name a file")
+C("output", "bias-out-fifo", "bias --out {d}/pipe.nc", "exists and is not a regular file")
+C("output", "bias-out-unwritable", "bias --out {ro}/r.nc", "is not writable")
+C("output", "bias-plot-suffix", "bias --plot r.txt",
+  "--plot 'r.txt': expected a file ending in .png, .pdf, .svg")
+C("output", "bias-good-out-bad-plot", "bias --out r.nc --plot missing/r.png",
+  "--plot 'missing/r.png': folder 'missing' does not exist")
+C("output", "bias-good-out-unwritable-plot", "bias --out r.nc --plot {ro}/r.png",
+  "--plot", "is not writable")
+C("output", "bias-out-plot-same-nc", "bias --out r.nc --plot r.nc",
+  "--plot 'r.nc': expected a file ending in .png")
+C("output", "bias-out-plot-same-png", "bias --out r.png --plot r.png",
+  "--out 'r.png': expected a file ending in .nc")
+C("usage", "bias-unknown-flag", "bias --frobnicate", "unrecognized arguments: --frobnicate")
+C("usage", "bias-extra-argument", "bias extra", "unrecognized arguments: extra")
+C("usage", "bias-missing-value", "bias --B", "argument --B: expected one argument")
+# falseconc
+C("short", "falseconc-B-1", "falseconc --B 1", "--B must be at least 2, got 1")
+C("unknown", "falseconc-truth-method", "falseconc --truth-method MC",
+  "argument --truth-method: invalid choice: 'MC'")
+C("short", "falseconc-truth-replicates", "falseconc --truth-method mc --truth-replicates 1",
+  "--truth-replicates must be at least 2, got 1")
+C("usage", "falseconc-no-level-flag", "falseconc --level 0.5",
+  "unrecognized arguments: --level 0.5")
+C("short", "falseconc-replicates-0", "falseconc --replicates 0",
+  "--replicates must be at least 2, got 0")
+C("file", "falseconc-headerless-no-column", "falseconc --dist file:{d}/headerless.csv",
+  "has 2 columns: choose one with column")
+C("size", "falseconc-B-100000", "falseconc --B 100000",
+  "--B: the weights of 3 estimators for B = 100,000 needs about")
+C("unknown", "falseconc-kde", "falseconc --dist kde:nope", "unknown KDE fit 'nope'")
+C("unknown", "falseconc-estimator", "falseconc --estimators Q", "unknown estimator 'Q'")
+C("output", "falseconc-plot-suffix", "falseconc --out r.nc --plot r.svgz",
+  "--plot 'r.svgz': expected a file ending in .png, .pdf, .svg")
+# compare
+C("usage", "compare-missing-b", "compare --a tang-small",
+  "the following arguments are required: --b")
+C("range", "compare-range-reversed", f"compare {TS} --B 5:3",
+  "argument --B: '5:3': a range LO:HI needs LO <= HI")
+C("short", "compare-B-1", f"compare {TS} --B 1", "--B must be at least 2, got 1")
+C("short", "compare-range-from-1", f"compare {TS} --B 1:3", "--B must be at least 2, got 1")
+C("type", "compare-range-word", f"compare {TS} --B x:3", "'x' is not an integer")
+C("usage", "compare-every-n-one-B", f"compare {TS} --B 5 --every-n",
+  "--every-n applies to a range of budgets")
+C("usage", "compare-labels-one", f"compare {TS} --B 5 --labels one",
+  "--labels 'one': give two names separated by a comma")
+C("usage", "compare-labels-same", f"compare {TS} --B 5 --labels a,a",
+  "--labels must be two different non-empty strings, got ('a', 'a')")
+C("usage", "compare-labels-empty", f"compare {TS} --B 5 --labels ,b",
+  "--labels must be two different non-empty strings, got ('', 'b')")
+C("usage", "compare-pool-truths", f"compare {TS} --B 5 --pool",
+  "--pool sampling draws from real results")
+C("usage", "compare-column-truths", f"compare {TS} --B 5 --column x",
+  "--column applies only to file: models")
+C("range", "compare-pool-too-small",
+  "compare --a file:{d}/good.txt --b file:{d}/good.txt --B 9 --pool",
+  "--B = 9 exceeds the pool of 5 scores")
+C("file", "compare-csv-no-column", "compare --a file:{d}/two.csv --b tang-big --B 5",
+  "has 2 columns ['trial', 'f1']")
+C("file", "compare-file-missing", "compare --a file:{d}/missing.txt --b tang-big --B 5",
+  "no such file")
+C("unknown", "compare-truth", "compare --a tang-small --b weird --B 5", "unknown truth 'weird'")
+C("short", "compare-truth-empty", "compare --a '' --b tang-big --B 5",
+  "truth must be a non-empty string")
+C("unknown", "compare-truth-method", f"compare {TS} --B 5 --truth-method MC",
+  "invalid choice: 'MC'")
+C("short", "compare-truth-replicates", f"compare {TS} --B 5 --truth-method mc "
+  "--truth-replicates 1", "--truth-replicates must be at least 2, got 1")
+C("unknown", "compare-estimator", f"compare {TS} --B 5 --estimators U,Z",
+  "--estimators: unknown estimator 'Z'")
+C("usage", "compare-no-mu-flag", f"compare {TS} --B 5 --mu 0.5",
+  "unrecognized arguments: --mu 0.5")
+C("size", "compare-B-100000", f"compare {TS} --B 100000",
+  "--B: the weights of 3 estimators for B = 100,000 needs about")
+C("size", "compare-range-100000", f"compare {TS} --B 2:100000",
+  "--B: the weights of 3 estimators for budgets up to B = 100,000 needs about")
+C("output", "compare-plot-suffix", f"compare {TS} --B 5 --out r.nc --plot r.txt",
+  "--plot 'r.txt': expected a file ending in")
+# coverage
+C("range", "coverage-level-1.5", "coverage --level 1.5", "--level must lie in (0, 1), got 1.5")
+C("range", "coverage-level-0", "coverage --level 0", "--level must lie in (0, 1), got 0.0")
+C("scores", "coverage-level-nan", "coverage --level nan", "--level must be a finite number")
+C("short", "coverage-resamples-1", "coverage --resamples 1",
+  "--resamples must be at least 2, got 1")
+C("size", "coverage-resamples-1e12", "coverage --resamples 1e12",
+  "--resamples: 1,000,000,000,000 resamples of 3 x 5 estimates on", "reduce resamples")
+C("size", "coverage-B-100000", "coverage --B 100000",
+  "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
+C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
+  "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks")
+C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
+  "--ci-methods: CI method listed twice")
+C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
+  "--bounds (0.2, 0.8) must contain the truth's support [0, 1]")
+C("range", "coverage-bounds-reversed", "coverage --bounds 1,0",
+  "--bounds must be finite with lo < hi, got (1.0, 0.0)")
+C("type", "coverage-bounds-words", "coverage --bounds a,b",
+  "argument --bounds: 'a,b' is not LO,HI (e.g. 0,1)")
+C("scores", "coverage-bounds-inf", "coverage --bounds 0,inf", "--bounds must be finite")
+C("unknown", "coverage-estimator", "coverage --estimators X", "unknown estimator 'X'")
+C("short", "coverage-replicates-1", "coverage --replicates 1",
+  "--replicates must be at least 2, got 1")
+C("short", "coverage-B-1", "coverage --B 1", "--B must be at least 2, got 1")
+C("short", "coverage-file-one", "coverage --dist file:{d}/one.txt", "holds 1 score")
+# fit-kde
+FK = "fit-kde {d}/good.txt --name x"
+C("usage", "fit-missing-name", "fit-kde {d}/good.txt",
+  "the following arguments are required: --name")
+C("usage", "fit-missing-input", "fit-kde --name x",
+  "the following arguments are required: INPUT")
+C("type", "fit-name-space", "fit-kde {d}/good.txt --name 'bad name'",
+  "--name must be letters, digits, '.', '_' or '-', got 'bad name'")
+C("type", "fit-name-slash", "fit-kde {d}/good.txt --name a/b",
+  "--name must be letters, digits", "got 'a/b'")
+C("range", "fit-bandwidth-negative", f"{FK} --bandwidth -1",
+  "argument --bandwidth: '-1' is not a positive bandwidth")
+C("range", "fit-bandwidth-0", f"{FK} --bandwidth 0", "'0' is not a positive bandwidth")
+C("unknown", "fit-bandwidth-word", f"{FK} --bandwidth foo",
+  "'foo' is neither a rule (normal-reference, scott, silverman) nor a number")
+C("scores", "fit-bandwidth-1e300", f"{FK} --bandwidth 1e300",
+  "--bandwidth 1e+300 stretches the grid")
+C("range", "fit-bins-1", f"{FK} --bins 1", "--bins must be at least 2, got 1")
+C("type", "fit-bins-float", f"{FK} --bins 2.5", "argument --bins: '2.5' is not an integer")
+C("size", "fit-bins-1e8", f"{FK} --bins 100000000",
+  "--bins: 100,000,000 bins for 5 scores needs about", "reduce bins")
+C("usage", "fit-bounds-tang2020", f"{FK} --bounds 0,1",
+  "--bounds apply only to the 'centered' construction")
+C("range", "fit-bounds-reversed", f"{FK} --construction centered --bounds 1,0",
+  "--bounds must be finite with lo < hi")
+C("range", "fit-bounds-inside", f"{FK} --construction centered --bounds 0.65,1",
+  "--bounds (0.65, 1) must contain the scores [0.61, 0.72]")
+C("unknown", "fit-construction", f"{FK} --construction foo",
+  "argument --construction: invalid choice: 'foo'")
+C("file", "fit-input-missing", "fit-kde {d}/missing.txt --name x", "no such file")
+C("file", "fit-input-folder", "fit-kde {d}/folder --name x", "is a folder, not a file")
+C("file", "fit-input-fifo", "fit-kde {d}/fifo --name x", "is not a regular file")
+C("file", "fit-input-binary", "fit-kde {d}/binary.txt --name x", "not a text file (UTF-8)")
+C("file", "fit-input-empty", "fit-kde {d}/empty.txt --name x", "holds no scores")
+C("scores", "fit-input-huge", "fit-kde {d}/huge.txt --name x",
+  "line 2: score '1e300' is beyond +-1e+70")
+C("short", "fit-input-one", "fit-kde {d}/one.txt --name x",
+  "scores needs at least 2 values, got 1")
+C("short", "fit-input-equal", "fit-kde {d}/equal.txt --name x",
+  "all 3 scores equal 0.5: the bandwidth would be 0")
+C("scores", "fit-input-close", "fit-kde {d}/close.txt --name x",
+  "narrower than floating-point resolution")
+C("scores", "fit-input-tiny", "fit-kde {d}/tiny.txt --name x",
+  "too little for a bandwidth (it underflows to 0)")
+C("jsonl", "fit-jsonl-no-field", "fit-kde {d}/good.jsonl --name x",
+  "is JSON Lines: name the score's key with --field")
+C("jsonl", "fit-jsonl-not-json", "fit-kde {d}/notjson.jsonl --name x --field acc",
+  "notjson.jsonl' line 2: not JSON (Expecting value)")
+C("jsonl", "fit-jsonl-missing-field", "fit-kde {d}/nofield.jsonl --name x --field acc",
+  "line 2: no field 'acc'; keys: loss")
+C("jsonl", "fit-jsonl-string-field", "fit-kde {d}/strfield.jsonl --name x --field acc",
+  "line 2: acc is '0.6', not a finite number")
+C("jsonl", "fit-jsonl-bool-field", "fit-kde {d}/boolfield.jsonl --name x --field acc",
+  "line 1: acc is True, not a finite number")
+C("jsonl", "fit-jsonl-list", "fit-kde {d}/list.jsonl --name x --field acc",
+  "line 1: no field 'acc' (the line is a JSON list, not an object)")
+C("jsonl", "fit-jsonl-nan", "fit-kde {d}/nanfield.jsonl --name x --field acc",
+  "line 1: acc is nan, not a finite number")
+C("jsonl", "fit-jsonl-huge", "fit-kde {d}/hugefield.jsonl --name x --field acc",
+  "line 1: acc is 1e+300, beyond +-1e+70")
+C("jsonl", "fit-jsonl-bigint", "fit-kde {d}/bigint.jsonl --name x --field acc",
+  "line 1: acc is 1000", "beyond +-1e+70")
+C("jsonl", "fit-jsonl-blank", "fit-kde {d}/blank.jsonl --name x --field acc",
+  "blank.jsonl' holds no scores")
+C("jsonl", "fit-jsonl-object", "fit-kde {d}/nested.jsonl --name x --field m",
+  "line 1: m is {'acc': 0.5}, not a finite number")
+C("jsonl", "fit-jsonl-deep-path", "fit-kde {d}/nested.jsonl --name x --field m.acc.x",
+  "line 1: no field 'm.acc.x'")
+C("jsonl", "fit-jsonl-empty-field", "fit-kde {d}/nested.jsonl --name x --field ''",
+  "--field must be a non-empty key, got ''")
+C("usage", "fit-column-and-field", f"{FK} --column 0 --field acc",
+  "argument --field: not allowed with argument --column")
+C("output", "fit-out-suffix", f"{FK} --out x.txt", "--out 'x.txt': expected a file ending in .nc")
+C("output", "fit-out-folder", f"{FK} --out {{d}}/folder.nc", "is a folder, not a file")
+C("output", "fit-out-missing-parent", f"{FK} --out missing/x.nc",
+  "folder 'missing' does not exist")
+C("output", "fit-plot-suffix", f"{FK} --plot x.nc", "--plot 'x.nc': expected a file ending in")
+C("output", "fit-good-out-bad-plot", f"{FK} --out x.nc --plot missing/x.png",
+  "--plot 'missing/x.png': folder 'missing' does not exist")
+C("output", "fit-out-unwritable", f"{FK} --out {{ro}}/x.nc", "is not writable")
+# list
+C("usage", "list-unknown-flag", "list --foo", "unrecognized arguments: --foo")
+C("usage", "list-extra-argument", "list extra", "unrecognized arguments: extra")
+# reproduce (none of these runs a reproduction)
+C("unknown", "reproduce-paper", "reproduce nopaper --out r",
+  "argument paper: invalid choice: 'nopaper'")
+C("usage", "reproduce-missing-out", "reproduce dodge2019",
+  "the following arguments are required: --out")
+C("output", "reproduce-out-file", "reproduce dodge2019 --out {d}/good.txt",
+  "is a file, not a folder")
+C("output", "reproduce-out-missing-parent", "reproduce dodge2019 --out missing/r",
+  "--out 'missing/r': folder 'missing' does not exist")
+C("output", "reproduce-out-empty", "reproduce dodge2019 --out ''",
+  "--out must be a folder name or path, got ''")
+C("file", "reproduce-data-missing", "reproduce dodge2019 --out r --data {d}/nodata",
+  "--data: search results folder", "does not exist")
+C("file", "reproduce-data-file", "reproduce dodge2019 --out r --data {d}/good.txt",
+  "is a file, not a folder")
+C("file", "reproduce-data-empty-folder", "reproduce dodge2019 --out r --data {d}/folder",
+  "--data: search results folder", "lacks sst5_linear_acc.txt, sst5_cnn_acc.txt")
+C("file", "reproduce-data-empty-folder-2021",
+  "reproduce dodge2021 --out {d}/outdir --data {d}/folder", "lacks sst5_cnn_acc.txt")
+C("file", "reproduce-data-empty-folder-tang",
+  "reproduce tang2020 --out r --data {d}/folder --quick", "lacks reuters_mlp_f1.txt")
+# the command itself
+C("usage", "no-command", "", "choose a command: bias, list, fit-kde")
+C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
+
+
+@pytest.mark.parametrize("argv, words", CLI)
+def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
+    if "{ro}" in argv and ro is None:
+        pytest.skip("no folder here that this user (root) cannot write to")
+    monkeypatch.chdir(tmp_path)
+    args = shlex.split(argv.format(d=d, ro=ro))
+    command = args[0] if args and not args[0].startswith("-") else None
+    known = {"bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce"}
+    if command in BASE:
+        args = [command, *shlex.split(BASE[command]), *args[1:]]
+    watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
+    before = [_tree(w) for w in watched]
+    try:
+        status = main(args)
+    except SystemExit as exit_:  # argparse's usage errors
+        status = exit_.code
+    out, err = capsys.readouterr()
+    prefix = f"evpsim {command}: error: " if command in known else "evpsim: error: "
+    assert status == 2, (out, err)
+    assert "Traceback" not in err and "Traceback" not in out
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(prefix), err
+    for w in words:
+        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
+    assert "wrote" not in out
+    assert [_tree(w) for w in watched] == before  # nothing written, nothing left behind
+
+
+# --- outputs: all or nothing ---------------------------------------------------------------
+
+def test_output_interrupted_while_writing_leaves_nothing(tmp_path):
+    """A failure (or SIGTERM, Ctrl-C) while writing the second of two files
+    leaves neither, nor any hidden temporary file."""
+    def ok(tmp):
+        Path(tmp).write_text("done")
+
+    def interrupted(tmp):
+        Path(tmp).write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_all([(tmp_path / "a.nc", ok), (tmp_path / "b.png", interrupted)])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_leaves_no_output(tmp_path):
+    """SIGTERM during a long run: exit status 143, no result, no .part file."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evpsim", "bias", "--B", "30", "--replicates", "1e9",
+         "--out", "X.nc", "--plot", "X.png"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = []
+    reader = threading.Thread(target=lambda: err.extend(iter(proc.stderr.readline, "")),
+                              daemon=True)
+    reader.start()
+    started = time.monotonic()
+    try:
+        # the progress line shows once the Monte Carlo loop has run 1.5 s
+        # (text mode reads the line's carriage return as a line end)
+        while not any("Monte Carlo" in e for e in err) and time.monotonic() - started < 120:
+            assert proc.poll() is None, "".join(err)
+            time.sleep(0.1)
+        assert "Monte Carlo" in "".join(err), "the run never started"
+        proc.send_signal(signal.SIGTERM)
+        status = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reader.join(timeout=10)
+    assert status in (143, -signal.SIGTERM)
+    assert "Traceback" not in "".join(err)
+    if status == 143:
+        assert "evpsim bias: terminated" in "".join(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no X.nc, X.png, .part files
+
+
+# --- silent wrong results -----------------------------------------------------------------
+
+SILENT = []  # names of the checks below, for the count
+
+
+def _silent(fn):
+    SILENT.append(fn.__name__)
+    return fn
+
+
+@_silent
+def test_silent_few_replicates_print_no_check(capsys):
+    """100 replicates: standard errors too rough for a |MC - exact| / SE line."""
+    assert main(["bias", "--B", "5", "--replicates", "100", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "not checked; 100 replicates are too few" in out
+    assert "largest |MC - exact| / SE" not in out
+
+
+@_silent
+def test_silent_two_replicates_print_no_check(capsys):
+    assert main(["bias", "--B", "5", "--replicates", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "not checked; 2 replicates are too few" in out
+    assert "largest |MC - exact| / SE" not in out
+
+
+@_silent
+def test_silent_point_mass_truth_says_why_unchecked(tmp_path, capsys):
+    """Equal scores: every estimate is exact; the check line must not blame
+    the replicate count."""
+    f = tmp_path / "equal.txt"
+    f.write_text("0.5\n0.5\n0.5\n")
+    assert main(["bias", "--dist", f"file:{f}", "--B", "3", "--replicates", "2000",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "not checked; every estimate is exact (the truth is a single value)" in out
+    assert "replicates are too few" not in out
+
+
+@_silent
+def test_silent_headerless_csv_keeps_every_score(tmp_path, capsys):
+    """The first row of a CSV without a header is data, never a header."""
+    f = tmp_path / "runs.csv"
+    f.write_text("0.5,0.71\n0.6,0.74\n0.55,0.69\n0.52,0.80\n")
+    assert evpsim.read_scores(f, column=1).tolist() == [0.71, 0.74, 0.69, 0.80]
+    assert evpsim.read_scores(f, column="1").tolist() == [0.71, 0.74, 0.69, 0.80]
+    assert main(["bias", "--dist", f"file:{f}", "--column", "1", "--B", "3",
+                 "--method", "exact"]) == 0
+    assert "empirical distribution of 4 scores (4 distinct)" in capsys.readouterr().out
+    one = tmp_path / "one_column.csv"
+    one.write_text("0.71\n0.74\n0.69\n")
+    assert evpsim.read_scores(one).tolist() == [0.71, 0.74, 0.69]
+
+
+@_silent
+def test_silent_byte_order_mark_is_not_a_bad_first_score(tmp_path):
+    f = tmp_path / "excel.csv"
+    f.write_bytes("\ufeffacc\n0.71\n0.74\n".encode("utf-8"))
+    assert evpsim.read_scores(f, column="acc").tolist() == [0.71, 0.74]
+    g = tmp_path / "bom.txt"
+    g.write_bytes("\ufeff0.71\n0.74\n".encode("utf-8"))
+    assert evpsim.read_scores(g).tolist() == [0.71, 0.74]
+
+
+@_silent
+def test_silent_largest_allowed_scores_give_finite_numbers():
+    """Scores up to +-1e70 are accepted, and every number computed from them
+    (fourth powers in the standard errors included) is finite."""
+    big = [1e70, -1e70, 0.5e70]
+    assert np.isfinite(evpsim.estimate(big, "U")).all()
+    assert np.isfinite(evpsim.evp_curve(big)["sd"]).all()
+    ds = evpsim.bias(evpsim.empirical(big), B=3, replicates=2000)
+    for var in ("bias", "variance", "mse", "bias_se", "variance_se", "mse_se", "exact_mse"):
+        assert np.isfinite(ds[var]).all(), var
+    assert np.isfinite(ds.attrs["max_abs_z"])
+
+
+@_silent
+def test_silent_integral_floats_are_integers_everywhere():
+    """One rule for counts: 5.0 is 5, 5.5 is refused (B, replicates, ns)."""
+    assert evpsim.estimator_weights("U", 5.0).shape == (5, 5)
+    assert evpsim.estimate(S3, "U", ns=[2.0]).tolist() == evpsim.estimate(S3, "U", ns=[2]).tolist()
+    assert evpsim.bias(B=5.0, replicates=2000.0, method="mc").attrs["replicates"] == 2000
+    for bad in (5.5, True, "5"):
+        with pytest.raises(InvalidArgument, match=r"^B must be an integer"):
+            evpsim.estimator_weights("U", bad)
+
+
+@_silent
+def test_silent_command_line_integers_are_exact(capsys):
+    """The largest seed is accepted: integers are not read through a float
+    (which turned 2**63 - 1 into 2**63)."""
+    assert main(["bias", "--B", "3", "--replicates", "1000", "--method", "mc", "--quiet",
+                 "--seed", "9223372036854775807"]) == 0
+    assert "(seed 9223372036854775807)" in capsys.readouterr().out
+
+
+@_silent
+def test_silent_reproduce_failure_keeps_existing_folder_intact(tmp_path, capsys):
+    out = tmp_path / "existing"
+    out.mkdir()
+    (out / "mine.txt").write_text("mine\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "sst5_linear_acc.txt").write_text("0.5\nabc\n")
+    for name in evpsim.reproduce.dodge2019.data_files()[1:]:
+        (empty / name).write_text("0.5\n0.6\n")
+    assert main(["reproduce", "dodge2019", "--out", str(out), "--data", str(empty)]) == 2
+    assert "line 2: 'abc' is not a number" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "existing"]
+
+
+# --- the battery's size and classes -------------------------------------------------------
+
+def _classes(params):
+    return Counter(KIND[p.id] for p in params)
+
+
+def test_battery_size():
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    assert set(counts) == set(CLASSES), set(CLASSES) ^ set(counts)
+    assert sum(counts.values()) >= 150
+    ids = [p.id for p in API + CLI]
+    assert len(ids) == len(set(ids))
+
+
+if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and their counts
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    for key, text in CLASSES.items():
+        print(f"{counts[key]:4d}  {key:9s} {text}")
+    print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "
+          f"{len(SILENT)} silent-result checks, 1 interrupted write, 1 SIGTERM run)")
