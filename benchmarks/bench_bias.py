@@ -12,6 +12,9 @@ Run with ``python benchmarks/bench_bias.py``. Prints a markdown table.
 * Exact method for B = 30 and 50.
 * The CLI command ``python -m evpsim bias --dist normal --B 30``: first run
   with an empty cache, then a later run.
+* Worker processes: the same command on 100,000 and 4,000,000 replicates
+  (Monte Carlo only) with ``--workers 1`` and ``--workers 2``, warm cache:
+  what a worker's start-up costs, and when it pays.
 """
 
 import os
@@ -55,15 +58,24 @@ def numpy_baseline(truth, B, M, seed=0):
     return sums
 
 
+CLI = [sys.executable, "-m", "evpsim", "bias", "--dist", "normal", "--B", "30", "--quiet"]
+
+
+def _wall(cmd, env):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
 def cli_times():
     env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="evpsim-cli-cache-"))
-    cmd = [sys.executable, "-m", "evpsim", "bias", "--dist", "normal", "--B", "30", "--quiet"]
-    out = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        out.append(time.perf_counter() - t0)
-    return out[0], min(out[1:])
+    out = [_wall(CLI, env) for _ in range(3)]
+    workers = {}
+    for reps in (100_000, 4_000_000):
+        for w in (1, 2):
+            cmd = CLI + ["--method", "mc", "--replicates", str(reps), "--workers", str(w)]
+            workers[reps, w] = min(_wall(cmd, env) for _ in range(2))
+    return out[0], min(out[1:]), workers
 
 
 def main():
@@ -88,10 +100,14 @@ def main():
     for B in (30, 50):
         t_ex = best_of(lambda: evpsim.bias(truth, B=B, method="exact"))
         rows.append((f"exact method, B={B}, U/V/W, all n", f"{t_ex:.3f} s", ""))
-    first, later = cli_times()
+    first, later, workers = cli_times()
     rows.append(("CLI `python -m evpsim bias --dist normal --B 30` (1M replicates + exact), "
                  "first run", f"{first:.1f} s wall", "compiles and caches the kernels"))
     rows.append(("same command, later runs", f"{later:.1f} s wall", "cached kernels"))
+    for reps in (100_000, 4_000_000):
+        one, two = workers[reps, 1], workers[reps, 2]
+        rows.append((f"CLI, {reps:,} replicates, `--method mc --workers 2`", f"{two:.1f} s wall",
+                     f"`--workers 1`: {one:.1f} s; workers / in-process {two / one:.2f}"))
     print(f"machine: {os.cpu_count()} cores, numba threads {numba.get_num_threads()}, "
           f"numpy {np.__version__}, numba {numba.__version__}\n")
     print("| what | evpsim | baseline / note |")

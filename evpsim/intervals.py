@@ -435,12 +435,12 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
             lower[:, meths.index(m)] = ivs[g, :, 0]
             upper[:, meths.index(m)] = ivs[g, :, 1]
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords=interval_coords(ests, meths, B))
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, B), "B": B})
     ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, B))
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
     if distribution:
         ds["bootstrap_distribution"] = (("resample", "estimator", "n"),
                                         boot.T.reshape(resamples, E, B))
-    ds.attrs.update(level=level, resamples=resamples, seed=int(seed), B=B)
+    ds.attrs.update(level=level, resamples=resamples, seed=int(seed))
     return ds

@@ -280,7 +280,7 @@ class KDETruth(Discrete):
     """A discretized KDE as a ground truth: a :class:`Discrete` truth.
 
     Made by :func:`load_kde`. ``fit`` holds the fit's attributes;
-    :meth:`attrs` adds the source, bandwidth and construction to the
+    :meth:`params` adds the source, bandwidth and construction to the
     provenance of every result computed from it.
     """
 
@@ -289,10 +289,15 @@ class KDETruth(Discrete):
                          description=fit.attrs["description"])
         self.fit = dict(fit.attrs)
 
-    def attrs(self):
+    def params(self):
         keys = ("construction", "bandwidth", "bandwidth_rule", "runs", "source", "bins",
                 "grid_lo", "grid_hi")
-        return {**super().attrs(), **{f"truth_kde_{k}": self.fit[k] for k in keys}}
+        return {**super().params(), **{f"kde_{k}": _plain(self.fit[k]) for k in keys}}
+
+
+def _plain(value):
+    """A netCDF attribute as a JSON-able Python value."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def kde_dirs():

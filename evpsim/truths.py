@@ -22,6 +22,7 @@ prefixes such as ``kde:`` are added with :func:`register_truth_prefix`.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,12 +139,17 @@ class Truth:
         """Width of the support, ``hi - lo``."""
         return self.hi - self.lo
 
-    def attrs(self):
-        """Parameters of the truth, for netCDF provenance attributes."""
+    def params(self):
+        """Parameters of the truth beyond its name, description and range."""
         return {}
 
     def coords(self, suffix=""):
         """Scalar coordinates that identify the truth in a result Dataset.
+
+        ``truth``, ``truth_description``, ``truth_lo``, ``truth_hi`` and
+        ``truth_params`` (:meth:`params` as JSON), each name followed by
+        ``suffix``; every truth has the same five, so results of different
+        kinds of truths combine.
 
         As coordinates, not attributes, they survive combining results of
         several truths, ``xr.concat(results, dim="truth", coords="different")``.
@@ -151,7 +157,8 @@ class Truth:
         return {f"truth{suffix}": self.name,
                 f"truth{suffix}_description": self.description,
                 f"truth{suffix}_lo": float(self.lo),
-                f"truth{suffix}_hi": float(self.hi)}
+                f"truth{suffix}_hi": float(self.hi),
+                f"truth{suffix}_params": json.dumps(self.params(), sort_keys=True)}
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}: {self.description}>"
@@ -245,8 +252,8 @@ class TruncatedNormal(Truth):
         """Survival function ``1 - CDF``, accurate in the upper tail."""
         return self._dist.sf(x)
 
-    def attrs(self):
-        return {"truth_mu": self.mu, "truth_sigma": self.sigma}
+    def params(self):
+        return {"mu": self.mu, "sigma": self.sigma}
 
     def _core(self):
         lo = max(self.lo, float(self._dist.ppf(_TAIL)))
@@ -423,8 +430,8 @@ class Discrete(Truth):
             self._sampler = K.Sampler.discrete(self.support, self._F)
         return self._sampler
 
-    def attrs(self):
-        return {"truth_support_size": int(self.support.size)}
+    def params(self):
+        return {"support_size": int(self.support.size)}
 
 
 def empirical(scores, *, name="empirical", description=None):

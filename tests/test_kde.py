@@ -129,7 +129,7 @@ def test_kde_truth_is_discrete():
     assert isinstance(truth, Discrete)
     assert truth.name == "kde:reuters-lstm"
     assert truth.description == "Tang2020 KDE of 152 Reuters LSTM dev F1 (bw 0.0592)"
-    assert truth.attrs()["truth_kde_bandwidth"] == pytest.approx(0.059233, abs=1e-6)
+    assert truth.params()["kde_bandwidth"] == pytest.approx(0.059233, abs=1e-6)
 
 
 def test_theta_brute_force_and_simulation():

@@ -44,6 +44,17 @@ def test_results_of_two_truths_concatenate_with_their_descriptions():
     np.testing.assert_array_equal(both["theta"].sel(truth="tang-small"), b["theta"])
 
 
+def test_truths_of_different_kinds_concatenate_with_their_parameters():
+    import json
+
+    both = xr.concat([_exact("normal", 5), _exact("kde:reuters-lstm", 5)], dim="truth",
+                     coords="different", compat="equals")
+    normal, kde = (json.loads(p) for p in both["truth_params"].values)
+    assert normal == {"mu": 0.6, "sigma": 0.07}
+    assert kde["kde_construction"] == "tang2020" and kde["support_size"] == 511
+    assert not any(k.startswith("truth") for k in both.attrs)
+
+
 def test_results_of_two_sizes_concatenate_along_B():
     both = xr.concat([_exact("normal", 4), _exact("normal", 7)], dim="B", coords="different",
                      compat="equals", join="outer")
@@ -56,7 +67,7 @@ def test_results_of_two_sizes_concatenate_along_B():
 def test_truth_coordinates_survive_netcdf(tmp_path):
     ds = _exact("tang-big", 5)
     back = read_netcdf(write_netcdf(ds, tmp_path / "r.nc"))
-    for name in ("truth", "truth_description", "truth_lo", "truth_hi", "B"):
+    for name in ("truth", "truth_description", "truth_lo", "truth_hi", "truth_params", "B"):
         assert back[name].item() == ds[name].item()
 
 

@@ -193,7 +193,7 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
         seed=options.seed if options else None,
         replicates=options.replicates if options else 0,
         chunk_size=options.chunk_size if options else None,
-        workers=options.workers if options else 1, **truth.attrs())
+        workers=options.workers if options else 1)
     if exact is not None and options is not None:
         zs = np.concatenate([np.abs(ds["z_" + q].values).ravel() for q in QUANTITIES])
         zs = zs[np.isfinite(zs)]

@@ -228,10 +228,6 @@ def _coords(setup):
 
 
 def _attrs(experiment, setup, tol, **extra):
-    model_attrs = {}
-    for key, m in (("a", setup.ma), ("b", setup.mb)):
-        model_attrs.update({f"{key}_{k.replace('truth_', '')}": v
-                            for k, v in m.truth.attrs().items()})
     opts = setup.options
     return provenance(
         experiment=experiment, estimators=[e.name for e in setup.ests], seed=opts.seed,
@@ -239,7 +235,7 @@ def _attrs(experiment, setup, tol, **extra):
         pool=setup.pool, sampling=_sampling(setup.ma, setup.mb, setup.pool),
         truth_method=setup.truth_method,
         truth_replicates=setup.truth_replicates if setup.truth_method == "mc" else 0,
-        level=setup.level, tie_tolerance=tol, **extra, **model_attrs)
+        level=setup.level, tie_tolerance=tol, **extra)
 
 
 def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, column=None,

@@ -210,6 +210,5 @@ def _dataset(tallies, theta, ests, meths, options, truth, B, level, resamples, b
         ci_methods=[m.name for m in meths], level=level, replicates=Mrep,
         resamples=resamples, seed=options.seed, chunk_size=options.chunk_size,
         workers=options.workers, coverage_ci_level=CP_LEVEL,
-        bounds_lo=bounds[0] if bounds else None, bounds_hi=bounds[1] if bounds else None,
-        **truth.attrs()))
+        bounds_lo=bounds[0] if bounds else None, bounds_hi=bounds[1] if bounds else None))
     return ds

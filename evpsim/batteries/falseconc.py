@@ -132,5 +132,5 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
         chunk_size=options.chunk_size, workers=options.workers, level=level,
         truth_method=truth_method,
         truth_replicates=truth_replicates if truth_method == "mc" else 0,
-        tie_tolerance=tol, **truth.attrs()))
+        tie_tolerance=tol))
     return ds
