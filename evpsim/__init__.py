@@ -6,6 +6,7 @@ MSE; false conclusions; model comparisons; confidence-interval coverage.
 """
 
 from ._version import __version__
+from .bands import ld_band
 from .batteries.bias import bias
 from .batteries.compare import compare_curves, comparison_errors
 from .batteries.coverage import coverage
@@ -48,6 +49,6 @@ __all__ = [
     "bias", "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
     "coverage", "bootstrap_intervals",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
-    "unregister_ci_method",
+    "unregister_ci_method", "ld_band",
     "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]

@@ -23,22 +23,22 @@ the estimators' (:mod:`evpsim.estimators`). A method is of one of two kinds:
     every n at once with probability at least ``level``, whatever the
     estimator: they do not use it. Built-ins ``dkw`` (Dvoretzky-Kiefer-
     Wolfowitz with Massart's constant) and ``ks`` (exact Kolmogorov-Smirnov
-    critical value); users add bands with ``band(B, level) -> (lower,
-    upper)``, the CDF bounds on each of the B + 1 gaps between the order
-    statistics.
+    critical value), from :mod:`evpsim.bands`; users add bands with
+    ``band(B, level) -> (lower, upper)``, the CDF bounds on each of the
+    B + 1 gaps between the order statistics, e.g. the Learned-Miller-
+    DeStefano band: ``register_ci_method("ld", band=evpsim.ld_band)``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import stats
 
 from . import _validate as check
 from ._kernels import bootstrap as _K
+from .bands import dkw_band, ks_band
 from .estimators import resolve_estimators
 from .registry import Registry, jit_function
 
@@ -50,63 +50,7 @@ __all__ = [
     "get_ci_method",
     "list_ci_methods",
     "resolve_ci_methods",
-    "dkw_band",
-    "ks_band",
 ]
-
-
-# --- distribution-free bands -------------------------------------------------------
-
-def _constant_band(B, epsilon):
-    ecdf = np.arange(B + 1) / B
-    return np.clip(ecdf - epsilon, 0.0, 1.0), np.clip(ecdf + epsilon, 0.0, 1.0)
-
-
-def dkw_band(B, level):
-    """DKW band ``ECDF +- sqrt(log(2 / alpha) / (2 B))`` (Massart 1990).
-
-    Parameters
-    ----------
-    B : int
-        Sample size.
-    level : float
-        Simultaneous coverage, in (0, 1).
-
-    Returns
-    -------
-    lower, upper : (B + 1,) arrays
-        CDF bounds on ``[x_(i), x_(i+1))``, i = 0..B.
-
-    Notes
-    -----
-    Massart's inequality ``P(sup |F_B - F| > eps) <= 2 exp(-2 B eps^2)``
-    holds for every F, continuous or not, so the band covers with
-    probability at least ``level`` (a little more in practice).
-
-    Examples
-    --------
-    >>> lower, upper = dkw_band(50, 0.95)
-    >>> round(float(upper[0]), 4)
-    0.1921
-    """
-    return _constant_band(B, math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * B)))
-
-
-def ks_band(B, level):
-    """Kolmogorov-Smirnov band ``ECDF +- d``, ``d`` the exact critical value.
-
-    ``d`` is the ``level`` quantile of the two-sided KS statistic for sample
-    size B (``scipy.stats.kstwo``): coverage exactly ``level`` for a
-    continuous F, at least ``level`` for a discrete one. Same layout as
-    :func:`dkw_band`.
-
-    Examples
-    --------
-    >>> lower, upper = ks_band(50, 0.95)
-    >>> round(float(upper[0]), 4)
-    0.1884
-    """
-    return _constant_band(B, float(stats.kstwo(B).ppf(level)))
 
 
 # --- the registry ---------------------------------------------------------------------

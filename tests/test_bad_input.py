@@ -797,10 +797,10 @@ A("register", "ci-band-not-callable", lambda d: evpsim.register_ci_method("bad",
 A("register", "ci-neither", lambda d: evpsim.register_ci_method("bad"), IA,
   "give exactly one of func= and band=")
 A("register", "ci-builtin-name",
-  lambda d: evpsim.register_ci_method("percentile", band=evpsim.intervals.dkw_band), IA,
+  lambda d: evpsim.register_ci_method("percentile", band=evpsim.bands.dkw_band), IA,
   "a CI method named 'percentile' is already registered")
 A("type", "ci-overwrite-str",
-  lambda d: evpsim.register_ci_method("ok", band=evpsim.intervals.dkw_band, overwrite=1), IT,
+  lambda d: evpsim.register_ci_method("ok", band=evpsim.bands.dkw_band, overwrite=1), IT,
   "overwrite must be True or False, got 1")
 # reproduce (API)
 A("unknown", "reproduce-paper", lambda d: evpsim.reproduce.reproduce("nope", d / "r"), IA,

@@ -14,7 +14,8 @@ import evpsim
 from evpsim._kernels import bootstrap as K
 from evpsim.cli import main
 from evpsim.estimators import resolve_estimators
-from evpsim.intervals import dkw_band, ks_band, weight_tables
+from evpsim.bands import dkw_band, ks_band
+from evpsim.intervals import weight_tables
 from evpsim.results import read_netcdf
 from evpsim.summaries import clopper_pearson
 from conftest import outputs_by_thread_count
