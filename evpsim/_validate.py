@@ -301,6 +301,30 @@ def text_file(path, name="path"):
                                     f"{err.strerror}") from None
 
 
+def file_score(value, where, what, shown=None):
+    """A score read from a file: a finite number within :data:`MAX_SCORE`, as a float.
+
+    Parameters
+    ----------
+    value : object
+        The value read (a float, or what a JSON field held).
+    where : str
+        ``"'FILE' line N"``, for the message.
+    what : str
+        What the value is (``"score"``, a JSON field's name).
+    shown : str, optional
+        The value as the file wrote it (default ``repr(value)``).
+    """
+    shown = repr(value) if shown is None else shown
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise InvalidArgument("path", f"{where}: {what} is {shown}, not a finite number")
+    if abs(value) > MAX_SCORE:
+        raise InvalidArgument("path", f"{where}: {what} is {shown}, beyond +-{MAX_SCORE:.0e}, "
+                                      f"the largest magnitude evpsim accepts")
+    return float(value)
+
+
 def _memory_bytes():
     """Memory this process may use: what the machine has available."""
     try:

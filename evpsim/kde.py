@@ -445,15 +445,7 @@ def read_jsonl_scores(path, field):
                 raise check.InvalidArgument("field", f"{where}: no field {field!r}" + what
                                             + (f"; keys: {', '.join(keys)}" if keys else ""))
             value = value[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or (isinstance(value, float) and not math.isfinite(value)):
-            raise check.InvalidArgument("path", f"{where}: {field} is {value!r}, not a finite "
-                                                f"number")
-        if abs(value) > check.MAX_SCORE:
-            raise check.InvalidArgument("path", f"{where}: {field} is {value!r}, beyond "
-                                                f"+-{check.MAX_SCORE:.0e}, the largest "
-                                                f"magnitude evpsim accepts")
-        out.append(float(value))
+        out.append(check.file_score(value, where, field))
     if not out:
         raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
     return np.array(out)

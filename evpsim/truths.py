@@ -508,14 +508,7 @@ def read_scores(path, *, column=None):
                 if any(c in raw for c in ";\t") else ""
             raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: {raw!r} is not a "
                                                 f"number{hint}") from None
-        if not math.isfinite(v):
-            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: score is {raw!r}, "
-                                                f"not a finite number")
-        if abs(v) > check.MAX_SCORE:
-            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: score {raw!r} is "
-                                                f"beyond +-{check.MAX_SCORE:.0e}, the largest "
-                                                f"magnitude evpsim accepts")
-        out.append(v)
+        out.append(check.file_score(v, f"{str(p)!r} line {lineno}", "score", repr(raw)))
     if not out:
         raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
     return np.array(out)

@@ -545,7 +545,7 @@ A("file", "read-nonnumeric", lambda d: evpsim.read_scores(d / "nonnum.txt"), IA,
 A("scores", "read-nan-line", lambda d: evpsim.read_scores(d / "nan.txt"), IA,
   "line 2: score is 'nan', not a finite number")
 A("scores", "read-huge-line", lambda d: evpsim.read_scores(d / "huge.txt"), IA,
-  "line 2: score '1e300' is beyond +-1e+70")
+  "line 2: score is '1e300', beyond +-1e+70")
 A("file", "read-csv-columns", lambda d: evpsim.read_scores(d / "two.csv"), IA,
   "has 2 columns ['trial', 'f1']: choose one with column")
 A("file", "read-csv-no-column", lambda d: evpsim.read_scores(d / "two.csv", column="acc"), IA,
@@ -961,7 +961,7 @@ C("scores", "bias-file-nan", "bias --dist file:{d}/nan.txt",
 C("scores", "bias-file-inf", "bias --dist file:{d}/inf.txt",
   "line 2: score is '-inf', not a finite number")
 C("scores", "bias-file-huge", "bias --dist file:{d}/huge.txt",
-  "huge.txt' line 2: score '1e300' is beyond +-1e+70")
+  "huge.txt' line 2: score is '1e300', beyond +-1e+70")
 C("short", "bias-file-one", "bias --dist file:{d}/one.txt",
   "holds 1 score; an empirical truth needs at least 2")
 C("file", "bias-file-binary", "bias --dist file:{d}/binary.txt", "not a text file (UTF-8)")
@@ -1120,7 +1120,7 @@ C("file", "fit-input-fifo", "fit-kde {d}/fifo --name x", "is not a regular file"
 C("file", "fit-input-binary", "fit-kde {d}/binary.txt --name x", "not a text file (UTF-8)")
 C("file", "fit-input-empty", "fit-kde {d}/empty.txt --name x", "holds no scores")
 C("scores", "fit-input-huge", "fit-kde {d}/huge.txt --name x",
-  "line 2: score '1e300' is beyond +-1e+70")
+  "line 2: score is '1e300', beyond +-1e+70")
 C("short", "fit-input-one", "fit-kde {d}/one.txt --name x",
   "scores needs at least 2 values, got 1")
 C("short", "fit-input-equal", "fit-kde {d}/equal.txt --name x",
