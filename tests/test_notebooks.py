@@ -20,6 +20,7 @@ def test_every_source_has_an_executed_notebook():
         assert code and all(c.get("execution_count") for c in code), f"{path.name} not executed"
 
 
+@pytest.mark.slow  # about a minute each; CI runs them with the other slow tests
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, tmp_path):
     import sys

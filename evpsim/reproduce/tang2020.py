@@ -193,7 +193,7 @@ def _fig3(report, truths, sizes):
     # the same samples against Tang et al.'s Monte Carlo truth
     mc = xr.concat([falseconc(tr, truth_method="mc", truth_replicates=PAPER["truth_iterations"],
                               **common)[["below", "theta_se"]] for tr in truths.values()],
-                   dim="truth")
+                   dim="truth", coords="different", compat="equals", join="outer")
     ds["below_mc_truth"] = (("truth", "estimator", "n"), mc["below"].values, {
         "long_name": f"rate of estimate < a Monte Carlo truth from "
                      f"{PAPER['truth_iterations']:,} maxima (Tang et al.'s way)"})
