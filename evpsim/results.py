@@ -24,7 +24,7 @@ from . import _validate as check
 from ._version import __version__
 
 __all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "atomic_write_all",
-           "check_output", "ENGINE"]
+           "new_mode", "check_output", "ENGINE"]
 
 ENGINE = "h5netcdf"
 
@@ -69,10 +69,11 @@ def provenance(**extra):
     return attrs
 
 
-def _umask():
+def new_mode(base):
+    """The permissions a new file (``base`` 0o666) or folder (0o777) gets under the umask."""
     mask = os.umask(0)
     os.umask(mask)
-    return mask
+    return base & ~mask
 
 
 def check_output(path, suffixes, name):
@@ -163,7 +164,7 @@ def atomic_write_all(items):
             os.close(fd)
             temps.append((tmp, path))
             write(tmp)
-            os.chmod(tmp, 0o666 & ~_umask())
+            os.chmod(tmp, new_mode(0o666))
         for tmp, path in temps:
             os.replace(tmp, path)
     except BaseException:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import _validate as check
 from .._validate import InvalidArgument, InvalidType
-from ..results import _umask
+from ..results import new_mode
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "data_dir", "Claim", "Report"]
@@ -109,7 +109,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
         report.files.append("summary.md")
         report.write(work)
         if created:
-            os.chmod(work, 0o777 & ~_umask())
+            os.chmod(work, new_mode(0o777))
             os.replace(work, out)
         else:
             for f in work.iterdir():
