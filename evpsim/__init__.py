@@ -11,7 +11,8 @@ from .batteries.bias import bias
 from .batteries.compare import compare_curves, comparison_errors
 from .batteries.coverage import coverage
 from .batteries.falseconc import falseconc
-from .curves import budget_to_reach, evp_curve
+from .curves import budget_to_reach, curve, evp_curve
+from .datasets import list_searches, search_path
 from .estimators import (
     Estimator,
     estimate,
@@ -27,6 +28,9 @@ from .intervals import (
 )
 from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
 from .mctheta import monte_carlo_theta
+from .plots import plot_curve
+from .searchfiles import Search, read_scores, read_searches
+from .selfcheck import check_warnings, self_check
 from .summaries import clopper_pearson
 from .truths import (
     Discrete,
@@ -35,7 +39,6 @@ from .truths import (
     empirical,
     list_truths,
     make_truth,
-    read_scores,
 )
 
 __all__ = [
@@ -43,9 +46,9 @@ __all__ = [
     "Estimator", "estimate", "estimator_weights", "get_estimator", "list_estimators",
     "register_estimator", "unregister_estimator",
     "Truth", "TruncatedNormal", "Discrete", "empirical", "make_truth", "list_truths",
-    "read_scores",
+    "read_scores", "read_searches", "Search",
     "order_statistic_moments", "lstatistic_moments",
-    "evp_curve", "budget_to_reach",
+    "curve", "self_check", "list_searches", "search_path", "check_warnings", "plot_curve", "evp_curve", "budget_to_reach",
     "bias", "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
     "coverage", "bootstrap_intervals",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",

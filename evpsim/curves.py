@@ -1,21 +1,40 @@
-"""EVP curves of observed scores, their spread, and budgets to reach a score.
+"""EVP curves of one's own search results: estimates, spread, intervals, comparisons.
 
 The tools a researcher uses to report expected validation performance for
-their own model (Dodge et al. 2019, sections 3 and 4): the estimated curve
-over n, the standard deviation of the best of n draws under the plug-in
-(empirical) distribution, and the smallest budget whose expected best score
-reaches a target.
+their own models (Dodge et al. 2019, sections 3 and 4): :func:`curve` gives,
+for every model and every budget n up to the trials it ran, the estimated
+expected best score, the standard deviation of the best of n, confidence
+intervals by any registered CI method, and, for two or more models, which
+is ahead, an interval for the difference and the bootstrap probability that
+one is ahead; with a target, the smallest budget that reaches it. The
+smaller tools :func:`evp_curve` and :func:`budget_to_reach` serve the
+reproductions of the papers.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import xarray as xr
 
 from . import _validate as check
 from .estimators import estimator_weights, get_estimator
+from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
 
-__all__ = ["evp_curve", "budget_to_reach"]
+__all__ = ["curve", "evp_curve", "budget_to_reach", "Model"]
+
+
+def best_of_n_sd(xs, ns):
+    """SD of the best of n draws with replacement from the sorted scores ``xs``.
+
+    Dodge et al. (2019, section 3.3): the spread of the plug-in
+    distribution of the maximum, the same whatever estimator draws the curve.
+    """
+    wv = estimator_weights("V", xs.size)[np.asarray(ns) - 1]
+    mean = wv @ xs
+    return np.sqrt(np.maximum(wv @ xs**2 - mean**2, 0.0))
 
 
 def evp_curve(scores, estimator="V", ns=None, *, name=None):
@@ -42,6 +61,10 @@ def evp_curve(scores, estimator="V", ns=None, *, name=None):
         clipped to the observed range, as Dodge et al. recommend for
         shading).
 
+    See Also
+    --------
+    curve : several models, confidence intervals, comparisons and budgets.
+
     Examples
     --------
     >>> ds = evp_curve([0.7, 0.9, 0.8])
@@ -56,10 +79,8 @@ def evp_curve(scores, estimator="V", ns=None, *, name=None):
     if name is not None:
         check.string(name, "name", empty=True)
     est = get_estimator(estimator).apply(xs, ns)
-    wv = estimator_weights("V", B)[ns - 1]
-    mean_v = wv @ xs
-    sd = np.sqrt(np.maximum(wv @ xs**2 - mean_v**2, 0.0))
-    ds = xr.Dataset(
+    sd = best_of_n_sd(xs, ns)
+    return xr.Dataset(
         {
             "evp": ("n", est, {"long_name": f"expected best score after n trials ({estimator})"}),
             "sd": ("n", sd, {"long_name": "SD of the best of n draws from the observed scores"}),
@@ -70,7 +91,6 @@ def evp_curve(scores, estimator="V", ns=None, *, name=None):
         attrs={"estimator": str(estimator), "B": B, "best_observed": float(xs[-1]),
                "model": name or ""},
     )
-    return ds
 
 
 def budget_to_reach(scores, target, estimator="V"):
@@ -98,6 +118,331 @@ def budget_to_reach(scores, target, estimator="V"):
     True
     """
     target = check.number(target, "target")
-    evp = evp_curve(scores, estimator)["evp"].values
-    hits = np.flatnonzero(evp >= target)
-    return int(hits[0]) + 1 if hits.size else None
+    hit = _first_reaching(evp_curve(scores, estimator)["evp"].values, target)
+    return None if np.isnan(hit) else int(hit)
+
+
+def _first_reaching(values, target):
+    """1-based index of the first value >= ``target`` (NaN never reaches), else NaN."""
+    hits = np.flatnonzero(np.nan_to_num(values, nan=-np.inf) >= target)
+    return float(hits[0] + 1) if hits.size else np.nan
+
+
+# --- models -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Model:
+    """One model's scores as :func:`curve` uses them.
+
+    Attributes
+    ----------
+    label : str
+        The model's name.
+    scores : ndarray
+        Its B scores, in the order given.
+    mean_duration : float
+        Mean wall-clock seconds per trial (NaN when unknown).
+    source : str
+        Where the scores came from (a file name, or ``""``).
+    records : int
+        Records read for the model, kept and dropped.
+    dropped : dict
+        ``{reason: count}`` of records read but not used.
+    """
+
+    label: str
+    scores: np.ndarray
+    mean_duration: float = np.nan
+    source: str = ""
+    records: int = 0
+    dropped: dict = None
+
+
+def _mean_duration(durations, label):
+    if durations is None:
+        return np.nan
+    d = np.asarray(durations, dtype=float).ravel()
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        raise check.InvalidArgument("durations", f"model {label!r} has no finite duration")
+    if (d < 0).any():
+        raise check.InvalidArgument("durations", f"model {label!r} has a negative duration")
+    return float(d.mean())
+
+
+def as_models(scores, labels=None, durations=None):
+    """Normalise :func:`curve`'s ``scores`` argument into a list of :class:`Model`.
+
+    ``scores`` is one model's scores (a sequence of numbers), a mapping
+    ``{label: scores}``, a sequence of score sequences, or searches read by
+    :func:`evpsim.read_searches` (objects with ``label``, ``scores`` and
+    ``durations``). ``durations`` (seconds per trial, or their mean) is a
+    mapping by label or a sequence aligned with the models.
+    """
+    if hasattr(scores, "scores") and hasattr(scores, "label"):
+        scores = [scores]
+    if isinstance(scores, dict):
+        items = [(str(k), v, None, None) for k, v in scores.items()]
+    elif (isinstance(scores, (list, tuple)) and scores
+          and all(hasattr(s, "scores") and hasattr(s, "label") for s in scores)):
+        items = [(s.label, s.scores, getattr(s, "durations", None), s) for s in scores]
+    elif (isinstance(scores, (list, tuple)) and scores
+          and all(isinstance(s, (list, tuple, np.ndarray)) for s in scores)):
+        items = [(f"model {k + 1}", s, None, None) for k, s in enumerate(scores)]
+    else:
+        items = [("model", scores, None, None)]
+    if labels is not None:
+        if isinstance(labels, str):
+            labels = [labels]
+        labels = [check.string(lb, "labels") for lb in labels]
+        if len(labels) != len(items):
+            raise check.InvalidArgument("labels", f"labels: {len(labels)} given for "
+                                                  f"{len(items)} model(s)")
+        items = [(lb,) + it[1:] for lb, it in zip(labels, items)]
+    names = [it[0] for it in items]
+    if len(set(names)) != len(names):
+        raise check.InvalidArgument("labels", f"labels must differ, got {names}")
+    if durations is not None:
+        if isinstance(durations, dict):
+            unknown = set(durations) - set(names)
+            if unknown:
+                raise check.InvalidArgument("durations", f"durations for unknown model(s) "
+                                                         f"{sorted(unknown)}")
+            durations = [durations.get(n) for n in names]
+        elif len(durations) != len(items):
+            raise check.InvalidArgument("durations", f"durations: {len(durations)} given for "
+                                                     f"{len(items)} model(s)")
+        items = [it[:2] + (d,) + it[3:] for it, d in zip(items, durations)]
+    out = []
+    for label, xs, dur, search in items:
+        xs = check.scores(xs, "scores" if len(items) == 1 else f"scores of {label!r}")
+        out.append(Model(label, xs, _mean_duration(dur, label),
+                         getattr(search, "source", ""),
+                         getattr(search, "records", xs.size),
+                         dict(getattr(search, "dropped", None) or {})))
+    return out
+
+
+# --- the curve of one's own results ------------------------------------------------------
+
+def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level=0.95,
+          resamples=10_000, seed=0, bounds=None, minimize=False, target=None,
+          durations=None, metric=None):
+    """EVP curves of one's own search results, with intervals and comparisons.
+
+    For every model and every budget n = 1..B (its own B: nothing is
+    extrapolated beyond the trials it ran), the estimated expected best
+    score, the SD of the best of n, and confidence intervals; for every
+    pair of models, which is ahead, an interval for the difference and the
+    bootstrap probability that the first is ahead. All are estimates from
+    the data given, not truths; :func:`evpsim.self_check` tells how far the
+    intervals can be trusted for distributions like these.
+
+    Parameters
+    ----------
+    scores : array_like, mapping, sequence, or searches
+        One model's scores; ``{label: scores}``; a sequence of score
+        sequences; or searches from :func:`evpsim.read_searches` (which
+        carry labels, durations and dropped-record counts).
+    labels : sequence of str, optional
+        Model names, one per model (default the mapping's keys or the
+        searches' labels, else ``"model"``, ``"model 2"``, ...).
+    estimators : str or sequence
+        L-statistic estimators (default ``"V"``; e.g. ``"U,V,W"``).
+    ci_methods : str or sequence
+        CI methods (default ``"percentile"``, the method of Tang et al.
+        2020); band methods (``dkw``, ``ks``, ``ld-equal-tailed``,
+        ``ld-highest-density``) need ``bounds``.
+    level : float
+        Two-sided confidence level, in (0, 1).
+    resamples : int
+        Bootstrap resamples per model (at least 2).
+    seed : int
+        Seed; model k (0-based) resamples from stream ``(seed, k)``.
+    bounds : (float, float), optional
+        Known range of the metric (e.g. ``(0, 1)`` for accuracy), needed by
+        band methods.
+    minimize : bool
+        The scores are losses: curves of the expected *minimum*; "ahead"
+        and "reaches" mean lower.
+    target : float, optional
+        A score to reach: adds the smallest budget at which the estimate
+        reaches it and at which each interval's pessimistic end does.
+    durations : mapping or sequence, optional
+        Seconds per trial (or their mean) per model, for an expected
+        wall-clock axis; searches from :func:`evpsim.read_searches` with a
+        time field carry them already.
+    metric : str, optional
+        Name of the metric, for tables and axis labels (default the
+        searches' field or column, else ``"score"``).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``model``, ``estimator``, ``ci_method``, ``n`` (1..largest B;
+        NaN beyond a model's own B):
+
+        * ``estimate`` (model, estimator, n) and ``sd`` (model, n);
+        * ``lower``, ``upper`` (model, estimator, ci_method, n);
+        * coordinates ``B``, ``best_observed``, ``worst_observed`` per
+          model, ``ci_method_kind``; ``mean_duration`` (seconds) and
+          ``expected_time`` (model, n: n times the mean duration) with
+          durations;
+        * with two or more models, dim ``pair`` (coordinates ``model_a``,
+          ``model_b``): ``difference`` (``theta_a - theta_b`` estimated),
+          ``difference_lower``/``difference_upper`` (percentile interval of
+          the bootstrap differences, models resampled independently),
+          ``p_ahead`` (bootstrap probability that ``model_a`` is ahead,
+          ties counting half) and ``ahead`` (the label ahead by the
+          estimates, ``"tie"``), for n up to the smaller B;
+        * with ``target``: ``budget`` (model, estimator) and
+          ``budget_interval`` (model, estimator, ci_method), NaN where no
+          n <= B reaches it.
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.curve({"A": [0.71, 0.74, 0.69, 0.80, 0.77],
+    ...                    "B": [0.70, 0.72, 0.75, 0.73, 0.74]}, resamples=2000)
+    >>> [round(float(v), 4) for v in ds["estimate"].sel(model="A", estimator="V")[:3]]
+    [0.742, 0.7672, 0.7803]
+    >>> str(ds["ahead"].sel(estimator="V", n=5).item())
+    'A'
+    """
+    models = as_models(scores, labels, durations)
+    ests = lstatistic_estimators(estimators)
+    meths = resolve_ci_methods(ci_methods)
+    level = check.level(level)
+    resamples = check.integer(resamples, "resamples", minimum=2)
+    seed = check.seed(seed)
+    minimize = check.boolean(minimize, "minimize")
+    if target is not None:
+        target = check.number(target, "target")
+    if metric is None:
+        found = {getattr(s, "metric", "") for s in _searches(scores)} - {""}
+        metric = found.pop() if len(found) == 1 else "score"
+    metric = check.string(metric, "metric")
+    sign = -1.0 if minimize else 1.0
+    if bounds is not None:
+        lo = min(m.scores.min() for m in models)
+        hi = max(m.scores.max() for m in models)
+        bounds = check.bounds(bounds, lo, hi, "every score")
+    need_boot = len(models) > 1
+    boot_methods = [m.name for m in meths if m.kind == "bootstrap"]
+    run_methods = [m.name for m in meths] + (["percentile"] if need_boot and not boot_methods
+                                             else [])
+    per_model = []
+    for k, model in enumerate(models):
+        ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
+                                 ci_methods=run_methods, level=level, resamples=resamples,
+                                 seed=seed, stream=k, distribution=need_boot,
+                                 bounds=bounds and tuple(sorted(sign * b for b in bounds)))
+        per_model.append(ds)
+    ds = _assemble(models, ests, meths, per_model, sign, level)
+    if need_boot:
+        _add_comparisons(ds, models, per_model, sign, level)
+    if target is not None:
+        _add_budgets(ds, sign, target)
+    ds.attrs.update(level=level, resamples=resamples, seed=int(seed), metric=metric,
+                    minimize=str(minimize), bounds="none" if bounds is None else list(bounds),
+                    target="none" if target is None else target)
+    return ds
+
+
+def _searches(scores):
+    if hasattr(scores, "scores"):
+        return [scores]
+    if isinstance(scores, (list, tuple)):
+        return [s for s in scores if hasattr(s, "scores")]
+    return []
+
+
+def _assemble(models, ests, meths, per_model, sign, level):
+    """The per-model variables, padded to the largest B, in the scores' own direction."""
+    K, E, C = len(models), len(ests), len(meths)
+    nmax = max(m.scores.size for m in models)
+    estimate = np.full((K, E, nmax), np.nan)
+    sd = np.full((K, nmax), np.nan)
+    lower = np.full((K, E, C, nmax), np.nan)
+    upper = np.full_like(lower, np.nan)
+    names = [m.name for m in meths]
+    for k, (model, iv) in enumerate(zip(models, per_model)):
+        B = model.scores.size
+        iv = iv.sel(ci_method=names)
+        estimate[k, :, :B] = sign * iv["estimate"].values
+        lo, hi = iv["lower"].values, iv["upper"].values
+        lower[k, ..., :B] = lo if sign > 0 else -hi
+        upper[k, ..., :B] = hi if sign > 0 else -lo
+        sd[k, :B] = best_of_n_sd(np.sort(model.scores), np.arange(1, B + 1))
+    coords = {
+        "model": [m.label for m in models], "estimator": [e.name for e in ests],
+        "ci_method": names, "n": np.arange(1, nmax + 1),
+        "ci_method_kind": ("ci_method", [m.kind for m in meths]),
+        "B": ("model", [m.scores.size for m in models]),
+        "best_observed": ("model", [sign * (sign * m.scores).max() for m in models]),
+        "worst_observed": ("model", [sign * (sign * m.scores).min() for m in models]),
+    }
+    ds = xr.Dataset(coords=coords)
+    ds["estimate"] = (("model", "estimator", "n"), estimate,
+                      {"long_name": "estimated expected best score after n trials"})
+    ds["sd"] = (("model", "n"), sd,
+                {"long_name": "SD of the best of n draws from the observed scores"})
+    dims = ("model", "estimator", "ci_method", "n")
+    ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
+    ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
+    durations = np.array([m.mean_duration for m in models])
+    if np.isfinite(durations).any():
+        ds = ds.assign_coords(mean_duration=("model", durations))
+        ds["expected_time"] = (("model", "n"), durations[:, None] * np.arange(1, nmax + 1),
+                               {"long_name": "expected wall-clock of n trials", "units": "s"})
+        ds["expected_time"] = ds["expected_time"].where(np.isfinite(ds["estimate"][:, 0]))
+    return ds
+
+
+def _add_comparisons(ds, models, per_model, sign, level):
+    """``difference`` with its interval, ``p_ahead`` and ``ahead`` for every pair."""
+    pairs = list(combinations(range(len(models)), 2))
+    E, nmax = ds.sizes["estimator"], ds.sizes["n"]
+    shape = (len(pairs), E, nmax)
+    diff, dlo, dhi, p_ahead = (np.full(shape, np.nan) for _ in range(4))
+    ahead = np.full(shape, "", dtype=object)
+    alpha = 0.5 * (1.0 - level)
+    labels = [m.label for m in models]
+    for p, (a, b) in enumerate(pairs):
+        nn = min(models[a].scores.size, models[b].scores.size)
+        # bootstrap estimates in the larger-is-better direction: (resample, estimator, n)
+        boot_a = per_model[a]["bootstrap_distribution"].values[..., :nn]
+        boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
+        d = boot_a - boot_b
+        p_ahead[p, :, :nn] = (d > 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0)
+        qs = sign * np.quantile(d, [alpha, 1.0 - alpha], axis=0)
+        dlo[p, :, :nn], dhi[p, :, :nn] = np.minimum(*qs), np.maximum(*qs)
+        est = sign * ds["estimate"].values  # larger is better
+        gap = est[a, :, :nn] - est[b, :, :nn]
+        diff[p, :, :nn] = sign * gap
+        ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
+    ds.coords["model_a"] = ("pair", [labels[a] for a, _ in pairs])
+    ds.coords["model_b"] = ("pair", [labels[b] for _, b in pairs])
+    dims = ("pair", "estimator", "n")
+    ds["difference"] = (dims, diff, {"long_name": "estimated theta_a(n) - theta_b(n)"})
+    ds["difference_lower"] = (dims, dlo, {"long_name": f"lower end of the {level:g} percentile "
+                                                       f"bootstrap interval of the difference"})
+    ds["difference_upper"] = (dims, dhi, {"long_name": f"upper end of the {level:g} percentile "
+                                                       f"bootstrap interval of the difference"})
+    ds["p_ahead"] = (dims, p_ahead, {"long_name": "bootstrap probability that model_a is "
+                                                  "ahead (ties count half)"})
+    ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})
+
+
+def _add_budgets(ds, sign, target):
+    """Smallest n whose estimate, and whose interval's pessimistic end, reach ``target``."""
+    est = sign * ds["estimate"].values
+    pessimistic = (ds["lower"] if sign > 0 else -ds["upper"]).values
+    t = sign * target
+    budget = np.apply_along_axis(_first_reaching, -1, est, t)
+    budget_iv = np.apply_along_axis(_first_reaching, -1, pessimistic, t)
+    ds["budget"] = (("model", "estimator"), budget,
+                    {"long_name": f"smallest n whose estimate reaches {target:g}"})
+    ds["budget_interval"] = (("model", "estimator", "ci_method"), budget_iv,
+                             {"long_name": f"smallest n whose interval's pessimistic end "
+                                           f"reaches {target:g}"})

@@ -18,7 +18,7 @@ from .._validate import InvalidArgument
 from .._version import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
+SUBCOMMANDS = ["curve", "bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
 
 
 class Parser(argparse.ArgumentParser):

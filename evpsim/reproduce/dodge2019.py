@@ -21,7 +21,7 @@ import xarray as xr
 
 from ..curves import budget_to_reach, evp_curve
 from ..results import provenance, write_netcdf
-from ..truths import read_scores
+from ..searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Dodge et al. (2019), Show Your Work: expected validation performance"
@@ -122,5 +122,5 @@ def run(report, out, data_dir, quick=False):
     for name, ds, plot in (("dodge2019_fig1", fig1, plot_evp_curves),
                            ("dodge2019_fig2", fig2, plot_evp_time)):
         write_netcdf(ds, out / f"{name}.nc")
-        plot(ds, out / f"{name}.png")
+        plot(ds, out / f"{name}.png", log_x=True, metric="validation accuracy")
         report.files += [f"{name}.nc", f"{name}.png"]

@@ -1,0 +1,258 @@
+"""``evpsim curve``: EVP curves of your own search results, and whether to trust them."""
+
+from __future__ import annotations
+
+from ..curves import curve
+from ..selfcheck import check_warnings, self_check
+from .common import (Timer, UserError, add_output_args, check_outputs, default, fmt, integer,
+                     number, pair, save_outputs, select_ns)
+
+HELP = "EVP curves of your own search results, with intervals, comparisons and a self-check"
+
+
+def add_parser(subparsers):
+    from ..intervals import list_ci_methods
+
+    p = subparsers.add_parser(
+        "curve", help=HELP, description=(
+            "Read the validation scores of one or more hyperparameter searches and print, for "
+            "every budget n up to each model's B, the estimated expected best score, the SD of "
+            "the best of n, and confidence intervals; for two or more models, which is ahead, "
+            "an interval for the difference and the bootstrap probability that one is ahead; "
+            "with --target, the budget that reaches a score; with --check, how often intervals "
+            "built this way covered the truth in searches simulated from a distribution like "
+            "yours. Everything printed is an estimate from your data."),
+        epilog="CI methods: " + "; ".join(f"{k}: {v}" for k, v in list_ci_methods().items())
+               + ".  examples: evpsim curve scores.txt --bounds 0,1 --check;  "
+                 "evpsim curve results.jsonl --field best_validation_accuracy --group model "
+                 "--time-field training_duration --plot curves.png;  "
+                 "evpsim curve alexnet.jsonl --field learning_curve.top_1 --reduce max")
+    p.add_argument("results", nargs="+", metavar="RESULTS",
+                   help="score files: one score per line, CSV (--column), or JSON Lines "
+                        "(--field); one model per file unless --group splits it; "
+                        "data:NAME for a search shipped with evpsim (see 'evpsim list')")
+    g = p.add_argument_group("reading the results")
+    g.add_argument("--column", help="CSV column of the score (name or 0-based index)")
+    g.add_argument("--field", help="JSON Lines key of the score; a dotted path reaches nested "
+                                   "objects and maps over lists (learning_curve.top_1)")
+    g.add_argument("--reduce", choices=("max", "min", "last"),
+                   help="reduce a per-trial list of checkpoints to one score")
+    g.add_argument("--group", metavar="FIELD",
+                   help="field or column naming the model of each record (allentune: model)")
+    g.add_argument("--select", metavar="LIST", help="comma-separated models of --group to keep")
+    g.add_argument("--time-field", metavar="FIELD",
+                   help="per-trial duration: seconds, or H:MM:SS as AllenNLP writes it")
+    g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
+    g.add_argument("--minimize", action="store_true",
+                   help="the scores are losses: curves of the expected minimum")
+    g.add_argument("--metric", help="the metric's name, for tables and the y axis "
+                                    "(default: the field or column)")
+    c = p.add_argument_group("curves and intervals")
+    c.add_argument("--estimators", default=default(curve, "estimators"), metavar="LIST",
+                   help="comma-separated estimators (default: %(default)s; U and W too)")
+    c.add_argument("--ci-methods", "--methods", dest="ci_methods",
+                   default=default(curve, "ci_methods"), metavar="LIST",
+                   help="comma-separated CI methods (default: %(default)s; see below)")
+    c.add_argument("--level", type=number, default=default(curve, "level"),
+                   help="two-sided confidence level (default: %(default)s)")
+    c.add_argument("--resamples", type=integer, default=default(curve, "resamples"),
+                   help="bootstrap resamples per model (default: %(default)s)")
+    c.add_argument("--seed", type=integer, default=default(curve, "seed"),
+                   help="seed (default: %(default)s)")
+    c.add_argument("--bounds", type=pair, metavar="LO,HI",
+                   help="the metric's range (e.g. 0,1): needed by band methods; the self-check "
+                        "guesses 0,1 or 0,100 without it")
+    c.add_argument("--target", type=number,
+                   help="a score to reach: report the smallest budget that reaches it")
+    k = p.add_argument_group("self-check")
+    k.add_argument("--check", action="store_true",
+                   help="simulate searches of your B from a KDE fitted to your scores and "
+                        "report how often these intervals covered its exact curve")
+    k.add_argument("--check-replicates", type=integer, default=default(self_check, "replicates"),
+                   help="simulated searches per model (default: %(default)s)")
+    k.add_argument("--check-resamples", type=integer, default=default(self_check, "resamples"),
+                   help="bootstrap resamples per simulated search (default: %(default)s)")
+    k.add_argument("--workers", type=integer, default=default(self_check, "workers"),
+                   help="worker processes of the self-check (default: %(default)s)")
+    f = p.add_argument_group("figure")
+    f.add_argument("--x-axis", choices=("n", "time"), default="n",
+                   help="trials, or expected wall-clock (needs --time-field) (default: n)")
+    f.add_argument("--log-x", action="store_true", help="log-scaled x axis")
+    add_output_args(p)
+    p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
+                                            "path": "results"})
+    return p
+
+
+def _split(text):
+    return None if text is None else [t.strip() for t in text.split(",")]
+
+
+def _read(args):
+    from ..datasets import resolve_results
+    from ..searchfiles import read_searches
+
+    select = _split(args.select)
+    if select is not None and args.group is None:
+        raise UserError("--select needs --group")
+    return read_searches(resolve_results(args.results), column=args.column, field=args.field, group=args.group,
+                         select=select, reduce=args.reduce, time_field=args.time_field,
+                         labels=_split(args.labels))
+
+
+def _describe(search):
+    xs = search.scores
+    line = (f"{search.label}: {xs.size} scores from {search.source}"
+            + (f" ({search.metric})" if search.metric else "")
+            + f", in [{xs.min():.6g}, {xs.max():.6g}]")
+    if search.dropped:
+        why = ", ".join(f"{n} {reason}" for reason, n in search.dropped.items())
+        line += f"; dropped {sum(search.dropped.values())} of {search.records} records ({why})"
+    return line
+
+
+def _model_table(sub, ns):
+    """Estimates, SD and intervals of one model, a row per n."""
+    ests = [str(e) for e in sub["estimator"].values]
+    meths = [str(m) for m in sub["ci_method"].values]
+    head = f"{'n':>5}" + "".join(f"{e:>9}" for e in ests) + f"{'sd':>9}"
+    head += "".join(f"{e + ' ' + m:>24}" for e in ests for m in meths)
+    rows = [head]
+    for n in ns:
+        s = sub.sel(n=n)
+        row = f"{n:>5}" + "".join(fmt(float(s['estimate'].sel(estimator=e)), 9) for e in ests)
+        row += fmt(float(s["sd"]), 9)
+        for e in ests:
+            for m in meths:
+                iv = s.sel(estimator=e, ci_method=m)
+                row += f"[{fmt(float(iv['lower']), 9)}, {fmt(float(iv['upper']), 9)}]".rjust(24)
+        rows.append(row)
+    return rows
+
+
+def _pair_table(ds, p, est, ns, level):
+    sub = ds.isel(pair=p).sel(estimator=est)
+    a, b = str(sub["model_a"].values), str(sub["model_b"].values)
+    head = (f"{'n':>5}  {'ahead':<12}{a + ' - ' + b:>12}  {f'[{level:.0%} interval]':>22}"
+            f"  P({a} ahead)")
+    rows = [head]
+    for n in ns:
+        s = sub.sel(n=n)
+        rows.append(f"{n:>5}  {str(s['ahead'].values):<12}{fmt(float(s['difference']), 12)}  "
+                    f"[{fmt(float(s['difference_lower']), 9)}, "
+                    f"{fmt(float(s['difference_upper']), 9)}]  {float(s['p_ahead']):10.3f}")
+    return rows
+
+
+def _budget_lines(ds):
+    target = ds.attrs["target"]
+    lines = [f"budget to reach {target:g}:"]
+
+    def when(v):
+        return "not within B" if v != v else f"n = {int(v)}"
+
+    for model in ds["model"].values:
+        for est in ds["estimator"].values:
+            s = ds.sel(model=model, estimator=est)
+            ivs = "; ".join(f"{m} interval's pessimistic end: "
+                            f"{when(float(s['budget_interval'].sel(ci_method=m)))}"
+                            for m in ds["ci_method"].values)
+            lines.append(f"  {model} ({est}): estimate {when(float(s['budget']))}; {ivs}")
+    return lines
+
+
+def _check_lines(ds, ns_of, seconds):
+    a = ds.attrs
+    lo, hi = a["check_bounds"]
+    lines = [f"self-check: {a['check_replicates']:,} searches of each model's B simulated from "
+             f"the centered KDE of its scores on [{lo:g}, {hi:g}], "
+             f"{a['check_resamples']:,} resamples each; {seconds:.1f} s",
+             "coverage of the intervals [Clopper-Pearson 95% bounds] at the KDE's exact curve:"]
+    for model in ds["model"].values:
+        sub = ds.sel(model=model)
+        B = int(sub["B"])
+        cols = [(str(e), str(m)) for e in ds["estimator"].values for m in ds["ci_method"].values]
+        lines.append(f"  {model} (B = {B})")
+        lines.append(f"{'n':>7}{'KDE theta':>11}" + "".join(f"{e + ' ' + m:>24}" for e, m in cols))
+        for n in ns_of(B):
+            s = sub.sel(n=n)
+            row = f"{n:>7}{fmt(float(s['check_theta']), 11)}"
+            for e, m in cols:
+                c = s.sel(estimator=e, ci_method=m)
+                row += (f"{float(c['check_coverage']):.3f} [{float(c['check_coverage_lower']):.3f}"
+                        f", {float(c['check_coverage_upper']):.3f}]").rjust(24)
+            lines.append(row)
+    if "check_wrong" in ds:
+        lines.append("ranking errors: how often one search of each (the smaller B) ranks the "
+                     "pair opposite to the KDEs' exact curves")
+        for p in range(ds.sizes["pair"]):
+            sub = ds.isel(pair=p)
+            a_, b_ = str(sub["model_a"].values), str(sub["model_b"].values)
+            nn = int(min(ds["B"].sel(model=a_), ds["B"].sel(model=b_)))
+            for est in ds["estimator"].values:
+                w = sub.sel(estimator=est)
+                cells = ", ".join(f"n={n}: {float(w['check_wrong'].sel(n=n)):.3f}"
+                                  for n in ns_of(nn))
+                lines.append(f"  {a_} vs {b_} ({est}): {cells}")
+    return lines
+
+
+def run(args):
+    check_outputs(args)
+    if args.x_axis == "time" and args.time_field is None:
+        raise UserError("--x-axis time needs --time-field")
+    searches = _read(args)
+    with Timer() as t:
+        ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+                   level=args.level, resamples=args.resamples, seed=args.seed,
+                   bounds=args.bounds, minimize=args.minimize, target=args.target,
+                   metric=args.metric)
+    for s in searches:
+        print(_describe(s))
+    a = ds.attrs
+    kinds = set(ds["ci_method_kind"].values.tolist())
+    how = f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})" if "bootstrap" in kinds \
+        else f"the score range {a['bounds']}"
+    best = "lowest" if args.minimize else "best"
+    print(f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
+          f"{how}; {t.seconds:.2f} s")
+    for model in ds["model"].values:
+        sub = ds.sel(model=model)
+        B = int(sub["B"])
+        if ds.sizes["model"] > 1:
+            print(f"\n{model} (B = {B})")
+        print("\n".join(_model_table(sub, select_ns(B, args.all))))
+    for p in range(ds.sizes.get("pair", 0)):
+        sub = ds.isel(pair=p)
+        nn = int(min(ds["B"].sel(model=str(sub["model_a"].values)),
+                     ds["B"].sel(model=str(sub["model_b"].values))))
+        for est in ds["estimator"].values:
+            print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}; "
+                  f"intervals: percentile bootstrap of the difference")
+            print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"])))
+    if args.target is not None:
+        print()
+        print("\n".join(_budget_lines(ds)))
+    if args.check:
+        with Timer() as tc:
+            chk = self_check(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+                             level=args.level, bounds=args.bounds, minimize=args.minimize,
+                             replicates=args.check_replicates, resamples=args.check_resamples,
+                             seed=args.seed, workers=args.workers, progress=not args.quiet)
+        ds = ds.merge(chk, join="exact", combine_attrs="no_conflicts")
+        ds.attrs.update(chk.attrs)
+        print()
+        print("\n".join(_check_lines(ds, lambda B: select_ns(B, args.all), tc.seconds)))
+        warnings = check_warnings(ds)
+        for w in warnings:
+            print(f"warning: {w}")
+        if not warnings:
+            print(f"ok: coverage stayed within 0.05 of {a['level']:.0%} at every n")
+        elif "band" not in kinds:
+            print("distribution-free bands hold at every n whatever the distribution: try "
+                  "--ci-methods ld-equal-tailed --bounds LO,HI")
+    from ..plots import plot_curve
+
+    save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
+                                                     log_x=args.log_x))
+    return 0

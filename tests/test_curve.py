@@ -1,0 +1,172 @@
+"""``evpsim.curve``: curves of one's own scores against opda and allentune, intervals,
+comparisons, budgets, losses, durations, and the figure."""
+
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evpsim
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+opda_np = pytest.importorskip("opda.nonparametric")
+
+
+def _scores(name, k=None):
+    xs = np.loadtxt(DATA / name)
+    return xs if k is None else xs[:k]
+
+
+def allentune_curve(scores, with_replacement=True):
+    """allentune's ``samplemax``, rewritten: the pmf of the maximum of n draws is the
+    difference of the CDF (i/N)^n (with replacement) or C(i, n)/C(N, n) (without) at
+    consecutive sorted scores; it gives the mean and SD of the maximum."""
+    xs = np.sort(np.asarray(scores, dtype=float))
+    N = xs.size
+    means, sds = [], []
+    for n in range(1, N + 1):
+        if with_replacement:
+            cdf = np.array([(i / N) ** n for i in range(1, N + 1)])
+        else:
+            cdf = np.array([comb(i, n) / comb(N, n) for i in range(1, N + 1)])
+        pdf = np.diff(np.concatenate([[0.0], cdf]))
+        mean = float(pdf @ xs)
+        means.append(mean)
+        sds.append(np.sqrt(pdf @ (xs - mean) ** 2))
+    return np.array(means), np.array(sds)
+
+
+@pytest.mark.parametrize("name,k", [("reuters_mlp_f1.txt", None), ("sst2_bcn_glove_acc.txt", None),
+                                    ("mnli_deberta_base_acc.txt", 300)])
+@pytest.mark.parametrize("minimize", [False, True])
+def test_V_and_U_equal_opda(name, k, minimize):
+    xs = _scores(name, k)
+    ds = evpsim.curve(xs, estimators="U,V", ci_methods="percentile", resamples=2,
+                      minimize=minimize)
+    ns = np.arange(1, xs.size + 1)
+    dist = opda_np.EmpiricalDistribution(xs)
+    for est, ref in (("V", dist.v_tuning_curve(ns, minimize=minimize)),
+                     ("U", dist.u_tuning_curve(ns, minimize=minimize))):
+        ours = ds["estimate"].sel(model="model", estimator=est).values
+        np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["reuters_mlp_f1.txt", "sst2_lstm_glove_acc.txt"])
+def test_V_U_and_sd_equal_allentune(name):
+    xs = _scores(name)
+    ds = evpsim.curve(xs, estimators="U,V", resamples=2)
+    mean_v, sd_v = allentune_curve(xs, True)
+    mean_u, _ = allentune_curve(xs, False)
+    sel = ds.sel(model="model")
+    np.testing.assert_allclose(sel["estimate"].sel(estimator="V"), mean_v, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sel["estimate"].sel(estimator="U"), mean_u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sel["sd"], sd_v, rtol=0, atol=1e-12)
+
+
+def test_intervals_are_bootstrap_intervals():
+    xs = _scores("reuters_mlp_f1.txt")
+    ds = evpsim.curve(xs, estimators="U,V,W", ci_methods="percentile,bca,ks", bounds=(0, 1),
+                      resamples=500, seed=3)
+    ref = evpsim.bootstrap_intervals(xs, "U,V,W", ci_methods="percentile,bca,ks",
+                                     bounds=(0, 1), resamples=500, seed=3)
+    for key in ("lower", "upper"):
+        np.testing.assert_array_equal(ds[key].sel(model="model").values, ref[key].values)
+
+
+def test_models_padded_and_not_extrapolated():
+    a, b = _scores("sst2_bcn_glove_acc.txt"), _scores("reuters_mlp_f1.txt")
+    ds = evpsim.curve({"glove": a, "mlp": b}, resamples=200)
+    assert ds.sizes["n"] == b.size
+    glove = ds["estimate"].sel(model="glove", estimator="V")
+    assert np.isfinite(glove[: a.size]).all() and np.isnan(glove[a.size:]).all()
+    assert np.isnan(ds["lower"].sel(model="glove")[..., a.size:]).all()
+    diff = ds["difference"].isel(pair=0).sel(estimator="V")
+    assert np.isfinite(diff[: a.size]).all() and np.isnan(diff[a.size:]).all()
+    assert list(ds["B"].values) == [a.size, b.size]
+
+
+def test_comparison_of_clearly_separated_models():
+    rng = np.random.default_rng(5)
+    low, high = rng.normal(0.6, 0.02, 40), rng.normal(0.8, 0.02, 60)
+    ds = evpsim.curve({"low": low, "high": high}, resamples=1000)
+    sub = ds.isel(pair=0).sel(estimator="V")
+    assert str(sub["model_a"].values) == "low"
+    assert (sub["ahead"][:40] == "high").all()
+    assert (sub["p_ahead"][:40] == 0).all()
+    assert (sub["difference_upper"][:40] < 0).all()
+    est = ds["estimate"].sel(estimator="V")
+    np.testing.assert_allclose(sub["difference"][:40],
+                               est.sel(model="low")[:40] - est.sel(model="high")[:40])
+
+
+def test_p_ahead_of_identical_models_is_near_half():
+    xs = _scores("reuters_mlp_f1.txt")
+    ds = evpsim.curve({"a": xs, "b": xs}, resamples=4000)
+    p = ds["p_ahead"].isel(pair=0).sel(estimator="V").values
+    assert (ds["ahead"].values == "tie").all()
+    # independent resampling streams: each p is a mean of 4000 draws (SE <= 0.008)
+    assert np.abs(p - 0.5).max() < 0.05
+    assert not np.all(p == 0.5)
+
+
+def test_minimize_mirrors_maximize():
+    xs = _scores("sst2_bcn_glove_acc.txt")
+    up = evpsim.curve({"a": xs, "b": xs[::-1][:30]}, resamples=300, ci_methods="percentile,dkw",
+                      bounds=(0, 1), target=0.8)
+    down = evpsim.curve({"a": -xs, "b": -xs[::-1][:30]}, resamples=300,
+                        ci_methods="percentile,dkw", bounds=(-1, 0), minimize=True, target=-0.8)
+    np.testing.assert_allclose(down["estimate"], -up["estimate"], atol=1e-15)
+    np.testing.assert_allclose(down["lower"], -up["upper"], atol=1e-15)
+    np.testing.assert_allclose(down["upper"], -up["lower"], atol=1e-15)
+    np.testing.assert_allclose(down["difference"], -up["difference"], atol=1e-15)
+    np.testing.assert_array_equal(down["p_ahead"], up["p_ahead"])
+    np.testing.assert_array_equal(down["budget"], up["budget"])
+    np.testing.assert_array_equal(down["budget_interval"], up["budget_interval"])
+    assert float(down["best_observed"].sel(model="a")) == -xs.max()
+
+
+def test_budgets():
+    xs = np.array([0.70, 0.90, 0.80])
+    ds = evpsim.curve(xs, target=0.85, resamples=200, ci_methods="percentile")
+    assert float(ds["budget"].sel(model="model", estimator="V")) == \
+        evpsim.budget_to_reach(xs, 0.85)
+    far = evpsim.curve(xs, target=0.95, resamples=200)
+    assert np.isnan(far["budget"]).all() and np.isnan(far["budget_interval"]).all()
+    lower = ds["lower"].sel(model="model", estimator="V", ci_method="percentile").values
+    b = ds["budget_interval"].sel(model="model", estimator="V", ci_method="percentile")
+    first = np.flatnonzero(lower >= 0.85)
+    assert (np.isnan(b) and first.size == 0) or int(b) == first[0] + 1
+
+
+def test_durations_give_expected_time():
+    xs = _scores("sst2_bcn_glove_acc.txt")
+    ds = evpsim.curve({"a": xs, "b": xs[:20]}, durations={"a": [60.0, 120.0], "b": 30.0},
+                      resamples=50)
+    t = ds["expected_time"]
+    assert float(t.sel(model="a", n=10)) == 900.0
+    assert float(t.sel(model="b", n=20)) == 600.0 and np.isnan(t.sel(model="b", n=21))
+
+
+def test_searches_carry_labels_and_metric():
+    class Search:  # the attributes curve reads from evpsim.read_searches' results
+        def __init__(self, label, scores):
+            self.label, self.scores, self.metric = label, scores, "dev F1"
+            self.durations, self.source, self.records, self.dropped = None, "f", 3, {}
+
+    ds = evpsim.curve([Search("x", [0.1, 0.2]), Search("y", [0.3, 0.2])], resamples=20)
+    assert list(ds["model"].values) == ["x", "y"] and ds.attrs["metric"] == "dev F1"
+
+
+def test_plot_curve(tmp_path):
+    xs = _scores("sst2_bcn_glove_acc.txt")
+    ds = evpsim.curve({"a": xs, "b": xs[:20]}, durations=[60.0, 30.0], resamples=50,
+                      metric="dev accuracy")
+    fig = evpsim.plot_curve(ds, tmp_path / "c.svg", x="time", log_x=True)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "expected best dev accuracy"
+    assert ax.get_xscale() == "log" and "minutes" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "best observed"]
+    assert (tmp_path / "c.svg").read_text().lstrip().startswith("<?xml")
+    with pytest.raises(ValueError, match="ci_method must be one of"):
+        evpsim.plot_curve(ds, ci_method="bca")
