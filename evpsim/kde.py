@@ -35,7 +35,6 @@ repository (or in the folder named by the environment variable
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -57,7 +56,6 @@ __all__ = [
     "kde_dirs",
     "list_kde_fits",
     "load_kde",
-    "read_jsonl_scores",
 ]
 
 #: Bandwidth rules: ``constant * A * N**(-1/5)`` with
@@ -397,55 +395,3 @@ def _kde_truth(arg, **_):
 register_truth_prefix("kde", _kde_truth,
                       "discretized KDE: a committed fit by NAME (see below) or a fit file "
                       "PATH.nc written by 'evpsim fit-kde'")
-
-
-def read_jsonl_scores(path, field):
-    """Read scores from JSON Lines, one object per line.
-
-    Parameters
-    ----------
-    path : str or path
-        A ``.jsonl`` file such as allentune's ``results.jsonl``. Blank lines
-        are skipped.
-    field : str
-        The key holding the score; a dotted path reaches into nested
-        objects (``"metrics.best_validation_accuracy"``).
-
-    Returns
-    -------
-    ndarray of float
-
-    Raises
-    ------
-    ValueError
-        If the file is missing or empty, a line is not a JSON object, or
-        its field is missing, not a finite number or beyond ``+-1e70`` (the
-        message names the line).
-    """
-    if not isinstance(field, str) or not field:
-        raise check.InvalidArgument("field", f"field must be a non-empty key, got {field!r}")
-    p = Path(path)
-    lines = check.text_file(p).splitlines()
-    out = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{str(p)!r} line {lineno}"
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise check.InvalidArgument("path", f"{where}: not JSON ({err.msg})") from None
-        except RecursionError:
-            raise check.InvalidArgument("path", f"{where}: JSON nested too deeply") from None
-        for key in field.split("."):
-            if not isinstance(value, dict) or key not in value:
-                keys = sorted(value) if isinstance(value, dict) else []
-                what = "" if isinstance(value, dict) else \
-                    f" (the line is a JSON {type(value).__name__}, not an object)"
-                raise check.InvalidArgument("field", f"{where}: no field {field!r}" + what
-                                            + (f"; keys: {', '.join(keys)}" if keys else ""))
-            value = value[key]
-        out.append(check.file_score(value, where, field))
-    if not out:
-        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
-    return np.array(out)

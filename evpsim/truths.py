@@ -21,7 +21,6 @@ prefixes such as ``kde:`` are added with :func:`register_truth_prefix`.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from scipy import integrate, stats
 
 from . import _validate as check
 from ._kernels import sampling as K
+from .searchfiles import read_scores
 
 __all__ = [
     "Truth",
@@ -40,7 +40,6 @@ __all__ = [
     "Quadrature",
     "empirical",
     "bag",
-    "read_scores",
     "make_truth",
     "register_truth_prefix",
     "list_truths",
@@ -459,99 +458,6 @@ def bag(*, seed=2021, population=100_000, size=10_000, mu=0.6, sigma=0.07, lo=0.
     return empirical(values, name="bag", description=(
         f"Dodge et al. 2021 bag: {size:,} of {population:,} draws of N({mu:g}, {sigma:g}^2) "
         f"on [{lo:g}, {hi:g}] (seed {seed}, {np.unique(values).size} unique)"))
-
-
-def read_scores(path, *, column=None):
-    """Read validation scores from a text file.
-
-    One score per line, or a CSV file (``.csv``, ``.tsv``, or any file
-    when ``column`` is given). Blank lines and lines starting with ``#``
-    are skipped.
-
-    The header rule of CSV files: the first row is a header unless every
-    field of it is a number, in which case it is data and ``column`` can
-    only be a 0-based index. No number is ever taken for a header.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    column : str or int, optional
-        A CSV column, by header name or 0-based index (needed when there
-        are several columns).
-
-    Raises
-    ------
-    ValueError
-        If the file is missing, not a regular file, not UTF-8 text, empty,
-        or holds a non-numeric, infinite, NaN or huge (beyond
-        ``+-``:data:`evpsim._validate.MAX_SCORE`) score (the message names
-        the line).
-    """
-    text = check.text_file(path)
-    p = Path(path)
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
-    is_csv = p.suffix.lower() in (".csv", ".tsv") or column is not None
-    if is_csv:
-        values = _csv_column(p, lines, column)
-    else:
-        values = [(i, ln.strip()) for i, ln in lines]
-    out = []
-    for lineno, raw in values:
-        try:
-            v = float(raw)
-        except ValueError:
-            hint = " (CSV fields are separated by commas; tab-separated files end in .tsv)" \
-                if any(c in raw for c in ";\t") else ""
-            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: {raw!r} is not a "
-                                                f"number{hint}") from None
-        out.append(check.file_score(v, f"{str(p)!r} line {lineno}", "score", repr(raw)))
-    if not out:
-        raise check.InvalidArgument("path", f"{str(p)!r} holds no scores")
-    return np.array(out)
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _csv_column(p, lines, column):
-    """``(line number, field)`` of one column of CSV ``lines`` (see :func:`read_scores`)."""
-    delim = "\t" if p.suffix.lower() == ".tsv" else ","
-    rows = list(csv.reader([ln for _, ln in lines], delimiter=delim))
-    first = [h.strip() for h in rows[0]]
-    has_header = not all(_is_number(f) for f in first)
-    header = first if has_header else None
-    width = len(first)
-    if column is None:
-        if width != 1:
-            raise check.InvalidArgument("column", f"{str(p)!r} has {width} columns"
-                                                  + (f" {header}" if header else "")
-                                                  + ": choose one with column")
-        col = 0
-    elif header is not None and str(column) in header:
-        col = header.index(str(column))
-    elif str(column).isdigit() and int(column) < width:
-        col = int(column)
-    else:
-        known = f"columns: {header}" if header else \
-            f"it has no header row, so give a 0-based index below {width}"
-        raise check.InvalidArgument("column", f"{str(p)!r} has no column {column!r}; {known}")
-    body = list(zip([i for i, _ in lines], rows))[1 if has_header else 0:]
-    values = []
-    for lineno, row in body:
-        if col >= len(row):
-            raise check.InvalidArgument("path", f"{str(p)!r} line {lineno}: missing column "
-                                                f"{column if column is not None else 0!r}")
-        values.append((lineno, row[col]))
-    return values
 
 
 _PREFIXES = {}

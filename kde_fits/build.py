@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evpsim.kde import fit_kde, load_kde
 from evpsim.results import write_netcdf
-from evpsim.truths import read_scores
+from evpsim.searchfiles import read_scores
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"

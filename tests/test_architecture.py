@@ -2,8 +2,8 @@
 
 Batteries are peers over the engine kit; the command line and the
 reproductions are thin layers on top that nothing below imports; nothing
-takes names from the package's face (``evpsim/__init__.py``); and
-``import evpsim`` stays light.
+takes names from the package's face (``evpsim/__init__.py``); one module
+reads score files; and ``import evpsim`` stays light.
 """
 
 import ast
@@ -97,6 +97,22 @@ def test_kernels_import_nothing_of_the_package_above_them():
             bad = {m for m, _ in imports
                    if m.startswith("evpsim") and not m.startswith("evpsim._kernels")}
             assert not bad, f"{module} imports {bad}"
+
+
+def test_score_files_are_read_in_one_module():
+    """evpsim.searchfiles reads every score file: no other module parses CSV or calls
+    the file checks of _validate."""
+    readers = {"evpsim.searchfiles", "evpsim._validate"}
+    for path in PACKAGE.rglob("*.py"):
+        module = _module_name(path)
+        if module in readers:
+            continue
+        tree = ast.parse(path.read_text())
+        used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        used |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        checks = used & {"text_file", "file_score"}
+        assert not checks, f"{module} reads a score file itself: it calls {checks}"
+        assert "csv" not in {m for m, _ in MODULES[module]}, f"{module} imports csv"
 
 
 def test_import_evpsim_does_not_import_matplotlib():

@@ -19,10 +19,10 @@ from evpsim.kde import (
     kde_bandwidth,
     list_kde_fits,
     load_kde,
-    read_jsonl_scores,
 )
 from evpsim.results import read_netcdf
-from evpsim.truths import Discrete, make_truth, read_scores
+from evpsim.searchfiles import read_jsonl_scores, read_scores
+from evpsim.truths import Discrete, make_truth
 
 REPO = Path(__file__).resolve().parent.parent
 FITS = REPO / "kde_fits"
@@ -280,7 +280,7 @@ def test_fit_kde_jsonl_and_csv(tmp_path, monkeypatch):
 @pytest.mark.parametrize("content, extra, message", [
     ("abc\ndef\n", [], "line 1: 'abc' is not a number"),
     ("# only a comment\n", [], "holds no scores"),
-    ("0.5\n", [], "scores needs at least 2 values, got 1"),
+    ("0.5\n", [], "holds 1 score; a search needs at least 2"),
     ("0.5\n0.5\n0.5\n", [], "all 3 scores equal 0.5: the bandwidth would be 0"),
     ('{"acc": 0.5}\n{"loss": 1}\n', ["--field", "acc"], "line 2: no field 'acc'; keys: loss"),
     ('{"acc": null}\n', ["--field", "acc"], "line 1: acc is None, not a finite number"),
@@ -301,7 +301,7 @@ def test_jsonl_needs_field(tmp_path, capsys):
     src = tmp_path / "results.jsonl"
     src.write_text('{"acc": 0.5}\n')
     assert main(["fit-kde", str(src), "--name", "x", "--out", str(tmp_path / "x.nc")]) == 2
-    assert "name the score's key with --field" in capsys.readouterr().err
+    assert "--field must name the score's key: " in capsys.readouterr().err
 
 
 def test_unknown_kde_name_in_cli(capsys):

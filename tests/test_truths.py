@@ -5,7 +5,8 @@ import pytest
 from scipy import stats
 
 import evpsim
-from evpsim.truths import TruncatedNormal, bag, make_truth, read_scores
+from evpsim.searchfiles import read_scores
+from evpsim.truths import TruncatedNormal, bag, make_truth
 
 
 @pytest.mark.parametrize("spec", ["normal", "tang-small", "tang-big"])

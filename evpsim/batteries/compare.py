@@ -47,9 +47,10 @@ from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
+from ..searchfiles import read_scores
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate, summarise_power_sums
-from ..truths import Truth, empirical, make_truth, read_scores, tie_tolerance
+from ..truths import Truth, empirical, make_truth, tie_tolerance
 
 __all__ = ["compare_curves", "comparison_errors"]
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, read_jsonl_scores
-from ..truths import read_scores
+from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde
+from ..searchfiles import REDUCTIONS, describe_dropped, read_searches
 from .common import UserError, check_outputs, default, integer, pair, save_outputs
 
 HELP = "fit a discretized Gaussian KDE to the scores of a real search"
-JSONL = (".jsonl", ".ndjson")
 
 
 def _bandwidth(text):
@@ -37,12 +36,20 @@ def add_parser(subparsers):
                "--name glove --construction centered --bounds 0,1 --plot glove.png")
     p.add_argument("input", metavar="INPUT",
                    help="scores: one per line, a CSV file (--column), or JSON Lines such as "
-                        "allentune's results.jsonl (--field)")
+                        "allentune's results.jsonl or opda's learning curves (--field)")
     p.add_argument("--name", required=True, help="name of the fit (letters, digits, . _ -)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--column", help="column of a CSV file (name or 0-based index)")
     src.add_argument("--field", help="key of JSON Lines records; a dotted path reaches nested "
-                                     "objects (e.g. metrics.best_validation_accuracy)")
+                                     "objects and lists (e.g. best_validation_accuracy, "
+                                     "learning_curve.top_1, learning_curves.matched.*.1)")
+    p.add_argument("--group", metavar="FIELD",
+                   help="field (JSON Lines) or column (CSV) naming the model, for a file holding "
+                        "several (allentune: model); fit one with --select")
+    p.add_argument("--select", metavar="VALUE", help="the model to fit: a value of --group")
+    p.add_argument("--reduce", choices=REDUCTIONS,
+                   help="one score per trial from a --field holding a learning curve: its best, "
+                        "worst or last checkpoint")
     p.add_argument("--bandwidth", type=_bandwidth, default=default(fit_kde, "bandwidth"),
                    metavar="RULE",
                    help=f"{', '.join(RULES)}, or a number (default: %(default)s)")
@@ -69,21 +76,30 @@ def run(args):
         args.out = f"{args.name}.nc"
     check_outputs(args)
     path = Path(args.input)
-    if args.field is not None or path.suffix.lower() in JSONL:
-        if args.field is None:
-            raise UserError(f"{args.input!r} is JSON Lines: name the score's key with --field")
-        scores = read_jsonl_scores(path, args.field)
-    else:
-        scores = read_scores(path, column=args.column)
+    searches = read_searches(path, column=args.column, field=args.field, group=args.group,
+                             select=args.select, reduce=args.reduce)
+    if len(searches) > 1:
+        raise UserError(f"{path.name!r} holds {len(searches)} models "
+                        f"({', '.join(s.label for s in searches)}): fit-kde fits one; choose it "
+                        f"with --select")
+    search = searches[0]
+    scores = search.scores
+    model = args.model
+    if model is None and args.group is not None:
+        model = search.label  # the selected model, for the description
     fit = fit_kde(scores, bandwidth=args.bandwidth, construction=args.construction,
-                  bins=args.bins, bounds=args.bounds, name=args.name, model=args.model,
+                  bins=args.bins, bounds=args.bounds, name=args.name, model=model,
                   metric=args.metric, source=path.name)
     truth = load_kde(fit)
     a = fit.attrs
     theta = truth.theta([1, scores.size])
     print(f"fit {a['name']}: {a['description']}")
-    print(f"  scores: {a['runs']} from {path.name}, in [{a['scores_min']:.6g}, "
-          f"{a['scores_max']:.6g}]")
+    print(f"  scores: {a['runs']} from {path.name}"
+          + (f" ({args.group} {search.label})" if args.group else "")
+          + f", in [{a['scores_min']:.6g}, {a['scores_max']:.6g}]")
+    if search.dropped:
+        print(f"  dropped: {sum(search.dropped.values())} of {search.records} records "
+              f"({describe_dropped(search.dropped)})")
     print(f"  bandwidth: {a['bandwidth']:.6f} ({a['bandwidth_rule']})")
     print(f"  grid: {a['bins']} intervals on [{a['grid_lo']:.6g}, {a['grid_hi']:.6g}]; KDE mass "
           f"outside it (dropped): {a['mass_outside_grid']:.3g}")

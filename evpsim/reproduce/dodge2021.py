@@ -25,7 +25,8 @@ from ..batteries.compare import comparison_errors
 from ..curves import evp_curve
 from ..mctheta import monte_carlo_theta
 from ..results import provenance, write_netcdf
-from ..truths import TruncatedNormal, make_truth, read_scores
+from ..searchfiles import read_scores
+from ..truths import TruncatedNormal, make_truth
 from .summary import Claim
 
 TITLE = ("Dodge et al. (2021), Expected Validation Performance and Estimation of a Random "
@@ -245,7 +246,8 @@ def run(report, out, data_dir, quick=False):
         ("dodge2021_fig1", _fig1(report, quick), plot_bias),
         ("dodge2021_fig2", _fig2(report, data_dir, scores, quick), plot_comparison_errors),
         ("dodge2021_fig3", _fig3(report, scores), lambda ds, path: plot_estimator_curves(
-            ds, path, title=f"SST-5 CNN vs LBoE, B = {int(ds['n'].max())} runs each")),
+            ds, path, title=f"SST-5 CNN vs LBoE, B = {int(ds['n'].max())} runs each",
+            metric="validation accuracy")),
     ]
     for name, ds, plot in figs:
         write_netcdf(ds, out / f"{name}.nc")
