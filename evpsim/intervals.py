@@ -21,16 +21,19 @@ the estimators' (:mod:`evpsim.estimators`). A method is of one of two kinds:
     into ``hi - int U^n <= theta_n <= hi - int L^n`` (a larger CDF means a
     smaller expected maximum; Lourie et al. 2024). The intervals hold for
     every n at once with probability at least ``level``, whatever the
-    estimator: they do not use it. Built-ins ``dkw`` (Dvoretzky-Kiefer-
-    Wolfowitz with Massart's constant) and ``ks`` (exact Kolmogorov-Smirnov
-    critical value), from :mod:`evpsim.bands`; users add bands with
-    ``band(B, level) -> (lower, upper)``, the CDF bounds on each of the
-    B + 1 gaps between the order statistics, e.g. the Learned-Miller-
-    DeStefano band: ``register_ci_method("ld", band=evpsim.ld_band)``.
+    estimator: they do not use it. Built-ins, from :mod:`evpsim.bands`:
+    ``dkw`` (Dvoretzky-Kiefer-Wolfowitz with Massart's constant), ``ks``
+    (exact Kolmogorov-Smirnov critical value), and the Learned-Miller-
+    DeStefano bands ``ld-equal-tailed`` and ``ld-highest-density``
+    (calibrated exactly; narrower than DKW and KS near the ends of the
+    distribution). Users add bands with ``band(B, level) -> (lower,
+    upper)``, the CDF bounds on each of the B + 1 gaps between the order
+    statistics.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,7 +41,7 @@ import numpy as np
 
 from . import _validate as check
 from ._kernels import bootstrap as _K
-from .bands import dkw_band, ks_band
+from .bands import dkw_band, ks_band, ld_band
 from .estimators import resolve_estimators
 from .registry import Registry, jit_function
 
@@ -222,6 +225,10 @@ for _name, _code, _desc in [
 for _name, _fn, _desc in [
     ("dkw", dkw_band, "distribution-free: DKW band on the CDF, known score range"),
     ("ks", ks_band, "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
+    ("ld-equal-tailed", functools.partial(ld_band, kind="equal-tailed"),
+     "distribution-free: Learned-Miller-DeStefano band, equal-tailed Beta intervals"),
+    ("ld-highest-density", functools.partial(ld_band, kind="highest-density"),
+     "distribution-free: Learned-Miller-DeStefano band, highest-density Beta intervals"),
 ]:
     _REGISTRY.add(CIMethod(_name, _desc, "band", band=_fn, builtin=True))
 

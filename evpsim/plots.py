@@ -233,14 +233,22 @@ def plot_comparison_errors(ds, path):
 
 
 METHOD_COLORS = {"percentile": "#d95f02", "basic": "#7570b3", "bca": "#1b9e77",
-                 "dkw": "#666666", "ks": "#e7298a"}
+                 "dkw": "#666666", "ks": "#e7298a", "ld-equal-tailed": "#1f78b4",
+                 "ld-highest-density": "#e6ab02"}
+#: colours of user CI methods, none of them a built-in's
+SPARE_COLORS = ["#66a61e", "#a6761d", "#17becf", "#d62728", "#bcbd22", "#8c564b"]
+BAND_DASHES = [(0, (6, 2)), (0, (2, 2)), (0, (6, 2, 2, 2)), (0, (1, 1)), (0, (8, 2, 1, 2))]
 
 
 def plot_coverage(ds, path):
-    """Tang et al. (2020) Fig. 4: coverage against n, a panel per estimator.
+    """Tang et al. (2020) Fig. 4: coverage, and mean width, against n, a column per estimator.
 
-    Each CI method's coverage is drawn with its Clopper-Pearson band, and
-    the nominal level as a dashed line.
+    The top row draws each CI method's coverage with its Clopper-Pearson
+    band and the nominal level as a dashed line; the bottom row the mean
+    width of its intervals (log scale: distribution-free bands are several
+    times wider than bootstrap intervals; ``basic`` intervals are as wide as
+    ``percentile`` ones, and hide them). Bootstrap methods are solid lines,
+    bands dashed; one legend below the panels names them all.
 
     Parameters
     ----------
@@ -250,72 +258,239 @@ def plot_coverage(ds, path):
         Figure file (.png, .pdf or .svg).
     """
     plt = _pyplot()
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+
     names = [str(e) for e in ds["estimator"].values]
     methods = [str(m) for m in ds["ci_method"].values]
     level = float(ds.attrs["level"])
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(2, len(names), figsize=(4.2 * len(names), 6.6), sharex=True,
+                             sharey="row", squeeze=False, height_ratios=(3, 2))
     ns = ds["n"].values
     low = min(float(ds["coverage_lower"].min()), level) - 0.03
     kinds = dict(zip(methods, ds["ci_method_kind"].values.tolist()))
-    dashes = iter([(0, (6, 2)), (0, (2, 2)), (0, (6, 2, 2, 2))] * len(methods))
+    spare = iter(SPARE_COLORS * len(methods))
+    colors = {m: METHOD_COLORS.get(m) or next(spare) for m in methods}
+    dashes = iter(BAND_DASHES * len(methods))
     styles = {m: next(dashes) if kinds[m] == "band" else "-" for m in methods}
-    for ax, name in zip(axes[0], names):
-        for k, m in enumerate(methods):
+    for (ax, ax_w), name in zip(axes.T, names):
+        for m in methods:
             sub = ds.sel(estimator=name, ci_method=m)
-            c = METHOD_COLORS.get(m, color_of(m, k))
-            ax.fill_between(ns, sub["coverage_lower"], sub["coverage_upper"], color=c,
+            ax.fill_between(ns, sub["coverage_lower"], sub["coverage_upper"], color=colors[m],
                             alpha=0.2, lw=0)
-            ax.plot(ns, sub["coverage"], color=c, lw=1.5, ls=styles[m],
+            ax.plot(ns, sub["coverage"], color=colors[m], lw=1.5, ls=styles[m],
                     label=m + (" (band)" if kinds[m] == "band" else ""))
+            ax_w.plot(ns, sub["mean_width"], color=colors[m], lw=1.5, ls=styles[m])
         ax.axhline(level, color="black", ls="--", lw=1.0, label=f"nominal {level:g}")
         ax.set_title(f"estimator {name}", fontsize=10)
-        ax.set_xlabel("n (budget)")
         ax.set_ylim(max(0.0, low), 1.01)
-        ax.grid(alpha=0.3)
+        ax_w.set_yscale("log")
+        ax_w.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax_w.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax_w.yaxis.set_minor_formatter(NullFormatter())
+        ax_w.set_xlabel("n (budget)")
+        for a in (ax, ax_w):
+            a.grid(alpha=0.3, which="both")
     axes[0][0].set_ylabel("empirical coverage (Clopper-Pearson 95%)")
-    axes[0][-1].legend(frameon=False, fontsize=8, loc="lower left")
+    axes[1][0].set_ylabel("mean interval width")
+    handles, labels = axes[0][0].get_legend_handles_labels()
     a = ds.attrs
     fig.suptitle(f"{_run_title(ds)}, {int(a['replicates']):,} samples, "
                  f"{int(a['resamples']):,} resamples", fontsize=10)
     fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
+               fontsize=8, ncol=min(len(labels), 4 if len(names) > 1 else 2))
     return save_figure(fig, path)
 
 
-def _plot_evp_models(ds, path, x_of, xlabel, shade, title=None):
-    """One EVP curve per ``model`` of ``ds`` against ``x_of(sub)`` (log scale)."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for k, model in enumerate(ds["model"].values):
-        sub = ds.sel(model=model).dropna("n")
-        c = color_of(str(model), k + 3)
-        x = x_of(sub)
-        ax.plot(x, sub["evp"], color=c, lw=1.8, label=str(model))
-        if shade:
-            ax.fill_between(x, sub["lower"], sub["upper"], color=c, alpha=0.18, lw=0)
-    ax.set_xscale("log")
+def _time_unit(seconds):
+    """The unit, and its length in seconds, for an axis of wall-clock times."""
+    top = float(np.nanmax(seconds))
+    for unit, length in (("days", 86400.0), ("hours", 3600.0), ("minutes", 60.0)):
+        if top >= 2 * length:
+            return unit, length
+    return "seconds", 1.0
+
+
+#: colours of the models in EVP figures, in order
+MODEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+                "#17becf"]
+
+
+def _draw_models(ax, rows, *, xlabel, ylabel, log_x, best_label="best observed"):
+    """A curve per model, its band shaded and its best observed score dotted.
+
+    ``rows`` holds ``(label, x, y, lower, upper, best)`` per model; ``lower``
+    and ``upper`` may be None (no shading), ``best`` None (no line).
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    for k, (label, x, y, lower, upper, best) in enumerate(rows):
+        c = MODEL_COLORS[k % len(MODEL_COLORS)]
+        ax.plot(x, y, color=c, lw=2.0, label=label)
+        if lower is not None:
+            ax.fill_between(x, lower, upper, color=c, alpha=0.2, lw=0)
+        if best is not None:
+            ax.plot([x[0], x[-1]], [best, best], color=c, lw=1.0, ls=":")
+    handles, labels = ax.get_legend_handles_labels()
+    if any(row[5] is not None for row in rows):
+        handles.append(Line2D([], [], color="#555555", lw=1.0, ls=":"))
+        labels.append(best_label)
+    if log_x:
+        ax.set_xscale("log")
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("expected validation accuracy")
-    ax.legend(frameon=False)
+    ax.set_ylabel(ylabel)
+    ax.legend(handles, labels, frameon=False)
     ax.grid(alpha=0.3)
-    if title:
-        ax.set_title(title, fontsize=9)
-    fig.tight_layout()
+
+
+#: text sizes of the EVP figures: readable when the figure is printed 7 in wide
+CURVE_STYLE = {"font.size": 11, "axes.labelsize": 12, "axes.titlesize": 12,
+               "legend.fontsize": 10, "xtick.labelsize": 10, "ytick.labelsize": 10}
+
+
+def _models_of(ds):
+    """``ds`` with a ``model`` dim (one :func:`evpsim.evp_curve` result has none)."""
+    if "model" in ds.dims:
+        return ds
+    return ds.expand_dims(model=[ds.attrs.get("model") or "model"])
+
+
+def _plot_evp_models(ds, path, x_of, xlabel, shade, log_x, metric, title=None):
+    """One :func:`evpsim.evp_curve` curve per model against ``x_of(sub)``."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    ds = _models_of(ds)
+    with matplotlib.rc_context(CURVE_STYLE):
+        fig = Figure(figsize=(7.0, 4.3))
+        ax = fig.subplots()
+        rows = []
+        for model in ds["model"].values:
+            sub = ds.sel(model=model).dropna("n")
+            rows.append((str(model), x_of(sub), sub["evp"].values,
+                         sub["lower"].values if shade else None,
+                         sub["upper"].values if shade else None, None))
+        _draw_models(ax, rows, xlabel=xlabel, ylabel=f"expected best {metric}", log_x=log_x)
+        if title:
+            ax.set_title(title, fontsize=10)
+        fig.tight_layout()
     return save_figure(fig, path)
 
 
-def plot_evp_curves(ds, path):
-    """Dodge et al. (2019) Fig. 1: EVP against trials, +/- 1 SD within range."""
+def plot_evp_curves(ds, path, *, log_x=False, metric="score"):
+    """Dodge et al. (2019) Fig. 1: EVP against trials, +/- 1 SD within range.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        :func:`evpsim.evp_curve` results, one or concatenated along ``model``.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    log_x : bool
+        Log-scaled trials axis (the paper's choice).
+    metric : str
+        The metric's name, for the y label.
+    """
+    est = ds.attrs.get("estimator", "V")
     return _plot_evp_models(
-        ds, path, lambda sub: sub["n"].values, "hyperparameter assignments (n)", shade=True,
-        title="expected best validation score (V), shading ±1 SD within the observed range")
+        ds, path, lambda sub: sub["n"].values, "hyperparameter trials (n)", True, log_x,
+        metric, title=f"estimator {est}; shading ±1 SD of the best of n, within the observed "
+                      f"range")
 
 
-def plot_evp_time(ds, path):
-    """Dodge et al. (2019) Fig. 2: EVP against training time (log scale)."""
+def plot_evp_time(ds, path, *, log_x=False, metric="score"):
+    """Dodge et al. (2019) Fig. 2: EVP against expected training time.
+
+    As :func:`plot_evp_curves`, with x = n times the model's mean duration
+    per trial (variable ``duration``, seconds).
+    """
+    unit, length = _time_unit(ds["duration"].values * ds.sizes["n"])
     return _plot_evp_models(
-        ds, path, lambda sub: sub["n"].values * float(sub["duration"]) / 3600.0,
-        "training time (hours; trials x average duration)", shade=False)
+        ds, path, lambda sub: sub["n"].values * float(sub["duration"]) / length,
+        f"expected training time ({unit}; n x mean duration)", False, log_x, metric)
+
+
+def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=False,
+               title=None):
+    """One panel: each model's EVP curve with its interval shaded.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.curve`.
+    path : str or path, optional
+        Figure file (.png, .pdf or .svg), written atomically.
+    estimator : str, optional
+        The estimator drawn (default the first).
+    ci_method : str, optional
+        The interval shaded (default the first; ``"none"`` for no shading).
+    x : {"n", "time"}
+        Trials, or expected wall-clock (needs durations).
+    log_x : bool
+        Log-scaled x axis.
+    title : str, optional
+        Panel title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not attached to pyplot; it displays in notebooks).
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.curve([0.71, 0.74, 0.69, 0.80, 0.77], resamples=200)
+    >>> fig = plot_curve(ds)
+    >>> fig.axes[0].get_ylabel()
+    'expected best score'
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from . import _validate as check
+
+    estimator = check.choice(estimator if estimator is not None else
+                             str(ds["estimator"].values[0]), "estimator",
+                             [str(e) for e in ds["estimator"].values])
+    methods = [str(m) for m in ds["ci_method"].values]
+    ci_method = check.choice(ci_method if ci_method is not None else methods[0], "ci_method",
+                             methods + ["none"])
+    x = check.choice(x, "x", ("n", "time"))
+    if x == "time" and "expected_time" not in ds:
+        raise check.InvalidArgument("x", "x='time' needs durations (a time field)")
+    level = float(ds.attrs["level"])
+    metric = ds.attrs.get("metric", "score")
+    best = "lowest" if ds.attrs.get("minimize") == "True" else "best"
+    if x == "time":
+        unit, length = _time_unit(ds["expected_time"].values)
+        xlabel = f"expected wall-clock ({unit}; n x mean duration per trial)"
+    else:
+        xlabel = "hyperparameter trials (n)"
+    with matplotlib.rc_context(CURVE_STYLE):
+        fig = Figure(figsize=(7.0, 4.3))
+        ax = fig.subplots()
+        rows = []
+        for model in ds["model"].values:
+            sub = ds.sel(model=model, estimator=estimator)
+            B = int(sub["B"])
+            sub = sub.isel(n=slice(0, B))
+            xs = sub["expected_time"].values / length if x == "time" else sub["n"].values
+            iv = None if ci_method == "none" else sub.sel(ci_method=ci_method)
+            rows.append((str(model), xs, sub["estimate"].values,
+                         None if iv is None else iv["lower"].values,
+                         None if iv is None else iv["upper"].values,
+                         float(sub["best_observed"])))
+        _draw_models(ax, rows, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
+                     best_label=f"{best} observed")
+        shading = "" if ci_method == "none" else f"; shaded: {level:.0%} {ci_method} interval"
+        ax.set_title(title if title is not None else f"estimator {estimator}{shading}")
+        fig.tight_layout()
+    if path is not None:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=200, bbox_inches="tight"))
+    return fig
 
 
 def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
@@ -361,7 +536,7 @@ def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
     return save_figure(fig, path)
 
 
-def plot_estimator_curves(ds, path, *, title=""):
+def plot_estimator_curves(ds, path, *, title="", metric="score"):
     """Dodge et al. (2021) Fig. 3: EVP curves of several models, a panel per estimator.
 
     Parameters
@@ -373,8 +548,11 @@ def plot_estimator_curves(ds, path, *, title=""):
         Figure file (.png, .pdf or .svg).
     title : str
         Figure title.
+    metric : str
+        The metric's name, for the y label.
     """
     plt = _pyplot()
+    ds = _models_of(ds)
     names = [str(e) for e in ds["estimator"].values]
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
                              squeeze=False)
@@ -386,7 +564,7 @@ def plot_estimator_curves(ds, path, *, title=""):
         ax.set_title(f"estimator {name}", fontsize=10)
         ax.set_xlabel("n (budget)")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("expected validation accuracy")
+    axes[0][0].set_ylabel(f"expected best {metric}")
     axes[0][-1].legend(frameon=False, fontsize=9)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

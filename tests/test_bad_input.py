@@ -90,6 +90,10 @@ FILES = {
     "bigint.jsonl": b'{"acc": 1' + b"0" * 400 + b"}\n",
     "blank.jsonl": b"\n\n",
     "nested.jsonl": b'{"m": {"acc": 0.5}}\n{"m": {"acc": 0.6}}\n',
+    "models.jsonl": b'{"model": "a", "acc": 0.5}\n{"model": "b", "acc": 0.6}\n'
+                    b'{"model": "a", "acc": 0.7}\n{"model": "b", "acc": 0.8}\n',
+    "curve.jsonl": b'{"curve": [0.5, 0.6]}\n{"curve": [0.7, NaN]}\n{"curve": []}\n',
+    "duration.jsonl": b'{"acc": 0.5, "t": "0:01:00"}\n{"acc": 0.6, "t": "an hour"}\n',
     "fake.nc": b"this is not netCDF\n",
 }
 
@@ -386,7 +390,8 @@ A("size", "coverage-B-100000",
   "50 resamples of 3 x 100,000 estimates", "reduce B")
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
-  "unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks")
+  "unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks, ld-equal-tailed, "
+  "ld-highest-density")
 A("range", "coverage-bounds-inside",
   lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0.2, 0.9)), IA,
   "bounds (0.2, 0.9) must contain the truth's support [0, 1]")
@@ -573,6 +578,51 @@ A("type", "read-int", lambda d: evpsim.read_scores(5), IT,
   "path must be a file name or path, got 5")
 A("file", "read-empty-path", lambda d: evpsim.read_scores(""), IA,
   "path is empty: name a file of scores")
+# read_searches
+A("jsonl", "searches-pooled", lambda d: evpsim.read_searches(d / "models.jsonl", field="acc"),
+  IA, "models.jsonl' holds 2 models in its 'model' field (a, b), which are never pooled",
+  "pass group='model'")
+A("unknown", "searches-select",
+  lambda d: evpsim.read_searches(d / "models.jsonl", field="acc", group="model", select="c"),
+  IA, "select 'c' is not a value of 'model' in", "its values: a, b")
+A("usage", "searches-select-no-group",
+  lambda d: evpsim.read_searches(d / "models.jsonl", field="acc", select="a"), IA,
+  "select needs group")
+A("jsonl", "searches-curve-no-reduce",
+  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve"), IA,
+  "reduce is needed: ", "curve.jsonl' line 1: curve holds a list of 2 checkpoints")
+A("jsonl", "searches-reduce-scalar",
+  lambda d: evpsim.read_searches(d / "good.jsonl", field="acc", reduce="max"), IA,
+  "reduce applies to a field holding a list", "good.jsonl' line 1: acc is 0.5")
+A("unknown", "searches-reduce-choice",
+  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="mean"), IA,
+  "reduce must be one of max, min, last, got 'mean'")
+A("short", "searches-curve-too-few",
+  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="last"), IA,
+  "curve.jsonl' holds 1 score of 3 records", "1 NaN, infinite or null (diverged); "
+  "1 empty learning curve; first, line 2: the last checkpoint of curve is NaN")
+A("jsonl", "searches-field-typo",
+  lambda d: evpsim.read_searches(d / "good.jsonl", field="accuracy"), IA,
+  "field 'accuracy' is in no record of", "good.jsonl'; the first record's keys: acc")
+A("jsonl", "searches-bad-duration",
+  lambda d: evpsim.read_searches(d / "duration.jsonl", field="acc", time_field="t"), IA,
+  "duration.jsonl' line 2: t is 'an hour', not a duration")
+A("usage", "searches-field-on-csv",
+  lambda d: evpsim.read_searches(d / "two.csv", field="f1"), IA,
+  "field applies to JSON Lines files", "two.csv' holds none")
+A("usage", "searches-group-plain-text",
+  lambda d: evpsim.read_searches(d / "good.txt", group="model"), IA,
+  "group applies to JSON Lines and CSV files, not to plain text such as")
+A("usage", "searches-labels-count",
+  lambda d: evpsim.read_searches(d / "good.txt", labels=["a", "b"]), IA,
+  "labels has 2 names for 1 model (good): give one per model")
+A("usage", "searches-same-label",
+  lambda d: evpsim.read_searches([d / "good.txt", d / "good.txt"]), IA,
+  "two models are both labelled 'good'", "name them with labels")
+A("short", "searches-no-files", lambda d: evpsim.read_searches([]), IA,
+  "path names no file")
+A("type", "searches-None", lambda d: evpsim.read_searches(None), IT,
+  "path must be a file name or path, got None")
 # kde_bandwidth, fit_kde, load_kde
 A("short", "bandwidth-equal", lambda d: evpsim.kde_bandwidth([0.5, 0.5]), IA,
   "all 2 scores equal 0.5: the bandwidth would be 0")
@@ -684,7 +734,8 @@ A("type", "lmoments-shape",
 A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
-  "unknown CI method 'nope'; known: percentile, basic, bca, dkw, ks")
+  "unknown CI method 'nope'; known: percentile, basic, bca, dkw, ks, ld-equal-tailed, "
+  "ld-highest-density")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1070,7 +1121,8 @@ C("size", "coverage-resamples-1e12", "coverage --resamples 1e12",
 C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
-  "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks")
+  "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks, "
+  "ld-equal-tailed, ld-highest-density")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
@@ -1122,7 +1174,7 @@ C("file", "fit-input-empty", "fit-kde {d}/empty.txt --name x", "holds no scores"
 C("scores", "fit-input-huge", "fit-kde {d}/huge.txt --name x",
   "line 2: score is '1e300', beyond +-1e+70")
 C("short", "fit-input-one", "fit-kde {d}/one.txt --name x",
-  "scores needs at least 2 values, got 1")
+  "one.txt' holds 1 score; a search needs at least 2")
 C("short", "fit-input-equal", "fit-kde {d}/equal.txt --name x",
   "all 3 scores equal 0.5: the bandwidth would be 0")
 C("scores", "fit-input-close", "fit-kde {d}/close.txt --name x",
@@ -1130,19 +1182,21 @@ C("scores", "fit-input-close", "fit-kde {d}/close.txt --name x",
 C("scores", "fit-input-tiny", "fit-kde {d}/tiny.txt --name x",
   "too little for a bandwidth (it underflows to 0)")
 C("jsonl", "fit-jsonl-no-field", "fit-kde {d}/good.jsonl --name x",
-  "is JSON Lines: name the score's key with --field")
+  "--field must name the score's key: ", "good.jsonl' is JSON Lines")
 C("jsonl", "fit-jsonl-not-json", "fit-kde {d}/notjson.jsonl --name x --field acc",
-  "notjson.jsonl' line 2: not JSON (Expecting value)")
+  "notjson.jsonl' holds 1 score of 2 records, too few for a search (at least 2); 1 dropped "
+  "(1 not JSON; first, line 2: not JSON (Expecting value))")
 C("jsonl", "fit-jsonl-missing-field", "fit-kde {d}/nofield.jsonl --name x --field acc",
-  "line 2: no field 'acc'; keys: loss")
+  "1 field missing; first, line 2: no field 'acc'; keys: loss")
 C("jsonl", "fit-jsonl-string-field", "fit-kde {d}/strfield.jsonl --name x --field acc",
-  "line 2: acc is '0.6', not a finite number")
+  "1 not a number; first, line 2: acc is '0.6', not a finite number")
 C("jsonl", "fit-jsonl-bool-field", "fit-kde {d}/boolfield.jsonl --name x --field acc",
   "line 1: acc is True, not a finite number")
 C("jsonl", "fit-jsonl-list", "fit-kde {d}/list.jsonl --name x --field acc",
-  "line 1: no field 'acc' (the line is a JSON list, not an object)")
+  "list.jsonl' holds no scores: 1 record read, all dropped (1 not a JSON object; first, "
+  "line 1: the line is a JSON array, not an object)")
 C("jsonl", "fit-jsonl-nan", "fit-kde {d}/nanfield.jsonl --name x --field acc",
-  "line 1: acc is nan, not a finite number")
+  "1 NaN, infinite or null (diverged); first, line 1: acc is nan, not a finite number")
 C("jsonl", "fit-jsonl-huge", "fit-kde {d}/hugefield.jsonl --name x --field acc",
   "line 1: acc is 1e+300, beyond +-1e+70")
 C("jsonl", "fit-jsonl-bigint", "fit-kde {d}/bigint.jsonl --name x --field acc",
@@ -1152,9 +1206,25 @@ C("jsonl", "fit-jsonl-blank", "fit-kde {d}/blank.jsonl --name x --field acc",
 C("jsonl", "fit-jsonl-object", "fit-kde {d}/nested.jsonl --name x --field m",
   "line 1: m is {'acc': 0.5}, not a finite number")
 C("jsonl", "fit-jsonl-deep-path", "fit-kde {d}/nested.jsonl --name x --field m.acc.x",
-  "line 1: no field 'm.acc.x'")
+  "--field 'm.acc.x' is in no record of", "nested.jsonl'; the first record's keys: m")
 C("jsonl", "fit-jsonl-empty-field", "fit-kde {d}/nested.jsonl --name x --field ''",
   "--field must be a non-empty key, got ''")
+C("jsonl", "fit-jsonl-models", "fit-kde {d}/models.jsonl --name x --field acc",
+  "--group: ", "models.jsonl' holds 2 models in its 'model' field (a, b)",
+  "(--group model on the command line)")
+C("usage", "fit-jsonl-models-unselected",
+  "fit-kde {d}/models.jsonl --name x --field acc --group model",
+  "'models.jsonl' holds 2 models (a, b): fit-kde fits one; choose it with --select")
+C("unknown", "fit-jsonl-select", "fit-kde {d}/models.jsonl --name x --field acc --group model "
+  "--select c", "--select 'c' is not a value of 'model'", "its values: a, b")
+C("usage", "fit-select-no-group", "fit-kde {d}/models.jsonl --name x --field acc --select a",
+  "--select needs group")
+C("jsonl", "fit-jsonl-curve", "fit-kde {d}/curve.jsonl --name x --field curve",
+  "--reduce is needed: ", "curve holds a list of 2 checkpoints")
+C("unknown", "fit-reduce-choice", "fit-kde {d}/curve.jsonl --name x --field curve --reduce mean",
+  "argument --reduce: invalid choice: 'mean'")
+C("usage", "fit-group-plain-text", f"{FK} --group model",
+  "--group applies to JSON Lines and CSV files, not to plain text")
 C("usage", "fit-column-and-field", f"{FK} --column 0 --field acc",
   "argument --field: not allowed with argument --column")
 C("output", "fit-out-suffix", f"{FK} --out x.txt", "--out 'x.txt': expected a file ending in .nc")

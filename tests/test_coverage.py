@@ -429,7 +429,7 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "40 samples x 200 bootstrap resamples" in text
     assert "coverage [Clopper-Pearson 95% bounds]" in text and "miss below/above" in text
-    assert "ks: distribution-free" in text and "covered at every n at once" in text
+    assert "distribution-free bands:" in text and "covered at every n at once" in text
     ds = read_netcdf(out)
     assert ds["coverage"].dims == ("estimator", "ci_method", "n")
     assert ds.attrs["resamples"] == 200 and fig.stat().st_size > 10_000

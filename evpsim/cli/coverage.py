@@ -42,10 +42,9 @@ def add_parser(subparsers):
     return p
 
 
-def _tables(ds, name, ns):
-    """Coverage with CP bounds, then misses and widths, for one estimator."""
-    sub = ds.sel(estimator=name)
-    methods = [str(m) for m in ds["ci_method"].values]
+def _tables(ds, methods, ns):
+    """Coverage with CP bounds, then misses and mean widths, of ``methods`` in ``ds``
+    (one estimator's rows), and the rate of covering every n at once."""
     w = max(19, max(len(m) for m in methods)) + 2
     head = f"{'n':>4} {'theta':>7}  " + "".join(f"{m:>{w}}" for m in methods)
     cov = [f"coverage [Clopper-Pearson {CP_LEVEL:.0%} bounds]", head]
@@ -53,14 +52,15 @@ def _tables(ds, name, ns):
     for n in ns:
         row = row_m = f"{n:>4} {float(ds['theta'].sel(n=n)):7.4f}  "
         for m in methods:
-            c = sub.sel(ci_method=m, n=n)
+            c = ds.sel(ci_method=m, n=n)
             row += (f"{float(c['coverage']):.3f} [{float(c['coverage_lower']):.3f},"
                     f"{float(c['coverage_upper']):.3f}]").rjust(w)
             row_m += (f"{float(c['miss_below']):.3f}/{float(c['miss_above']):.3f} "
                       f"{float(c['mean_width']):.4f}").rjust(w)
         cov.append(row)
         miss.append(row_m)
-    return cov + [""] + miss
+    simul = "  ".join(f"{m} {float(ds['coverage_all'].sel(ci_method=m)):.3f}" for m in methods)
+    return cov + [""] + miss + [f"covered at every n at once: {simul}"]
 
 
 def run(args):
@@ -79,21 +79,20 @@ def run(args):
           f"level {a['level']:g}; seed {a['seed']}; {a['numba_threads']} threads, "
           f"{t.seconds:.2f} s")
     kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
+    boots = [m for m, k in kinds.items() if k == "bootstrap"]
     bands = [m for m, k in kinds.items() if k == "band"]
+    names = [str(e) for e in ds["estimator"].values]
     print(f"coverage = fraction of two-sided {a['level']:g} intervals containing the exact "
           f"theta_n; miss below/above = interval entirely below/above it")
-    if bands:
-        print(f"{', '.join(bands)}: distribution-free, simultaneous over n, from the sample and "
-              f"the score range [{a['bounds_lo']:g}, {a['bounds_hi']:g}] alone (the same for "
-              f"every estimator)")
     ns = select_ns(int(ds["B"]), args.all)
-    for name in ds["estimator"].values:
-        est = get_estimator(str(name))
-        print(f"\n{name}: {est.description}")
-        print("\n".join(_tables(ds, str(name), ns)))
-        simul = "  ".join(f"{m} {float(ds['coverage_all'].sel(estimator=name, ci_method=m)):.3f}"
-                          for m in kinds)
-        print(f"covered at every n at once: {simul}")
+    for name in names if boots else []:
+        print(f"\n{name}: {get_estimator(name).description}")
+        print("\n".join(_tables(ds.sel(estimator=name), boots, ns)))
+    if bands:
+        print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "
+              f"range [{a['bounds_lo']:g}, {a['bounds_hi']:g}] alone, the same for every "
+              f"estimator")
+        print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns)))
     undefined = float(ds["undefined"].max())
     if undefined > 0:
         print(f"\nnote: up to {undefined:.3f} of some intervals could not be formed "

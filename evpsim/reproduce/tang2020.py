@@ -32,7 +32,7 @@ from ..batteries.coverage import coverage
 from ..batteries.falseconc import falseconc
 from ..kde import kde_dirs, load_kde
 from ..results import provenance, read_netcdf, write_netcdf
-from ..truths import read_scores
+from ..searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Tang et al. (2020), Showing Your Work Doesn't Always Work"
@@ -280,12 +280,14 @@ def _fig4(report, truths, sizes):
     cells = []
     for m in ds["ci_method"].values:
         vals = [v["coverage"].sel(ci_method=m, n=n) for n in (COVERAGE_N, B)]
+        width = v["mean_width"].sel(ci_method=m, n=B)
         cells.append(f"{m} " + " / ".join(f"{float(x.min()):.2f}-{float(x.max()):.2f}"
-                                           for x in vals))
+                                           for x in vals)
+                     + f", width {float(width.min()):.3f}-{float(width.max()):.3f}")
     report.notes.append(
-        f"Fig. 4, every CI method for V (range over the four truths at n = {COVERAGE_N} / "
-        f"n = {B}): " + "; ".join(cells) + ". Band methods hold for every n at once and "
-        "need the known score range.")
+        f"Fig. 4, every CI method for V (range over the four truths of the coverage at n = "
+        f"{COVERAGE_N} / n = {B}, and of the mean width at n = {B}): " + "; ".join(cells)
+        + ". Band methods hold for every n at once and need the known score range.")
     return ds, cov
 
 
