@@ -292,7 +292,7 @@ def interval_coords(ests, meths, B):
 
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
-                        seed=0, bounds=None, distribution=False):
+                        seed=0, stream=0, bounds=None, distribution=False):
     """Confidence intervals for theta_n, n = 1..B, from one's own scores.
 
     The same constructions that :func:`evpsim.coverage` evaluates.
@@ -311,7 +311,10 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     resamples : int
         Bootstrap resamples (at least 2).
     seed : int
-        Seed of the resamples (stream ``(seed, 0)``).
+        Seed of the resamples.
+    stream : int
+        Random stream of the resamples, ``(seed, stream)``: independent
+        bootstraps of several models under one seed use different streams.
     bounds : (float, float), optional
         Known range of the scores (e.g. ``(0, 1)`` for accuracy); needed by
         band methods and must contain every score.
@@ -341,6 +344,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
     seed = check.seed(seed)
+    stream = check.integer(stream, "stream", minimum=0, maximum=2**62 - 1)
     distribution = check.boolean(distribution, "distribution")
     ests = lstatistic_estimators(estimators)
     if ci_methods is None:
@@ -367,7 +371,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     if builtin or user:
         codes = np.array([m.code for m in builtin], dtype=np.int64)
         boot, est, jack, ivs = _K.bootstrap_one(xs, seed, ptab, jws, resamples, level,
-                                                codes, bool(user))
+                                                codes, bool(user), stream)
         for g, m in enumerate(builtin):
             lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
             upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)

@@ -1260,7 +1260,7 @@ C("file", "reproduce-data-empty-folder-2021",
 C("file", "reproduce-data-empty-folder-tang",
   "reproduce tang2020 --out r --data {d}/folder --quick", "lacks reuters_mlp_f1.txt")
 # the command itself
-C("usage", "no-command", "", "choose a command: bias, list, fit-kde")
+C("usage", "no-command", "", "choose a command: curve, bias, list, fit-kde")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
 
 

@@ -170,3 +170,92 @@ def test_plot_curve(tmp_path):
     assert (tmp_path / "c.svg").read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="ci_method must be one of"):
         evpsim.plot_curve(ds, ci_method="bca")
+
+
+# --- the command ---------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "data"
+
+
+def run_cli(capsys, *argv):
+    from evpsim.cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_allentune_file_with_two_models_and_durations(capsys, tmp_path):
+    import xarray as xr
+
+    status, out, err = run_cli(
+        capsys, "curve", FIXTURES / "results.jsonl", "--field", "best_validation_accuracy",
+        "--group", "model", "--time-field", "training_duration", "--resamples", "500",
+        "--target", "0.79", "--x-axis", "time", "--out", tmp_path / "c.nc",
+        "--plot", tmp_path / "c.pdf", "--all")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("mlp: 9 scores from results.jsonl (best_validation_accuracy)")
+    assert lines[0].endswith("dropped 1 of 10 records: 1 NaN, infinite or null (diverged)")
+    assert lines[1].endswith("dropped 1 of 8 records: 1 field missing")
+    assert "mlp vs reg_lstm (V), n up to 7" in out and "budget to reach 0.79:" in out
+    ds = xr.load_dataset(tmp_path / "c.nc")
+    searches = evpsim.read_searches(FIXTURES / "results.jsonl",
+                                    field="best_validation_accuracy", group="model",
+                                    time_field="training_duration")
+    for s in searches:
+        mean = float(ds["mean_duration"].sel(model=s.label))
+        assert mean == pytest.approx(np.mean(s.durations), rel=1e-12)
+        ref = evpsim.evp_curve(s.scores)
+        np.testing.assert_allclose(ds["estimate"].sel(model=s.label, estimator="V")
+                                   .values[: s.scores.size], ref["evp"], atol=1e-15)
+    # "1 day, 2:03:04.5" is one of reg_lstm's durations
+    assert 93784.5 in searches[1].durations
+    assert (tmp_path / "c.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_cli_opda_file_with_empty_learning_curves(capsys):
+    status, out, err = run_cli(
+        capsys, "curve", FIXTURES / "alexnet_tuning.results.jsonl", "--field",
+        "learning_curve.top_1", "--reduce", "max", "--resamples", "200", "--labels", "alexnet")
+    assert status == 0, err
+    assert out.splitlines()[0].startswith("alexnet: 9 scores from alexnet_tuning.results.jsonl")
+    assert out.splitlines()[0].endswith("dropped 3 of 12 records: 3 empty learning curve")
+
+
+def test_cli_plain_and_csv_files(capsys):
+    status, out, err = run_cli(capsys, "curve", FIXTURES / "reuters.csv", "--column", "dev_f1",
+                               "--resamples", "200")
+    assert status == 2 and "holds 2 models" in err  # never pooled
+    status, out, err = run_cli(capsys, "curve", FIXTURES / "reuters.csv", "--column", "dev_f1",
+                               "--group", "model", "--select", "reg_lstm", "--resamples", "200")
+    assert status == 0, err
+    assert out.splitlines()[0].endswith("dropped 1 of 8 records: 1 empty cell")
+    status, out, err = run_cli(capsys, "curve", FIXTURES / "mlp.txt", "data:reuters-mlp",
+                               "--resamples", "200", "--ci-methods", "percentile,ks",
+                               "--bounds", "0,1")
+    assert status == 0, err
+    assert out.splitlines()[1].startswith("reuters-mlp: 145 scores from reuters-mlp.txt")
+    assert "mlp vs reuters-mlp (V)" in out
+
+
+def test_cli_check(capsys):
+    status, out, err = run_cli(capsys, "curve", "data:reuters-mlp", "--check",
+                               "--check-replicates", "200", "--check-resamples", "300",
+                               "--resamples", "300", "--quiet")
+    assert status == 0, err
+    assert "self-check: 200 searches of each model's B simulated from the centered KDE of its " \
+           "scores on [0, 1], 300 resamples each" in out
+    assert "warning: at n >= " in out and "ld-equal-tailed" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--x-axis", "time"], "--x-axis time needs --time-field"),
+    (["--select", "a"], "--select needs --group"),
+    (["--ci-methods", "ks"], "--bounds: band methods (ks) need"),
+    (["--level", "1.5"], "--level"),
+    (["--estimators", "Q"], "unknown estimator"),
+])
+def test_cli_bad_options(capsys, argv, words):
+    status, out, err = run_cli(capsys, "curve", FIXTURES / "mlp.txt", *argv)
+    assert status == 2 and words in err and out == ""

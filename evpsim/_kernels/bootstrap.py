@@ -675,10 +675,10 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas):
 
 
 @njit(**_OPTS)
-def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife):
+def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife, stream=0):
     """Intervals and bootstrap distribution of one given sorted sample.
 
-    Resamples come from stream ``(seed, 0)``.
+    Resamples come from stream ``(seed, stream)``.
 
     Returns
     -------
@@ -686,7 +686,7 @@ def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife):
     """
     B = xs.shape[0]
     K = ptab.shape[1]
-    st = rng_init(seed, 0)
+    st = rng_init(seed, stream)
     boot = np.empty((K, resamples))
     est = np.empty(K)
     jack = np.zeros((K, B))

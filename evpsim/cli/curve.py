@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..curves import curve
+from ..searchfiles import describe_dropped, read_searches
 from ..selfcheck import check_warnings, self_check
-from .common import (Timer, UserError, add_output_args, check_outputs, default, fmt, integer,
-                     number, pair, save_outputs, select_ns)
+from .common import (Timer, UserError, add_output_args, check_outputs, default, integer, number,
+                     pair, save_outputs, select_ns)
 
 HELP = "EVP curves of your own search results, with intervals, comparisons and a self-check"
 
@@ -90,7 +93,6 @@ def _split(text):
 
 def _read(args):
     from ..datasets import resolve_results
-    from ..searchfiles import read_searches
 
     select = _split(args.select)
     if select is not None and args.group is None:
@@ -106,41 +108,60 @@ def _describe(search):
             + (f" ({search.metric})" if search.metric else "")
             + f", in [{xs.min():.6g}, {xs.max():.6g}]")
     if search.dropped:
-        why = ", ".join(f"{n} {reason}" for reason, n in search.dropped.items())
-        line += f"; dropped {sum(search.dropped.values())} of {search.records} records ({why})"
+        line += (f"; dropped {sum(search.dropped.values())} of {search.records} records: "
+                 f"{describe_dropped(search.dropped)}")
     return line
 
 
-def _model_table(sub, ns):
-    """Estimates, SD and intervals of one model, a row per n."""
+def _decimals(ds):
+    """Decimals that show scores of this magnitude to about four significant digits."""
+    top = float(np.nanmax(np.abs(ds["best_observed"].values)))
+    return int(np.clip(3 - np.floor(np.log10(top)) if top > 0 else 4, 0, 8))
+
+
+def _number(x, width, decimals):
+    return "-".rjust(width) if not np.isfinite(x) else f"{x:{width}.{decimals}f}"
+
+
+def _model_table(sub, ns, d):
+    """Estimates, SD and intervals of one model, a row per n, ``d`` decimals."""
     ests = [str(e) for e in sub["estimator"].values]
     meths = [str(m) for m in sub["ci_method"].values]
-    head = f"{'n':>5}" + "".join(f"{e:>9}" for e in ests) + f"{'sd':>9}"
-    head += "".join(f"{e + ' ' + m:>24}" for e in ests for m in meths)
+    w = d + 6
+    cell = 2 * w + 6
+    head = f"{'n':>5}" + "".join(f"{e:>{w}}" for e in ests) + f"{'sd':>{w}}"
+    head += "".join(f"{e + ' ' + m:>{cell}}" for e in ests for m in meths)
     rows = [head]
     for n in ns:
         s = sub.sel(n=n)
-        row = f"{n:>5}" + "".join(fmt(float(s['estimate'].sel(estimator=e)), 9) for e in ests)
-        row += fmt(float(s["sd"]), 9)
+        row = f"{n:>5}" + "".join(_number(float(s["estimate"].sel(estimator=e)), w, d)
+                                  for e in ests)
+        row += _number(float(s["sd"]), w, d)
         for e in ests:
             for m in meths:
                 iv = s.sel(estimator=e, ci_method=m)
-                row += f"[{fmt(float(iv['lower']), 9)}, {fmt(float(iv['upper']), 9)}]".rjust(24)
+                row += (f"[{_number(float(iv['lower']), 0, d)}, "
+                        f"{_number(float(iv['upper']), 0, d)}]").rjust(cell)
         rows.append(row)
     return rows
 
 
-def _pair_table(ds, p, est, ns, level):
+def _pair_table(ds, p, est, ns, level, d):
     sub = ds.isel(pair=p).sel(estimator=est)
     a, b = str(sub["model_a"].values), str(sub["model_b"].values)
-    head = (f"{'n':>5}  {'ahead':<12}{a + ' - ' + b:>12}  {f'[{level:.0%} interval]':>22}"
-            f"  P({a} ahead)")
+    label = max(5, *(len(str(m)) for m in ds["model"].values)) + 2
+    w = max(d + 7, len(a + b) + 4)
+    cell = 2 * d + 14
+    head = (f"{'n':>5}  {'ahead':<{label}}{a + ' - ' + b:>{w}}"
+            f"{f'[{level:.0%} interval]':>{cell}}  P({a} ahead)")
     rows = [head]
     for n in ns:
         s = sub.sel(n=n)
-        rows.append(f"{n:>5}  {str(s['ahead'].values):<12}{fmt(float(s['difference']), 12)}  "
-                    f"[{fmt(float(s['difference_lower']), 9)}, "
-                    f"{fmt(float(s['difference_upper']), 9)}]  {float(s['p_ahead']):10.3f}")
+        iv = (f"[{_number(float(s['difference_lower']), 0, d)}, "
+              f"{_number(float(s['difference_upper']), 0, d)}]")
+        rows.append(f"{n:>5}  {str(s['ahead'].values):<{label}}"
+                    f"{_number(float(s['difference']), w, d)}{iv:>{cell}}"
+                    f"{float(s['p_ahead']):{len(a) + 11}.3f}")
     return rows
 
 
@@ -161,7 +182,7 @@ def _budget_lines(ds):
     return lines
 
 
-def _check_lines(ds, ns_of, seconds):
+def _check_lines(ds, ns_of, seconds, d):
     a = ds.attrs
     lo, hi = a["check_bounds"]
     lines = [f"self-check: {a['check_replicates']:,} searches of each model's B simulated from "
@@ -176,7 +197,7 @@ def _check_lines(ds, ns_of, seconds):
         lines.append(f"{'n':>7}{'KDE theta':>11}" + "".join(f"{e + ' ' + m:>24}" for e, m in cols))
         for n in ns_of(B):
             s = sub.sel(n=n)
-            row = f"{n:>7}{fmt(float(s['check_theta']), 11)}"
+            row = f"{n:>7}{_number(float(s['check_theta']), 11, d)}"
             for e, m in cols:
                 c = s.sel(estimator=e, ci_method=m)
                 row += (f"{float(c['check_coverage']):.3f} [{float(c['check_coverage_lower']):.3f}"
@@ -216,12 +237,13 @@ def run(args):
     best = "lowest" if args.minimize else "best"
     print(f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
           f"{how}; {t.seconds:.2f} s")
+    d = _decimals(ds)
     for model in ds["model"].values:
         sub = ds.sel(model=model)
         B = int(sub["B"])
         if ds.sizes["model"] > 1:
             print(f"\n{model} (B = {B})")
-        print("\n".join(_model_table(sub, select_ns(B, args.all))))
+        print("\n".join(_model_table(sub, select_ns(B, args.all), d)))
     for p in range(ds.sizes.get("pair", 0)):
         sub = ds.isel(pair=p)
         nn = int(min(ds["B"].sel(model=str(sub["model_a"].values)),
@@ -229,7 +251,8 @@ def run(args):
         for est in ds["estimator"].values:
             print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}; "
                   f"intervals: percentile bootstrap of the difference")
-            print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"])))
+            print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"],
+                                         d)))
     if args.target is not None:
         print()
         print("\n".join(_budget_lines(ds)))
@@ -239,10 +262,10 @@ def run(args):
                              level=args.level, bounds=args.bounds, minimize=args.minimize,
                              replicates=args.check_replicates, resamples=args.check_resamples,
                              seed=args.seed, workers=args.workers, progress=not args.quiet)
-        ds = ds.merge(chk, join="exact", combine_attrs="no_conflicts")
+        ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
         ds.attrs.update(chk.attrs)
         print()
-        print("\n".join(_check_lines(ds, lambda B: select_ns(B, args.all), tc.seconds)))
+        print("\n".join(_check_lines(ds, lambda B: select_ns(B, args.all), tc.seconds, d)))
         warnings = check_warnings(ds)
         for w in warnings:
             print(f"warning: {w}")
