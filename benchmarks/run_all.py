@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["bench_bias.py", "bench_coverage.py", "bench_compare.py"]
+SCRIPTS = ["bench_bias.py", "bench_coverage.py", "bench_compare.py", "bench_curve.py"]
 
 
 def main():

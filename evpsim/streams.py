@@ -10,7 +10,10 @@ battery, its replicates) use the consecutive streams ``stream0 + j``,
 stream ``s``                                 drawn by
 ==========================================  ===========================================
 ``j``                                        the bias battery's chunk ``j``; the coverage
-                                             battery's replicate ``j``
+                                             battery's replicate ``j``; the resamples of
+                                             model ``j`` in :func:`evpsim.curve` (of
+                                             one's own scores, by
+                                             :func:`evpsim.bootstrap_intervals`)
 ``B * 2**32 + j``                            chunk ``j`` of searches of B trials in
                                              ``falseconc``, ``compare_curves`` and
                                              ``comparison_errors`` (the same B and seed
@@ -22,7 +25,8 @@ stream ``s``                                 drawn by
 Families that one experiment combines never overlap: searches of every
 ``2 <= B < 2**30`` lie between ``2**33`` and ``2**62``, and Monte Carlo
 truths above it. The bias and coverage batteries share the first family:
-they are separate experiments, never combined in one estimate.
+they are separate experiments, never combined in one estimate; so does
+:func:`evpsim.curve`, which simulates nothing and resamples fixed scores.
 """
 
 from __future__ import annotations

@@ -185,9 +185,11 @@ def _budget_lines(ds):
 def _check_lines(ds, ns_of, seconds, d):
     a = ds.attrs
     lo, hi = a["check_bounds"]
+    boot = "bootstrap" in ds["ci_method_kind"].values.tolist()
     lines = [f"self-check: {a['check_replicates']:,} searches of each model's B simulated from "
-             f"the centered KDE of its scores on [{lo:g}, {hi:g}], "
-             f"{a['check_resamples']:,} resamples each; {seconds:.1f} s",
+             f"the centered KDE of its scores on [{lo:g}, {hi:g}]"
+             + (f", {a['check_resamples']:,} resamples each" if boot else "")
+             + f"; {seconds:.1f} s",
              "coverage of the intervals [Clopper-Pearson 95% bounds] at the KDE's exact curve:"]
     for model in ds["model"].values:
         sub = ds.sel(model=model)
@@ -231,12 +233,18 @@ def run(args):
     for s in searches:
         print(_describe(s))
     a = ds.attrs
-    kinds = set(ds["ci_method_kind"].values.tolist())
-    how = f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})" if "bootstrap" in kinds \
-        else f"the score range {a['bounds']}"
+    kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
+    how = []
+    if "bootstrap" in kinds.values():
+        how.append(f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})")
+    bands = [m for m, k in kinds.items() if k == "band"]
+    if bands:
+        lo, hi = a["bounds"]
+        how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "
+                   f"score range [{lo:g}, {hi:g}]")
     best = "lowest" if args.minimize else "best"
     print(f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
-          f"{how}; {t.seconds:.2f} s")
+          f"{' and '.join(how)}; {t.seconds:.2f} s")
     d = _decimals(ds)
     for model in ds["model"].values:
         sub = ds.sel(model=model)
@@ -250,7 +258,8 @@ def run(args):
                      ds["B"].sel(model=str(sub["model_b"].values))))
         for est in ds["estimator"].values:
             print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}; "
-                  f"intervals: percentile bootstrap of the difference")
+                  f"intervals: percentile bootstrap of the difference ({a['resamples']:,} "
+                  f"resamples of each model)")
             print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"],
                                          d)))
     if args.target is not None:
@@ -271,7 +280,7 @@ def run(args):
             print(f"warning: {w}")
         if not warnings:
             print(f"ok: coverage stayed within 0.05 of {a['level']:.0%} at every n")
-        elif "band" not in kinds:
+        elif not bands:
             print("distribution-free bands hold at every n whatever the distribution: try "
                   "--ci-methods ld-equal-tailed --bounds LO,HI")
     from ..plots import plot_curve
