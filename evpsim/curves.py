@@ -290,9 +290,11 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
           durations;
         * with two or more models, dim ``pair`` (coordinates ``model_a``,
           ``model_b``): ``difference`` (``theta_a - theta_b`` estimated),
-          ``difference_lower``/``difference_upper`` (percentile interval of
-          the bootstrap differences, models resampled independently),
-          ``p_ahead`` (bootstrap probability that ``model_a`` is ahead,
+          ``difference_lower``/``difference_upper`` (pair, estimator,
+          ci_method, n: for bootstrap methods the percentile interval of
+          the bootstrap differences, models resampled independently; for
+          bands, both models' bands at level ``1 - (1 - level) / 2``
+          combined, simultaneous over n), ``p_ahead`` (bootstrap probability that ``model_a`` is ahead,
           ties counting half) and ``ahead`` (the label ahead by the
           estimates, ``"tie"``), for n up to the smaller B;
         * with ``target``: ``budget`` (model, estimator) and
@@ -327,6 +329,7 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
         lo = min(m.scores.min() for m in models)
         hi = max(m.scores.max() for m in models)
         bounds = check.bounds(bounds, lo, hi, "every score")
+    ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     need_boot = len(models) > 1
     boot_methods = [m.name for m in meths if m.kind == "bootstrap"]
     run_methods = [m.name for m in meths] + (["percentile"] if need_boot and not boot_methods
@@ -335,12 +338,14 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     for k, model in enumerate(models):
         ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
                                  ci_methods=run_methods, level=level, resamples=resamples,
-                                 seed=seed, stream=k, distribution=need_boot,
-                                 bounds=bounds and tuple(sorted(sign * b for b in bounds)))
+                                 seed=seed, stream=k, distribution=need_boot, bounds=ybounds)
         per_model.append(ds)
     ds = _assemble(models, ests, meths, per_model, sign, level)
     if need_boot:
-        _add_comparisons(ds, models, per_model, sign, level)
+        bands = [m for m in meths if m.kind == "band"]
+        band_ivs = _band_intervals(models, ests, bands, 1.0 - 0.5 * (1.0 - level), ybounds,
+                                   sign) if bands else None
+        _add_comparisons(ds, models, per_model, sign, level, band_ivs)
     if target is not None:
         _add_budgets(ds, sign, target)
     ds.attrs.update(level=level, resamples=resamples, seed=int(seed), metric=metric,
@@ -399,15 +404,37 @@ def _assemble(models, ests, meths, per_model, sign, level):
     return ds
 
 
-def _add_comparisons(ds, models, per_model, sign, level):
-    """``difference`` with its interval, ``p_ahead`` and ``ahead`` for every pair."""
+def _band_intervals(models, ests, bands, level, bounds, sign):
+    """Band intervals (model, estimator, band, n) at ``level``, larger-is-better direction."""
+    nmax = max(m.scores.size for m in models)
+    out = np.full((2, len(models), len(ests), len(bands), nmax), np.nan)
+    for k, model in enumerate(models):
+        iv = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
+                                 ci_methods=[m.name for m in bands], level=level,
+                                 bounds=bounds, resamples=2)
+        B = model.scores.size
+        out[0, k, ..., :B], out[1, k, ..., :B] = iv["lower"].values, iv["upper"].values
+    return out
+
+
+def _add_comparisons(ds, models, per_model, sign, level, bands):
+    """``difference`` with its intervals, ``p_ahead`` and ``ahead`` for every pair.
+
+    ``bands`` holds the band intervals of each model at level ``1 - (1 -
+    level) / 2`` (from :func:`_band_intervals`, or None): two such
+    simultaneous bands give, by Bonferroni, a difference interval holding
+    at every n at once with probability at least ``level``.
+    """
     pairs = list(combinations(range(len(models)), 2))
-    E, nmax = ds.sizes["estimator"], ds.sizes["n"]
+    E, C, nmax = ds.sizes["estimator"], ds.sizes["ci_method"], ds.sizes["n"]
+    kinds = ds["ci_method_kind"].values.tolist()
     shape = (len(pairs), E, nmax)
-    diff, dlo, dhi, p_ahead = (np.full(shape, np.nan) for _ in range(4))
+    diff, p_ahead = np.full(shape, np.nan), np.full(shape, np.nan)
+    dlo, dhi = np.full((len(pairs), E, C, nmax), np.nan), np.full((len(pairs), E, C, nmax), np.nan)
     ahead = np.full(shape, "", dtype=object)
     alpha = 0.5 * (1.0 - level)
     labels = [m.label for m in models]
+    est = sign * ds["estimate"].values  # larger is better
     for p, (a, b) in enumerate(pairs):
         nn = min(models[a].scores.size, models[b].scores.size)
         # bootstrap estimates in the larger-is-better direction: (resample, estimator, n)
@@ -415,20 +442,29 @@ def _add_comparisons(ds, models, per_model, sign, level):
         boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
         d = boot_a - boot_b
         p_ahead[p, :, :nn] = (d > 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0)
-        qs = sign * np.quantile(d, [alpha, 1.0 - alpha], axis=0)
-        dlo[p, :, :nn], dhi[p, :, :nn] = np.minimum(*qs), np.maximum(*qs)
-        est = sign * ds["estimate"].values  # larger is better
+        q_lo, q_hi = np.quantile(d, [alpha, 1.0 - alpha], axis=0)
         gap = est[a, :, :nn] - est[b, :, :nn]
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
+        band = iter(range(C))
+        for c, kind in enumerate(kinds):
+            if kind == "band":
+                g = next(band)
+                lo = bands[0, a, :, g, :nn] - bands[1, b, :, g, :nn]
+                hi = bands[1, a, :, g, :nn] - bands[0, b, :, g, :nn]
+            else:
+                lo, hi = q_lo, q_hi
+            dlo[p, :, c, :nn], dhi[p, :, c, :nn] = (lo, hi) if sign > 0 else (-hi, -lo)
     ds.coords["model_a"] = ("pair", [labels[a] for a, _ in pairs])
     ds.coords["model_b"] = ("pair", [labels[b] for _, b in pairs])
     dims = ("pair", "estimator", "n")
     ds["difference"] = (dims, diff, {"long_name": "estimated theta_a(n) - theta_b(n)"})
-    ds["difference_lower"] = (dims, dlo, {"long_name": f"lower end of the {level:g} percentile "
-                                                       f"bootstrap interval of the difference"})
-    ds["difference_upper"] = (dims, dhi, {"long_name": f"upper end of the {level:g} percentile "
-                                                       f"bootstrap interval of the difference"})
+    idims = ("pair", "estimator", "ci_method", "n")
+    how = (f"{level:g} interval of the difference: bootstrap methods, percentile interval of "
+           f"the bootstrap differences; bands, the {1 - alpha:g} bands of both models "
+           f"combined (Bonferroni)")
+    ds["difference_lower"] = (idims, dlo, {"long_name": f"lower end of the {how}"})
+    ds["difference_upper"] = (idims, dhi, {"long_name": f"upper end of the {how}"})
     ds["p_ahead"] = (dims, p_ahead, {"long_name": "bootstrap probability that model_a is "
                                                   "ahead (ties count half)"})
     ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})

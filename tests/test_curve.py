@@ -94,7 +94,7 @@ def test_comparison_of_clearly_separated_models():
     assert str(sub["model_a"].values) == "low"
     assert (sub["ahead"][:40] == "high").all()
     assert (sub["p_ahead"][:40] == 0).all()
-    assert (sub["difference_upper"][:40] < 0).all()
+    assert (sub["difference_upper"].sel(ci_method="percentile")[:40] < 0).all()
     est = ds["estimate"].sel(estimator="V")
     np.testing.assert_allclose(sub["difference"][:40],
                                est.sel(model="low")[:40] - est.sel(model="high")[:40])
@@ -259,3 +259,18 @@ def test_cli_check(capsys):
 def test_cli_bad_options(capsys, argv, words):
     status, out, err = run_cli(capsys, "curve", FIXTURES / "mlp.txt", *argv)
     assert status == 2 and words in err and out == ""
+
+
+def test_band_difference_is_bonferroni_of_both_bands():
+    a, b = _scores("sst2_bcn_glove_acc.txt"), _scores("sst2_lstm_glove_acc.txt")[:40]
+    ds = evpsim.curve({"a": a, "b": b}, ci_methods="ld-equal-tailed,percentile",
+                      bounds=(0, 1), resamples=100, level=0.9)
+    ivs = [evpsim.bootstrap_intervals(x, ci_methods="ld-equal-tailed", bounds=(0, 1),
+                                      level=0.95).sel(estimator="V", ci_method="ld-equal-tailed")
+           for x in (a, b)]
+    sub = ds.isel(pair=0).sel(estimator="V", ci_method="ld-equal-tailed")
+    np.testing.assert_allclose(sub["difference_lower"][:40],
+                               ivs[0]["lower"][:40] - ivs[1]["upper"], atol=1e-15)
+    np.testing.assert_allclose(sub["difference_upper"][:40],
+                               ivs[0]["upper"][:40] - ivs[1]["lower"], atol=1e-15)
+    assert np.isnan(sub["difference_lower"][40:]).all()

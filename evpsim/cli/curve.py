@@ -149,18 +149,20 @@ def _model_table(sub, ns, d):
 def _pair_table(ds, p, est, ns, level, d):
     sub = ds.isel(pair=p).sel(estimator=est)
     a, b = str(sub["model_a"].values), str(sub["model_b"].values)
+    meths = [str(m) for m in ds["ci_method"].values]
     label = max(5, *(len(str(m)) for m in ds["model"].values)) + 2
     w = max(d + 7, len(a + b) + 4)
-    cell = 2 * d + 14
+    cell = max(2 * d + 14, max(len(m) for m in meths) + 2)
     head = (f"{'n':>5}  {'ahead':<{label}}{a + ' - ' + b:>{w}}"
-            f"{f'[{level:.0%} interval]':>{cell}}  P({a} ahead)")
+            + "".join(f"{m:>{cell}}" for m in meths) + f"  P({a} ahead)")
     rows = [head]
     for n in ns:
         s = sub.sel(n=n)
-        iv = (f"[{_number(float(s['difference_lower']), 0, d)}, "
-              f"{_number(float(s['difference_upper']), 0, d)}]")
+        ivs = "".join(f"[{_number(float(s['difference_lower'].sel(ci_method=m)), 0, d)}, "
+                      f"{_number(float(s['difference_upper'].sel(ci_method=m)), 0, d)}]"
+                      .rjust(cell) for m in meths)
         rows.append(f"{n:>5}  {str(s['ahead'].values):<{label}}"
-                    f"{_number(float(s['difference']), w, d)}{iv:>{cell}}"
+                    f"{_number(float(s['difference']), w, d)}{ivs}"
                     f"{float(s['p_ahead']):{len(a) + 11}.3f}")
     return rows
 
@@ -257,9 +259,10 @@ def run(args):
         nn = int(min(ds["B"].sel(model=str(sub["model_a"].values)),
                      ds["B"].sel(model=str(sub["model_b"].values))))
         for est in ds["estimator"].values:
-            print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}; "
-                  f"intervals: percentile bootstrap of the difference ({a['resamples']:,} "
-                  f"resamples of each model)")
+            print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}: "
+                  f"{a['level']:.0%} intervals for the difference (bootstrap methods: percentile "
+                  f"interval of {a['resamples']:,} bootstrap differences; bands: both models' "
+                  f"{1 - (1 - a['level']) / 2:.1%} bands combined); P(ahead) by the bootstrap")
             print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"],
                                          d)))
     if args.target is not None:
