@@ -254,15 +254,17 @@ def run(args):
         if ds.sizes["model"] > 1:
             print(f"\n{model} (B = {B})")
         print("\n".join(_model_table(sub, select_ns(B, args.all), d)))
+    diff_how = (["bootstrap methods: percentile interval of the bootstrap differences"]
+                if "bootstrap" in kinds.values() else []) + \
+        ([f"bands: both models' {1 - (1 - a['level']) / 2:.1%} bands combined"] if bands else [])
     for p in range(ds.sizes.get("pair", 0)):
         sub = ds.isel(pair=p)
         nn = int(min(ds["B"].sel(model=str(sub["model_a"].values)),
                      ds["B"].sel(model=str(sub["model_b"].values))))
         for est in ds["estimator"].values:
             print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}: "
-                  f"{a['level']:.0%} intervals for the difference (bootstrap methods: percentile "
-                  f"interval of {a['resamples']:,} bootstrap differences; bands: both models' "
-                  f"{1 - (1 - a['level']) / 2:.1%} bands combined); P(ahead) by the bootstrap")
+                  f"{a['level']:.0%} intervals for the difference ({'; '.join(diff_how)}); "
+                  f"P(ahead) from {a['resamples']:,} bootstrap differences")
             print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"],
                                          d)))
     if args.target is not None:
