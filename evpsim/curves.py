@@ -294,9 +294,10 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
           ci_method, n: for bootstrap methods the percentile interval of
           the bootstrap differences, models resampled independently; for
           bands, both models' bands at level ``1 - (1 - level) / 2``
-          combined, simultaneous over n), ``p_ahead`` (bootstrap probability that ``model_a`` is ahead,
-          ties counting half) and ``ahead`` (the label ahead by the
-          estimates, ``"tie"``), for n up to the smaller B;
+          combined, simultaneous over n), ``p_ahead`` (bootstrap
+          probability that ``model_a`` is ahead, ties counting half) and
+          ``ahead`` (the label ahead by the estimates, or ``"tie"``), for n
+          up to the smaller B;
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
           n <= B reaches it.
@@ -307,7 +308,7 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     >>> ds = evpsim.curve({"A": [0.71, 0.74, 0.69, 0.80, 0.77],
     ...                    "B": [0.70, 0.72, 0.75, 0.73, 0.74]}, resamples=2000)
     >>> [round(float(v), 4) for v in ds["estimate"].sel(model="A", estimator="V")[:3]]
-    [0.742, 0.7672, 0.7803]
+    [0.742, 0.7644, 0.7761]
     >>> str(ds["ahead"].sel(estimator="V", n=5).item())
     'A'
     """

@@ -273,6 +273,50 @@ A("scores", "budget-target-nan", lambda d: evpsim.budget_to_reach(S3, float("nan
   "target must be a finite number, got nan")
 A("short", "budget-one-score", lambda d: evpsim.budget_to_reach([0.1], 0.1), IA,
   "scores needs at least 2 values, got 1")
+# curve, self_check, plot_curve, shipped searches
+A("scores", "curve-nan", lambda d: evpsim.curve([0.1, float("nan"), 0.3]), IA,
+  "scores contains 1 NaN or infinite value(s), first at index 1")
+A("short", "curve-one-score", lambda d: evpsim.curve([0.1]), IA,
+  "scores needs at least 2 values, got 1")
+A("short", "curve-model-one-score", lambda d: evpsim.curve({"a": S3, "b": [0.2]}), IA,
+  "scores of 'b' needs at least 2 values, got 1")
+A("usage", "curve-labels-count", lambda d: evpsim.curve({"a": S3, "b": S3}, labels=["x"]), IA,
+  "labels: 1 given for 2 model(s)")
+A("usage", "curve-labels-same", lambda d: evpsim.curve([S3, S3], labels=["x", "x"]), IA,
+  "labels must differ")
+A("type", "curve-label-number", lambda d: evpsim.curve([S3, S3], labels=[1, 2]), IT,
+  "labels must be a string")
+A("unknown", "curve-estimator", lambda d: evpsim.curve(S3, estimators="Q"), IA,
+  "unknown estimator 'Q'")
+A("unknown", "curve-ci-method", lambda d: evpsim.curve(S3, ci_methods="nope"), IA,
+  "unknown CI method 'nope'")
+A("usage", "curve-band-no-bounds", lambda d: evpsim.curve(S3, ci_methods="ks"), IA,
+  "band methods (ks) need the known range")
+A("range", "curve-bounds-narrow", lambda d: evpsim.curve(S3, ci_methods="ks", bounds=(0.15, 1)),
+  IA, "bounds (0.15, 1) must contain every score [0.1, 0.3]")
+A("range", "curve-level", lambda d: evpsim.curve(S3, level=1.0), IA, "level must lie in (0, 1)")
+A("range", "curve-resamples", lambda d: evpsim.curve(S3, resamples=1), IA,
+  "resamples must be at least 2")
+A("type", "curve-minimize", lambda d: evpsim.curve(S3, minimize="yes"), IT,
+  "minimize must be True or False")
+A("type", "curve-target", lambda d: evpsim.curve(S3, target="0.5"), IT,
+  "target must be a number, got '0.5'")
+A("range", "curve-negative-duration", lambda d: evpsim.curve(S3, durations=[[-1.0, 2.0]]), IA,
+  "model 'model' has a negative duration")
+A("unknown", "curve-durations-model", lambda d: evpsim.curve({"a": S3}, durations={"b": 3.0}),
+  IA, "durations for unknown model(s) ['b']")
+A("type", "curve-metric", lambda d: evpsim.curve(S3, metric=3), IT, "metric must be a string")
+A("range", "self-check-no-range", lambda d: evpsim.self_check([-3.0, 2.0, 1.0]), IA,
+  "the scores span [-3, 2], neither a fraction nor a percentage")
+A("range", "self-check-replicates", lambda d: evpsim.self_check(S3, replicates=1), IA,
+  "replicates must be at least 2")
+A("usage", "plot-curve-time", lambda d: evpsim.plot_curve(evpsim.curve(S3, resamples=10),
+                                                          x="time"), IA,
+  "x='time' needs durations")
+A("unknown", "plot-curve-estimator", lambda d: evpsim.plot_curve(
+    evpsim.curve(S3, resamples=10), estimator="U"), IA, "estimator must be one of V, got 'U'")
+A("unknown", "shipped-search", lambda d: evpsim.search_path("nope"), IA,
+  "no shipped search 'nope'; shipped: reuters-mlp, reuters-lstm")
 # bias
 A("type", "bias-replicates-100.5", lambda d: evpsim.bias(B=5, replicates=100.5), IA,
   "replicates must be an integer, got 100.5")
@@ -913,6 +957,7 @@ BASE = {
     "falseconc": "--B 5 --replicates 2000 --quiet",
     "coverage": "--B 5 --replicates 16 --resamples 50 --quiet",
     "compare": "--replicates 2000 --quiet",
+    "curve": "--resamples 50 --check-replicates 16 --check-resamples 50 --quiet",
 }
 CLI = []
 
@@ -1137,6 +1182,31 @@ C("short", "coverage-replicates-1", "coverage --replicates 1",
   "--replicates must be at least 2, got 1")
 C("short", "coverage-B-1", "coverage --B 1", "--B must be at least 2, got 1")
 C("short", "coverage-file-one", "coverage --dist file:{d}/one.txt", "holds 1 score")
+# curve
+C("file", "curve-missing", "curve {d}/missing.txt", "no such file")
+C("file", "curve-empty", "curve {d}/empty.txt", "empty.txt")
+C("short", "curve-one-score", "curve {d}/one.txt", "one.txt")
+C("file", "curve-nonnumeric-only", "curve {d}/comments.txt", "comments.txt")
+C("jsonl", "curve-jsonl-no-field", "curve {d}/good.jsonl", "--field")
+C("jsonl", "curve-pooled-models", "curve {d}/models.jsonl --field acc",
+  "holds 2 models", "--group model")
+C("jsonl", "curve-list-no-reduce", "curve {d}/curve.jsonl --field curve", "--reduce",
+  "choose max, min or last")
+C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-field t",
+  "'an hour'", "not a duration")
+C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time",
+  "--x-axis time needs --time-field")
+C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
+C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks", "--bounds",
+  "band methods (ks) need")
+C("unknown", "curve-estimator", "curve {d}/good.txt --estimators Q", "unknown estimator 'Q'")
+C("unknown", "curve-shipped", "curve data:nope", "no shipped search 'nope'")
+C("range", "curve-level", "curve {d}/good.txt --level 0", "--level must lie in (0, 1)")
+C("range", "curve-check-range", "curve {d}/two.csv --column f1 --check --check-replicates 1",
+  "--check-replicates must be at least 2")
+C("range", "curve-check-bounds", "curve {d}/tiny.txt --check --bounds 1,2", "--bounds")
+C("output", "curve-out-suffix", "curve {d}/good.txt --out {d}/x.txt", "--out")
+C("output", "curve-plot-suffix", "curve {d}/good.txt --plot {d}/x.gif", "--plot")
 # fit-kde
 FK = "fit-kde {d}/good.txt --name x"
 C("usage", "fit-missing-name", "fit-kde {d}/good.txt",
@@ -1271,7 +1341,7 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     monkeypatch.chdir(tmp_path)
     args = shlex.split(argv.format(d=d, ro=ro))
     command = args[0] if args and not args[0].startswith("-") else None
-    known = {"bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce"}
+    known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce"}
     if command in BASE:
         args = [command, *shlex.split(BASE[command]), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])

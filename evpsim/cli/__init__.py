@@ -18,7 +18,8 @@ from .._validate import InvalidArgument
 from .._version import __version__
 from .common import UserError
 
-SUBCOMMANDS = ["curve", "bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
+SUBCOMMANDS = [
+    "curve", "bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
 
 
 class Parser(argparse.ArgumentParser):

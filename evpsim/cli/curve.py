@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _validate as check
 from ..curves import curve
 from ..searchfiles import describe_dropped, read_searches
 from ..selfcheck import check_warnings, self_check
@@ -97,9 +98,9 @@ def _read(args):
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    return read_searches(resolve_results(args.results), column=args.column, field=args.field, group=args.group,
-                         select=select, reduce=args.reduce, time_field=args.time_field,
-                         labels=_split(args.labels))
+    return read_searches(resolve_results(args.results), column=args.column, field=args.field,
+                         group=args.group, select=select, reduce=args.reduce,
+                         time_field=args.time_field, labels=_split(args.labels))
 
 
 def _describe(search):
@@ -226,6 +227,9 @@ def run(args):
     check_outputs(args)
     if args.x_axis == "time" and args.time_field is None:
         raise UserError("--x-axis time needs --time-field")
+    if args.check:  # before any work, and named by their own flags
+        check.replicates(args.check_replicates, "check_replicates")
+        check.integer(args.check_resamples, "check_resamples", minimum=2)
     searches = _read(args)
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
