@@ -31,7 +31,7 @@ from scipy import integrate, stats
 
 from . import _validate as check
 from ._kernels import sampling as K
-from .searchfiles import read_scores
+from .searchfiles import JSONL_SUFFIXES, read_jsonl_scores, read_scores
 
 __all__ = [
     "Truth",
@@ -469,7 +469,14 @@ def register_truth_prefix(prefix, factory, help=""):
 
 
 def _file_truth(arg, column=None, **_):
-    xs = read_scores(arg, column=column)
+    if Path(arg).suffix.lower() in JSONL_SUFFIXES:
+        if column is None:
+            raise check.InvalidArgument("column", f"column: {arg!r} is JSON Lines: name the "
+                                                  f"score's field (e.g. "
+                                                  f"best_validation_accuracy)")
+        xs = read_jsonl_scores(arg, column)
+    else:
+        xs = read_scores(arg, column=column)
     if xs.size < 2:
         raise check.InvalidArgument("path", f"{arg!r} holds {xs.size} score; an empirical "
                                             f"truth needs at least 2")
@@ -479,8 +486,8 @@ def _file_truth(arg, column=None, **_):
 
 
 register_truth_prefix("file", _file_truth,
-                      "empirical distribution of the scores in PATH (one per line; CSV with "
-                      "--column)")
+                      "empirical distribution of the scores in PATH (one per line; CSV or "
+                      "JSON Lines with --column naming the column or field)")
 
 _NAMED = {
     "normal": ("truncated normal N(mu, sigma^2) on [lo, hi]; default N(0.6, 0.07^2) on [0, 1] "

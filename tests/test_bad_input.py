@@ -1182,6 +1182,8 @@ C("short", "coverage-replicates-1", "coverage --replicates 1",
   "--replicates must be at least 2, got 1")
 C("short", "coverage-B-1", "coverage --B 1", "--B must be at least 2, got 1")
 C("short", "coverage-file-one", "coverage --dist file:{d}/one.txt", "holds 1 score")
+C("jsonl", "bias-file-jsonl-no-column", "bias --dist file:{d}/good.jsonl",
+  "--column: '", "good.jsonl' is JSON Lines: name the score's field")
 # curve
 C("file", "curve-missing", "curve {d}/missing.txt", "no such file")
 C("file", "curve-empty", "curve {d}/empty.txt", "empty.txt")

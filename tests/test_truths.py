@@ -140,3 +140,10 @@ def test_discrete_errors():
         evpsim.Discrete([0.1, 0.2], [0.0, 0.0])
     with pytest.raises(ValueError, match="shape"):
         evpsim.Discrete([0.1, 0.2], [1.0])
+
+
+def test_file_truth_reads_json_lines_by_field(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"acc": 0.5, "lr": 1}\n{"acc": 0.7, "lr": 2}\n{"acc": 0.6, "lr": 3}\n')
+    truth = make_truth(f"file:{path}", column="acc")
+    np.testing.assert_array_equal(truth.theta([1]), [0.6])
