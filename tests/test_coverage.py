@@ -117,6 +117,29 @@ def test_resample_estimates_equal_the_expanded_resample(names):
     np.testing.assert_allclose(out, ws @ xs, rtol=0, atol=1e-14)
 
 
+def test_blocked_estimates_equal_one_resample_at_a_time():
+    # chunks of columns, blocks of resamples, threads and the skipping of
+    # negligible terms (taken at scale 1, refused at 1e-300) change no bit
+    rng = np.random.default_rng(10)
+    B, R = 300, 70
+    ptab, jws = weight_tables(resolve_estimators("U,V,W"), B)
+    E = ptab.shape[1]
+    counts, out = np.empty(B, dtype=np.int64), np.empty(E)
+    scratch = np.empty(B, dtype=np.int64), np.empty(B, dtype=np.int64)
+    for scale in (1.0, 1e-300):
+        xs = np.sort(rng.normal(size=B)) * scale
+        boot = np.empty((E, R))
+        K.bootstrap_intervals(K.rng_init(4, 2), xs, ptab, jws, R, 0.95, np.array([0]), False,
+                              boot, np.empty(E), np.zeros((E, B)), np.empty((1, E, 2)))
+        par = K.bootstrap_one(xs, 4, ptab, jws, R, 0.95, np.array([0]), False, 2)[0]
+        assert np.array_equal(par, boot)
+        st = K.rng_init(4, 2)
+        for r in range(R):
+            K.multinomial_counts(st, counts)
+            K.resample_estimates(xs, counts, ptab, out, *scratch)
+            assert np.array_equal(boot[:, r], out), (scale, r)
+
+
 def test_jackknife_estimates_leave_one_out():
     rng = np.random.default_rng(4)
     B = 9
@@ -293,6 +316,18 @@ def test_bit_identical_for_thread_counts():
         ds = evpsim.coverage("tang-big", 12, ci_methods="percentile,basic,bca,ks",
                              replicates=60, resamples=300, seed=4)
         keys = ["coverage", "miss_below", "miss_above", "mean_width", "coverage_all"]
+        print(hashlib.sha256(b"".join(ds[k].values.tobytes() for k in keys)).hexdigest())
+    """)
+    assert len(outputs_by_thread_count(script)) == 1
+
+
+def test_bootstrap_intervals_bit_identical_for_thread_counts():
+    script = textwrap.dedent("""
+        import hashlib, numpy as np, evpsim
+        x = np.random.default_rng(11).normal(0.6, 0.07, 300)
+        ds = evpsim.bootstrap_intervals(x, "U,V,W", ci_methods="percentile,basic,bca",
+                                        resamples=300, seed=5, distribution=True)
+        keys = ["lower", "upper", "estimate", "bootstrap_distribution"]
         print(hashlib.sha256(b"".join(ds[k].values.tobytes() for k in keys)).hexdigest())
     """)
     assert len(outputs_by_thread_count(script)) == 1

@@ -13,7 +13,13 @@ parts over the points drawn at least once (about 63% of them),
     est_n = x_last P_n(B) - sum_{drawn i but the last} P_n(cum_i) (x_next(i) - x_(i)),
 
 one contiguous row of the table ``P[cum, :]`` per drawn point gives every
-budget of every estimator at once.
+budget of every estimator at once. The table is read a chunk of columns
+at a time, small enough to stay in cache while a block of resamples
+passes over it. Once the rows left of a chunk are all tiny (as
+``P_n(k) = (k/B)^n`` is for V at large n and small k) and no estimate is
+near zero, the terms left cannot change an estimate's bits and are
+skipped (see :func:`tiny_bound`), which also keeps most subnormal numbers
+out of the sums.
 
 Quantiles of the R bootstrap estimates come from selection, not sorting:
 Floyd-Rivest pivots with branch-free partitions, the needed ranks placed
@@ -25,7 +31,8 @@ correction and acceleration follow ``scipy.stats.bootstrap`` too.
 Replicate ``i`` (a simulated search) draws its sample and then its
 resamples from the random stream ``(seed, i)``, so a replicate's numbers
 depend neither on the thread count nor on the chunking, and every method
-and estimator sees the same samples and resamples.
+and estimator sees the same samples and resamples. One sample's bootstrap
+(:func:`bootstrap_one`) runs on every thread, with the same results.
 
 Built-in interval methods are integer codes (:data:`PERCENTILE`,
 :data:`BASIC`, :data:`BCA`) handled by cached kernels; a user's method, a
@@ -49,6 +56,10 @@ PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
 HIT, BELOW, ABOVE, WIDTH = 0, 1, 2, 3
 NSLOTS = 4
 _BLOCK = 64  # resamples per block of estimates
+# most columns and bytes per chunk of the table (half a 2 MB L2 cache)
+_CHUNK, _CHUNK_BYTES = 112, 1 << 20
+_PASS = 16  # the cost of a pass over a chunk's estimates, in columns
+_TINY = 2.0 ** -100  # cumulative weights this small may be skipped (tiny_bound)
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 # kernels specialised on a user's function cannot be cached
@@ -290,6 +301,137 @@ def multinomial_counts(st, counts):
 
 
 @njit(**_OPTS)
+def compact_counts(counts, drawn, cums):
+    """Indices ``drawn[:m]`` of the points drawn at least once and their
+    cumulative counts ``cums[:m]``; returns m."""
+    # without a branch: a zero count's entry is overwritten by the next one
+    m = 0
+    cum = 0
+    for i in range(counts.shape[0]):
+        cum += counts[i]
+        drawn[m] = i
+        cums[m] = cum
+        m += counts[i] > 0
+    return m
+
+
+@njit(inline="always", **_OPTS)
+def _subtract_terms(xs, drawn, cums, ptab, out, t, lo):
+    """Subtract the terms ``t, t - 1, ..., lo + 1`` of
+    :func:`compact_estimates` from ``out``."""
+    K = out.shape[0]
+    # two terms at a time, paired from the top so that a resample sharing
+    # the sample's top points and their cumulative counts groups them
+    # alike: with U's weights, zero below rank n, it then ties with the
+    # sample's estimate exactly. Four pairs per pass over out save loads
+    # and stores; each pair is rounded as if alone.
+    while t >= lo + 8:
+        x0, x1, x2, x3 = xs[drawn[t + 1]], xs[drawn[t]], xs[drawn[t - 1]], xs[drawn[t - 2]]
+        x4, x5, x6, x7 = xs[drawn[t - 3]], xs[drawn[t - 4]], xs[drawn[t - 5]], xs[drawn[t - 6]]
+        x8 = xs[drawn[t - 7]]
+        d1, d2, d3, d4 = x0 - x1, x1 - x2, x2 - x3, x3 - x4
+        d5, d6, d7, d8 = x4 - x5, x5 - x6, x6 - x7, x7 - x8
+        p1, p2, p3, p4 = ptab[cums[t]], ptab[cums[t - 1]], ptab[cums[t - 2]], ptab[cums[t - 3]]
+        p5, p6, p7, p8 = (ptab[cums[t - 4]], ptab[cums[t - 5]], ptab[cums[t - 6]],
+                          ptab[cums[t - 7]])
+        for k in range(K):
+            v = out[k] - (d1 * p1[k] + d2 * p2[k])
+            v = v - (d3 * p3[k] + d4 * p4[k])
+            v = v - (d5 * p5[k] + d6 * p6[k])
+            out[k] = v - (d7 * p7[k] + d8 * p8[k])
+        t -= 8
+    while t >= lo + 2:
+        d1 = xs[drawn[t + 1]] - xs[drawn[t]]
+        d2 = xs[drawn[t]] - xs[drawn[t - 1]]
+        p1, p2 = ptab[cums[t]], ptab[cums[t - 1]]
+        for k in range(K):
+            out[k] -= d1 * p1[k] + d2 * p2[k]
+        t -= 2
+    if t == lo + 1:
+        d1 = xs[drawn[t + 1]] - xs[drawn[t]]
+        p1 = ptab[cums[t]]
+        for k in range(K):
+            out[k] -= d1 * p1[k]
+
+
+@njit(**_OPTS)
+def _all_at_least(out, bound):
+    """Whether every ``|out[k]| >= bound`` (False with a NaN)."""
+    for k in range(out.shape[0]):
+        if not abs(out[k]) >= bound:
+            return False
+    return True
+
+
+@njit(**_OPTS)
+def compact_estimates(xs, drawn, cums, m, ptab, out):
+    """Every column of ``ptab`` evaluated on a resample compacted by
+    :func:`compact_counts`.
+
+    ``ptab`` may be any (B + 1, w) block of columns of the table: the
+    estimates of a column depend on that column alone.
+    """
+    B = xs.shape[0]
+    top = xs[drawn[m - 1]]
+    for k in range(out.shape[0]):
+        out[k] = top * ptab[B, k]
+    _subtract_terms(xs, drawn, cums, ptab, out, m - 2, -1)
+
+
+@njit(**_OPTS)
+def skipping_estimates(xs, drawn, cums, m, ptab, out, cut, bound):
+    """:func:`compact_estimates`, without the terms that cannot change
+    any estimate.
+
+    When every entry of ``ptab[:cut + 1]`` is at most ``_TINY`` in
+    magnitude and every estimate is at least ``bound`` (see
+    :func:`tiny_bound`) once the terms reach those rows, the terms left
+    are skipped: the estimates are those of :func:`compact_estimates`.
+    """
+    # the first pair of terms from the top with its upper row at most cut
+    lo = m - 2
+    while lo >= 0 and cums[lo] > cut:
+        lo -= 2
+    if lo < 0:
+        compact_estimates(xs, drawn, cums, m, ptab, out)
+        return
+    B = xs.shape[0]
+    top = xs[drawn[m - 1]]
+    for k in range(out.shape[0]):
+        out[k] = top * ptab[B, k]
+    _subtract_terms(xs, drawn, cums, ptab, out, m - 2, lo)
+    if not _all_at_least(out, bound):
+        _subtract_terms(xs, drawn, cums, ptab, out, lo, -1)
+
+
+@njit(**_OPTS)
+def tiny_bound(xs):
+    """The magnitude from which no term with cumulative weights at most
+    ``_TINY`` in magnitude changes an estimate of sample ``xs``.
+
+    Such a term (a pair of them, as subtracted) has gaps at most the
+    sample's range r, so it is at most ``A = 4 r _TINY + 2**-1000`` even
+    after rounding. With ``2**e <= |v| < 2**(e + 1)``, subtracting from v
+    anything below ``2**(e - 54)``, half the smaller spacing of the floats
+    around v, rounds back to v; and ``|v| >= A 2**55`` makes every such
+    term at most ``|v| 2**-55 < 2**(e - 54)``. As v then never changes,
+    every remaining term leaves it alone.
+    """
+    return (4.0 * _TINY * (xs[-1] - xs[0]) + 2.0 ** -1000) * 2.0 ** 55
+
+
+@njit(**_OPTS)
+def tiny_rows(tab):
+    """The last row r with every entry of ``tab[:r + 1]`` at most
+    ``_TINY`` in magnitude (-1 if there is none)."""
+    for i in range(tab.shape[0]):
+        for j in range(tab.shape[1]):
+            if not abs(tab[i, j]) <= _TINY:
+                return i - 1
+    return tab.shape[0] - 1
+
+
+@njit(**_OPTS)
 def resample_estimates(xs, counts, ptab, out, drawn, cums):
     """Every column of ``ptab`` evaluated on the resample given by ``counts``.
 
@@ -306,36 +448,7 @@ def resample_estimates(xs, counts, ptab, out, drawn, cums):
     drawn, cums : (B,) int arrays
         Scratch: indices of the points drawn and the cumulative counts.
     """
-    B = xs.shape[0]
-    K = out.shape[0]
-    # compact the drawn points without a branch (a zero count is overwritten)
-    m = 0
-    cum = 0
-    for i in range(B):
-        cum += counts[i]
-        drawn[m] = i
-        cums[m] = cum
-        m += counts[i] > 0
-    xl = xs[drawn[m - 1]]
-    for k in range(K):
-        out[k] = xl * ptab[B, k]
-    # two points per pass over out (a fifth faster), paired from the top so
-    # that a resample sharing the sample's top points and their cumulative
-    # counts groups those terms alike: with U's weights, zero below rank n,
-    # it then ties with the sample's estimate exactly
-    t = m - 2
-    while t >= 1:
-        d1 = xs[drawn[t + 1]] - xs[drawn[t]]
-        d2 = xs[drawn[t]] - xs[drawn[t - 1]]
-        c1, c2 = cums[t], cums[t - 1]
-        for k in range(K):
-            out[k] -= d1 * ptab[c1, k] + d2 * ptab[c2, k]
-        t -= 2
-    if t == 0:
-        d1 = xs[drawn[1]] - xs[drawn[0]]
-        c1 = cums[0]
-        for k in range(K):
-            out[k] -= d1 * ptab[c1, k]
+    compact_estimates(xs, drawn, cums, compact_counts(counts, drawn, cums), ptab, out)
 
 
 @njit(**_OPTS)
@@ -395,6 +508,154 @@ def acceleration(jack):
 
 
 # --- intervals of one sample -----------------------------------------------------
+#
+# The resamples are drawn a block at a time and compacted; then the
+# table's columns are taken a chunk at a time, packed contiguously, so that
+# a chunk stays in cache while every resample of the block reads its rows.
+# The block's estimates of a chunk are transposed into ``boot``, so that
+# each column's R estimates are contiguous for the selection.
+
+@njit(**_OPTS)
+def chunk_width(ptab):
+    """Columns per chunk of ``ptab``: an even split into chunks of at most
+    ``_CHUNK`` columns and ``_CHUNK_BYTES``, unless the table fits in
+    ``_CHUNK_BYTES`` and the chunks' :func:`tiny_rows` would not make up
+    for their extra passes."""
+    B1, K = ptab.shape
+    n = max((K + _CHUNK - 1) // _CHUNK, (8 * B1 * K + _CHUNK_BYTES - 1) // _CHUNK_BYTES)
+    width = (K + n - 1) // n
+    if n == 1 or 8 * B1 * K > _CHUNK_BYTES:
+        return width
+    split = 0
+    for k0 in range(0, K, width):
+        w = min(width, K - k0)
+        split += (B1 - 1 - tiny_rows(ptab[:, k0:k0 + w])) * (w + _PASS)
+    return width if split < (B1 - 1 - tiny_rows(ptab)) * (K + _PASS) else K
+
+
+@njit(**_OPTS)
+def column_chunk(packed, B1, K, width, c):
+    """First column and (B + 1, w) table of chunk ``c`` of ``packed``."""
+    k0 = c * width
+    w = min(width, K - k0)
+    return k0, packed[B1 * k0:B1 * (k0 + w)].reshape((B1, w))
+
+
+@njit(**_OPTS)
+def pack_columns(ptab, width):
+    """The columns of ``ptab`` (B + 1, K) in chunks of ``width`` (the last
+    one possibly narrower), each a C-ordered (B + 1, w) table, one after
+    the other in a flat array (see :func:`column_chunk`); and the
+    :func:`tiny_rows` of each chunk."""
+    B1, K = ptab.shape
+    packed = np.empty(B1 * K)
+    cuts = np.empty((K + width - 1) // width, dtype=np.int64)
+    for c in range(cuts.shape[0]):
+        k0 = c * width
+        w = min(width, K - k0)
+        for i in range(B1):
+            for j in range(w):
+                packed[B1 * k0 + i * w + j] = ptab[i, k0 + j]
+        cuts[c] = tiny_rows(column_chunk(packed, B1, K, width, c)[1])
+    return packed, cuts
+
+
+@njit(**_OPTS)
+def _block_scratch(B, width):
+    """Scratch arrays of :func:`_block_estimates`."""
+    counts = np.empty(B, dtype=np.int64)
+    drawn = np.empty((_BLOCK, B), dtype=np.int64)
+    cums = np.empty((_BLOCK, B), dtype=np.int64)
+    ms = np.empty(_BLOCK, dtype=np.int64)
+    tile = np.empty(_BLOCK * width)
+    return counts, drawn, cums, ms, tile
+
+
+@njit(**_OPTS)
+def _block_estimates(st, xs, packed, cuts, width, r0, nb, boot, counts, drawn, cums, ms, tile):
+    """Draw resamples ``r0:r0 + nb`` (at most ``_BLOCK``) from ``st`` and
+    write their estimates into ``boot``, one chunk of columns at a time.
+
+    ``packed`` and ``cuts`` come from :func:`pack_columns`; the rest is
+    scratch from :func:`_block_scratch`.
+    """
+    bound = tiny_bound(xs)
+    B = xs.shape[0]
+    K = boot.shape[0]
+    for r in range(nb):
+        multinomial_counts(st, counts)
+        ms[r] = compact_counts(counts, drawn[r], cums[r])
+    for c in range((K + width - 1) // width):
+        k0, tab = column_chunk(packed, B + 1, K, width, c)
+        w = tab.shape[1]
+        for r in range(nb):
+            if cuts[c] > 0:
+                skipping_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w],
+                                   cuts[c], bound)
+            else:
+                compact_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w])
+        for k in range(w):
+            for r in range(nb):
+                boot[k0 + k, r0 + r] = tile[r * w + k]
+
+
+@njit(**_OPTS)
+def _sample_part(xs, ptab, jws, codes, jackknife, est, jack):
+    """The sample's estimates and, if needed, its jackknife estimates;
+    returns whether percentile-type quantiles are needed."""
+    need_q = False
+    need_jack = jackknife
+    for m in range(codes.shape[0]):
+        need_q = need_q or codes[m] == PERCENTILE or codes[m] == BASIC
+        need_jack = need_jack or codes[m] == BCA
+    sample_estimates(xs, ptab, est)
+    if need_jack:
+        jackknife_estimates(xs, jws, jack)
+    return need_q
+
+
+@njit(**_OPTS)
+def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out):
+    """Intervals ``out[:, k]`` of column ``k`` for the built-in methods.
+
+    ``buf`` (R,), ``ps``, ``qs`` (4,) and ``ranks`` (8,) are scratch.
+    """
+    R = boot.shape[1]
+    alpha = 0.5 * (1.0 - level)
+    z_lo = ndtri(alpha)
+    z_hi = -z_lo
+    e = est[k]
+    buf[:] = boot[k]
+    ps[:] = np.nan
+    if need_q:
+        ps[0] = alpha
+        ps[1] = 1.0 - alpha
+    for m in range(codes.shape[0]):
+        if codes[m] == BCA:
+            below = 0
+            at_or_below = 0
+            for r in range(R):
+                below += buf[r] < e
+                at_or_below += buf[r] <= e
+            z0 = ndtri((below + at_or_below) / (2.0 * R))
+            a = acceleration(jack[k])
+            n1 = z0 + z_lo
+            n2 = z0 + z_hi
+            ps[2] = ndtr(z0 + n1 / (1.0 - a * n1))
+            ps[3] = ndtr(z0 + n2 / (1.0 - a * n2))
+    quantiles_by_selection(buf, ps, qs, ranks)
+    for m in range(codes.shape[0]):
+        c = codes[m]
+        if c == PERCENTILE:
+            out[m, k, 0] = qs[0]
+            out[m, k, 1] = qs[1]
+        elif c == BASIC:
+            out[m, k, 0] = 2.0 * e - qs[1]
+            out[m, k, 1] = 2.0 * e - qs[0]
+        elif c == BCA:
+            out[m, k, 0] = qs[2]
+            out[m, k, 1] = qs[3]
+
 
 @njit(**_OPTS)
 def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
@@ -427,74 +688,28 @@ def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
         Receives the jackknife estimates (with BCa or ``jackknife``).
     out : (M, K, 2) array
         Receives the interval endpoints.
+
+    See Also
+    --------
+    bootstrap_one : The same results for one sample, computed in parallel.
     """
     B = xs.shape[0]
     K = est.shape[0]
-    R = resamples
-    nm = codes.shape[0]
-    need_q = False
-    need_jack = jackknife
-    for m in range(nm):
-        need_q = need_q or codes[m] == PERCENTILE or codes[m] == BASIC
-        need_jack = need_jack or codes[m] == BCA
-    sample_estimates(xs, ptab, est)
-    if need_jack:
-        jackknife_estimates(xs, jws, jack)
-    # resamples in blocks whose estimates are then transposed into boot, so
-    # that each column's R estimates are contiguous for the selection
-    counts = np.empty(B, dtype=np.int64)
-    drawn = np.empty(B, dtype=np.int64)
-    cums = np.empty(B, dtype=np.int64)
-    block = np.empty((_BLOCK, K))
-    for r0 in range(0, R, _BLOCK):
-        nb = min(_BLOCK, R - r0)
-        for r in range(nb):
-            multinomial_counts(st, counts)
-            resample_estimates(xs, counts, ptab, block[r], drawn, cums)
-        for k in range(K):
-            for r in range(nb):
-                boot[k, r0 + r] = block[r, k]
-    if nm == 0:
+    need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
+    width = chunk_width(ptab)
+    packed, cuts = pack_columns(ptab, width)
+    scratch = _block_scratch(B, width)
+    for r0 in range(0, resamples, _BLOCK):
+        _block_estimates(st, xs, packed, cuts, width, r0, min(_BLOCK, resamples - r0), boot,
+                         *scratch)
+    if codes.shape[0] == 0:
         return
-    alpha = 0.5 * (1.0 - level)
-    z_lo = ndtri(alpha)
-    z_hi = -z_lo
-    buf = np.empty(R)
+    buf = np.empty(resamples)
     ps = np.empty(4)
     qs = np.empty(4)
     ranks = np.empty(8, dtype=np.int64)
     for k in range(K):
-        e = est[k]
-        buf[:] = boot[k]
-        ps[:] = np.nan
-        if need_q:
-            ps[0] = alpha
-            ps[1] = 1.0 - alpha
-        for m in range(nm):
-            if codes[m] == BCA:
-                below = 0
-                at_or_below = 0
-                for r in range(R):
-                    below += buf[r] < e
-                    at_or_below += buf[r] <= e
-                z0 = ndtri((below + at_or_below) / (2.0 * R))
-                a = acceleration(jack[k])
-                n1 = z0 + z_lo
-                n2 = z0 + z_hi
-                ps[2] = ndtr(z0 + n1 / (1.0 - a * n1))
-                ps[3] = ndtr(z0 + n2 / (1.0 - a * n2))
-        quantiles_by_selection(buf, ps, qs, ranks)
-        for m in range(nm):
-            c = codes[m]
-            if c == PERCENTILE:
-                out[m, k, 0] = qs[0]
-                out[m, k, 1] = qs[1]
-            elif c == BASIC:
-                out[m, k, 0] = 2.0 * e - qs[1]
-                out[m, k, 1] = 2.0 * e - qs[0]
-            elif c == BCA:
-                out[m, k, 0] = qs[2]
-                out[m, k, 1] = qs[3]
+        _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out)
 
 
 @njit(**_NOCACHE)
@@ -674,11 +889,18 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas):
     return out
 
 
-@njit(**_OPTS)
+@njit(parallel=True, **_OPTS)
 def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife, stream=0):
-    """Intervals and bootstrap distribution of one given sorted sample.
+    """Intervals and bootstrap distribution of one given sorted sample, on
+    every thread.
 
-    Resamples come from stream ``(seed, stream)``.
+    The arguments are those of :func:`bootstrap_intervals`, the resamples
+    coming from stream ``(seed, stream)``; so are the results, whatever the
+    number of threads. A first pass runs the stream through the draws of
+    every resample, noting its state at the start of each block of
+    ``_BLOCK`` resamples; the blocks are then drawn and estimated in
+    parallel, and so are the columns' intervals. Not for use inside another
+    parallel kernel.
 
     Returns
     -------
@@ -691,6 +913,24 @@ def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife, strea
     est = np.empty(K)
     jack = np.zeros((K, B))
     ivs = np.full((codes.shape[0], K, 2), np.nan)
-    bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
-                        boot, est, jack, ivs)
+    need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
+    width = chunk_width(ptab)
+    packed, cuts = pack_columns(ptab, width)
+    nblocks = (resamples + _BLOCK - 1) // _BLOCK
+    starts = np.empty((nblocks, 4), dtype=np.uint64)
+    for b in range(nblocks):
+        starts[b] = st
+        for _ in range(min(_BLOCK, resamples - b * _BLOCK) * ((B + 1) >> 1)):
+            rng_next(st)  # a resample takes ceil(B / 2) draws (multinomial_counts)
+    for b in prange(nblocks):
+        r0 = b * _BLOCK
+        _block_estimates(starts[b].copy(), xs, packed, cuts, width, r0,
+                         min(_BLOCK, resamples - r0), boot, *_block_scratch(B, width))
+    if codes.shape[0] > 0:
+        for k in prange(K):
+            buf = np.empty(resamples)
+            ps = np.empty(4)
+            qs = np.empty(4)
+            ranks = np.empty(8, dtype=np.int64)
+            _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, ivs)
     return boot, est, jack, ivs
