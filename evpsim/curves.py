@@ -23,7 +23,7 @@ from . import _validate as check
 from .estimators import estimator_weights, get_estimator
 from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
 
-__all__ = ["curve", "evp_curve", "budget_to_reach", "Model"]
+__all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models"]
 
 
 def best_of_n_sd(xs, ns):
@@ -144,18 +144,15 @@ class Model:
         Mean wall-clock seconds per trial (NaN when unknown).
     source : str
         Where the scores came from (a file name, or ``""``).
-    records : int
-        Records read for the model, kept and dropped.
-    dropped : dict
-        ``{reason: count}`` of records read but not used.
+    metric : str
+        The field or column the scores were read from (or ``""``).
     """
 
     label: str
     scores: np.ndarray
     mean_duration: float = np.nan
     source: str = ""
-    records: int = 0
-    dropped: dict = None
+    metric: str = ""
 
 
 def _mean_duration(durations, label):
@@ -216,10 +213,8 @@ def as_models(scores, labels=None, durations=None):
     out = []
     for label, xs, dur, search in items:
         xs = check.scores(xs, "scores" if len(items) == 1 else f"scores of {label!r}")
-        out.append(Model(label, xs, _mean_duration(dur, label),
-                         getattr(search, "source", ""),
-                         getattr(search, "records", xs.size),
-                         dict(getattr(search, "dropped", None) or {})))
+        out.append(Model(label, xs, _mean_duration(dur, label), getattr(search, "source", ""),
+                         getattr(search, "metric", "")))
     return out
 
 
@@ -322,7 +317,7 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     if target is not None:
         target = check.number(target, "target")
     if metric is None:
-        found = {getattr(s, "metric", "") for s in _searches(scores)} - {""}
+        found = {m.metric for m in models} - {""}
         metric = found.pop() if len(found) == 1 else "score"
     metric = check.string(metric, "metric")
     sign = -1.0 if minimize else 1.0
@@ -332,9 +327,9 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
         bounds = check.bounds(bounds, lo, hi, "every score")
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     need_boot = len(models) > 1
-    boot_methods = [m.name for m in meths if m.kind == "bootstrap"]
-    run_methods = [m.name for m in meths] + (["percentile"] if need_boot and not boot_methods
-                                             else [])
+    # the comparisons need a bootstrap distribution even when only bands were asked for
+    run_methods = [m.name for m in meths] + (
+        ["percentile"] if need_boot and all(m.kind == "band" for m in meths) else [])
     per_model = []
     for k, model in enumerate(models):
         ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
@@ -353,14 +348,6 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
                     minimize=str(minimize), bounds="none" if bounds is None else list(bounds),
                     target="none" if target is None else target)
     return ds
-
-
-def _searches(scores):
-    if hasattr(scores, "scores"):
-        return [scores]
-    if isinstance(scores, (list, tuple)):
-        return [s for s in scores if hasattr(s, "scores")]
-    return []
 
 
 def _assemble(models, ests, meths, per_model, sign, level):
@@ -429,6 +416,8 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
     pairs = list(combinations(range(len(models)), 2))
     E, C, nmax = ds.sizes["estimator"], ds.sizes["ci_method"], ds.sizes["n"]
     kinds = ds["ci_method_kind"].values.tolist()
+    boot_cols = [c for c, kind in enumerate(kinds) if kind == "bootstrap"]
+    band_cols = [c for c, kind in enumerate(kinds) if kind == "band"]
     shape = (len(pairs), E, nmax)
     diff, p_ahead = np.full(shape, np.nan), np.full(shape, np.nan)
     dlo, dhi = np.full((len(pairs), E, C, nmax), np.nan), np.full((len(pairs), E, C, nmax), np.nan)
@@ -447,15 +436,12 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
         gap = est[a, :, :nn] - est[b, :, :nn]
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
-        band = iter(range(C))
-        for c, kind in enumerate(kinds):
-            if kind == "band":
-                g = next(band)
-                lo = bands[0, a, :, g, :nn] - bands[1, b, :, g, :nn]
-                hi = bands[1, a, :, g, :nn] - bands[0, b, :, g, :nn]
-            else:
-                lo, hi = q_lo, q_hi
-            dlo[p, :, c, :nn], dhi[p, :, c, :nn] = (lo, hi) if sign > 0 else (-hi, -lo)
+        lo, hi = np.empty((E, C, nn)), np.empty((E, C, nn))
+        lo[:, boot_cols], hi[:, boot_cols] = q_lo[:, None], q_hi[:, None]
+        for g, c in enumerate(band_cols):
+            lo[:, c] = bands[0, a, :, g, :nn] - bands[1, b, :, g, :nn]
+            hi[:, c] = bands[1, a, :, g, :nn] - bands[0, b, :, g, :nn]
+        dlo[p, ..., :nn], dhi[p, ..., :nn] = (lo, hi) if sign > 0 else (-hi, -lo)
     ds.coords["model_a"] = ("pair", [labels[a] for a, _ in pairs])
     ds.coords["model_b"] = ("pair", [labels[b] for _, b in pairs])
     dims = ("pair", "estimator", "n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _validate as check
 from .results import atomic_write
 
 COLORS = {"U": "#1b9e77", "V": "#d95f02", "W": "#7570b3"}
@@ -316,12 +317,28 @@ MODEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"
                 "#17becf"]
 
 
-def _draw_models(ax, rows, *, xlabel, ylabel, log_x, best_label="best observed"):
-    """A curve per model, its band shaded and its best observed score dotted.
+def _evp_figure(rows, *, xlabel, ylabel, log_x, title=None, title_size=None,
+                best_label="best observed"):
+    """One panel in :data:`CURVE_STYLE`: a curve per model, its band shaded, its best
+    observed score dotted.
 
     ``rows`` holds ``(label, x, y, lower, upper, best)`` per model; ``lower``
-    and ``upper`` may be None (no shading), ``best`` None (no line).
+    and ``upper`` may be None (no shading), ``best`` None (no line). Returns
+    a :class:`matplotlib.figure.Figure`, not attached to pyplot.
     """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(CURVE_STYLE):
+        fig = Figure(figsize=(7.0, 4.3))
+        _draw_models(fig.subplots(), rows, xlabel=xlabel, ylabel=ylabel, log_x=log_x,
+                     title=title, title_size=title_size, best_label=best_label)
+        fig.tight_layout()
+    return fig
+
+
+def _draw_models(ax, rows, *, xlabel, ylabel, log_x, title, title_size, best_label):
+    """The lines, bands, legend and labels of :func:`_evp_figure` on ``ax``."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
@@ -344,6 +361,8 @@ def _draw_models(ax, rows, *, xlabel, ylabel, log_x, best_label="best observed")
     ax.set_ylabel(ylabel)
     ax.legend(handles, labels, frameon=False)
     ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=title_size)
 
 
 #: text sizes of the EVP figures: readable when the figure is printed 7 in wide
@@ -360,24 +379,15 @@ def _models_of(ds):
 
 def _plot_evp_models(ds, path, x_of, xlabel, shade, log_x, metric, title=None):
     """One :func:`evpsim.evp_curve` curve per model against ``x_of(sub)``."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
     ds = _models_of(ds)
-    with matplotlib.rc_context(CURVE_STYLE):
-        fig = Figure(figsize=(7.0, 4.3))
-        ax = fig.subplots()
-        rows = []
-        for model in ds["model"].values:
-            sub = ds.sel(model=model).dropna("n")
-            rows.append((str(model), x_of(sub), sub["evp"].values,
-                         sub["lower"].values if shade else None,
-                         sub["upper"].values if shade else None, None))
-        _draw_models(ax, rows, xlabel=xlabel, ylabel=f"expected best {metric}", log_x=log_x)
-        if title:
-            ax.set_title(title, fontsize=10)
-        fig.tight_layout()
-    return save_figure(fig, path)
+    rows = []
+    for model in ds["model"].values:
+        sub = ds.sel(model=model).dropna("n")
+        rows.append((str(model), x_of(sub), sub["evp"].values,
+                     sub["lower"].values if shade else None,
+                     sub["upper"].values if shade else None, None))
+    return save_figure(_evp_figure(rows, xlabel=xlabel, ylabel=f"expected best {metric}",
+                                   log_x=log_x, title=title, title_size=10), path)
 
 
 def plot_evp_curves(ds, path, *, log_x=False, metric="score"):
@@ -447,11 +457,6 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
     >>> fig.axes[0].get_ylabel()
     'expected best score'
     """
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    from . import _validate as check
-
     estimator = check.choice(estimator if estimator is not None else
                              str(ds["estimator"].values[0]), "estimator",
                              [str(e) for e in ds["estimator"].values])
@@ -469,25 +474,20 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
         xlabel = f"expected wall-clock ({unit}; n x mean duration per trial)"
     else:
         xlabel = "hyperparameter trials (n)"
-    with matplotlib.rc_context(CURVE_STYLE):
-        fig = Figure(figsize=(7.0, 4.3))
-        ax = fig.subplots()
-        rows = []
-        for model in ds["model"].values:
-            sub = ds.sel(model=model, estimator=estimator)
-            B = int(sub["B"])
-            sub = sub.isel(n=slice(0, B))
-            xs = sub["expected_time"].values / length if x == "time" else sub["n"].values
-            iv = None if ci_method == "none" else sub.sel(ci_method=ci_method)
-            rows.append((str(model), xs, sub["estimate"].values,
-                         None if iv is None else iv["lower"].values,
-                         None if iv is None else iv["upper"].values,
-                         float(sub["best_observed"])))
-        _draw_models(ax, rows, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
-                     best_label=f"{best} observed")
-        shading = "" if ci_method == "none" else f"; shaded: {level:.0%} {ci_method} interval"
-        ax.set_title(title if title is not None else f"estimator {estimator}{shading}")
-        fig.tight_layout()
+    rows = []
+    for model in ds["model"].values:
+        sub = ds.sel(model=model, estimator=estimator)
+        sub = sub.isel(n=slice(0, int(sub["B"])))
+        xs = sub["expected_time"].values / length if x == "time" else sub["n"].values
+        iv = None if ci_method == "none" else sub.sel(ci_method=ci_method)
+        rows.append((str(model), xs, sub["estimate"].values,
+                     None if iv is None else iv["lower"].values,
+                     None if iv is None else iv["upper"].values,
+                     float(sub["best_observed"])))
+    shading = "" if ci_method == "none" else f"; shaded: {level:.0%} {ci_method} interval"
+    fig = _evp_figure(rows, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
+                      title=title if title is not None else f"estimator {estimator}{shading}",
+                      best_label=f"{best} observed")
     if path is not None:
         atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=200, bbox_inches="tight"))
     return fig

@@ -168,6 +168,12 @@ def _pair_table(ds, p, est, ns, level, d):
     return rows
 
 
+def _pair_B(ds, p):
+    """The budgets a pair of models shares: the smaller of their B."""
+    pair = ds.isel(pair=p)
+    return int(min(ds["B"].sel(model=str(pair[k].values)) for k in ("model_a", "model_b")))
+
+
 def _budget_lines(ds):
     target = ds.attrs["target"]
     lines = [f"budget to reach {target:g}:"]
@@ -194,10 +200,10 @@ def _check_lines(ds, ns_of, seconds, d):
              + (f", {a['check_resamples']:,} resamples each" if boot else "")
              + f"; {seconds:.1f} s",
              "coverage of the intervals [Clopper-Pearson 95% bounds] at the KDE's exact curve:"]
+    cols = [(str(e), str(m)) for e in ds["estimator"].values for m in ds["ci_method"].values]
     for model in ds["model"].values:
         sub = ds.sel(model=model)
         B = int(sub["B"])
-        cols = [(str(e), str(m)) for e in ds["estimator"].values for m in ds["ci_method"].values]
         lines.append(f"  {model} (B = {B})")
         lines.append(f"{'n':>7}{'KDE theta':>11}" + "".join(f"{e + ' ' + m:>24}" for e, m in cols))
         for n in ns_of(B):
@@ -214,7 +220,7 @@ def _check_lines(ds, ns_of, seconds, d):
         for p in range(ds.sizes["pair"]):
             sub = ds.isel(pair=p)
             a_, b_ = str(sub["model_a"].values), str(sub["model_b"].values)
-            nn = int(min(ds["B"].sel(model=a_), ds["B"].sel(model=b_)))
+            nn = _pair_B(ds, p)
             for est in ds["estimator"].values:
                 w = sub.sel(estimator=est)
                 cells = ", ".join(f"n={n}: {float(w['check_wrong'].sel(n=n)):.3f}"
@@ -263,8 +269,7 @@ def run(args):
         ([f"bands: both models' {1 - (1 - a['level']) / 2:.1%} bands combined"] if bands else [])
     for p in range(ds.sizes.get("pair", 0)):
         sub = ds.isel(pair=p)
-        nn = int(min(ds["B"].sel(model=str(sub["model_a"].values)),
-                     ds["B"].sel(model=str(sub["model_b"].values))))
+        nn = _pair_B(ds, p)
         for est in ds["estimator"].values:
             print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}: "
                   f"{a['level']:.0%} intervals for the difference ({'; '.join(diff_how)}); "
