@@ -1,32 +1,63 @@
-"""Real search results shipped inside the package, by name.
+"""Data shipped inside the package: real search results and where to find
+the ones that are not shipped.
 
-The files live in ``evpsim/data/searches/`` with their licences and a
-``NOTICE.md`` naming their sources; they are read through
-:mod:`importlib.resources`, so they work from any installation.
+Shipped searches live in ``evpsim/data/searches/`` with their licences and a
+``NOTICE.md`` naming their sources; the committed KDE fits in
+``evpsim/data/kde_fits/``. Both are read through :mod:`importlib.resources`,
+so they work from any installation. Search files that may not be shipped
+(the SST runs, which state no licence) are read from a folder the user
+names: ``data=DIR`` / ``--data DIR``, or the environment variable
+``EVPSIM_DATA``; nothing is ever looked for beside the package.
 """
 
 from __future__ import annotations
 
+import os
 from importlib import resources
+from pathlib import Path
 
 from . import _validate as check
+from .truths import file_truth, register_truth_prefix
 
-__all__ = ["SEARCHES", "list_searches", "search_path", "resolve_results"]
+__all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "resolve_results",
+           "package_data", "user_data_dir", "find_search_file"]
 
-#: shipped searches: name -> (file, description)
+#: shipped searches: name -> (file, name of the original in the project's
+#: data folder, description)
 SEARCHES = {
-    "reuters-mlp": ("reuters-mlp.txt", "145 trials of an MLP on Reuters, dev F1 "
-                                       "(Tang et al. 2020; castorini/meanmax, MIT)"),
-    "reuters-lstm": ("reuters-lstm.txt", "152 trials of a regularized LSTM on Reuters, dev F1 "
-                                         "(Tang et al. 2020; castorini/meanmax, MIT)"),
+    "reuters-mlp": ("reuters-mlp.txt", "reuters_mlp_f1.txt",
+                    "145 trials of an MLP on Reuters, dev F1 "
+                    "(Tang et al. 2020; castorini/meanmax, MIT)"),
+    "reuters-lstm": ("reuters-lstm.txt", "reuters_lstm_f1.txt",
+                     "152 trials of a regularized LSTM on Reuters, dev F1 "
+                     "(Tang et al. 2020; castorini/meanmax, MIT)"),
+    "mnli-deberta-base": ("mnli-deberta-base.txt", "mnli_deberta_base_acc.txt",
+                          "1,024 trials of DeBERTa-base on MultiNLI, matched accuracy "
+                          "(nicholaslourie/opda, CC BY-SA 4.0)"),
+    "mnli-deberta-v3-base": ("mnli-deberta-v3-base.txt", "mnli_deberta_v3_base_acc.txt",
+                             "1,024 trials of DeBERTa-v3-base on MultiNLI, matched accuracy "
+                             "(nicholaslourie/opda, CC BY-SA 4.0)"),
 }
 #: how a command line names a shipped search
 PREFIX = "data:"
+#: environment variable naming the folder of search files that are not shipped
+DATA_ENV = "EVPSIM_DATA"
+
+
+def package_data(*parts):
+    """Path of a file or folder under ``evpsim/data/``.
+
+    Examples
+    --------
+    >>> package_data("searches", "NOTICE.md").name
+    'NOTICE.md'
+    """
+    return Path(str(resources.files("evpsim").joinpath("data", *parts)))
 
 
 def list_searches():
     """``{name: description}`` of the shipped searches."""
-    return {name: desc for name, (_, desc) in SEARCHES.items()}
+    return {name: desc for name, (_, _, desc) in SEARCHES.items()}
 
 
 def search_path(name):
@@ -40,9 +71,64 @@ def search_path(name):
     if name not in SEARCHES:
         raise check.InvalidArgument("name", f"no shipped search {name!r}; shipped: "
                                             f"{', '.join(SEARCHES)}")
-    return resources.files("evpsim") / "data" / "searches" / SEARCHES[name][0]
+    return package_data("searches", SEARCHES[name][0])
 
 
 def resolve_results(paths):
     """Command-line results: ``data:NAME`` becomes the shipped file's path."""
     return [search_path(p[len(PREFIX):]) if p.startswith(PREFIX) else p for p in paths]
+
+
+def user_data_dir(path=None):
+    """The folder of search files that are not shipped, or None.
+
+    ``path`` if given, else ``$EVPSIM_DATA`` if set, else None: evpsim never
+    guesses a folder.
+
+    Raises
+    ------
+    ValueError
+        If the folder named does not exist or is a file.
+    TypeError
+        If ``path`` is not a path.
+    """
+    where, folder = ("data", path) if path is not None else (DATA_ENV, os.environ.get(DATA_ENV))
+    if folder is None or (path is None and not folder):
+        return None
+    if not isinstance(folder, (str, os.PathLike)) or not str(folder):
+        raise check.InvalidType("data", f"data must be a folder name or path, got {folder!r}")
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise check.InvalidArgument("data", f"{where}: search results folder {str(folder)!r} "
+                                            f"is a file, not a folder")
+    if not folder.is_dir():
+        raise check.InvalidArgument("data", f"{where}: search results folder {str(folder)!r} "
+                                            f"does not exist")
+    return folder
+
+
+def find_search_file(filename, data=None):
+    """A search file by its original name (as in ``shared/data/``).
+
+    Looks in the user's folder (``data``, see :func:`user_data_dir`) first,
+    then among the shipped searches. Returns the path, or None when the file
+    is neither there nor shipped.
+
+    Examples
+    --------
+    >>> find_search_file("reuters_mlp_f1.txt").name
+    'reuters-mlp.txt'
+    """
+    folder = user_data_dir(data)
+    if folder is not None and (folder / filename).is_file():
+        return folder / filename
+    shipped = {original: name for name, (_, original, _) in SEARCHES.items()}
+    return search_path(shipped[filename]) if filename in shipped else None
+
+
+def _shipped_truth(arg, **_):
+    return file_truth(search_path(arg), name=f"{PREFIX}{arg}")
+
+
+register_truth_prefix("data", _shipped_truth,
+                      "empirical distribution of a search shipped with evpsim (see below)")

@@ -27,10 +27,10 @@ Two constructions:
 Interval masses come exactly from the Gaussian mixture's CDF; there is no
 numerical integration.
 
-The project's committed fits live in ``kde_fits/`` at the top of the
-repository (or in the folder named by the environment variable
-``EVPSIM_KDE_DIR``) and are used as ``kde:NAME``; any fit file as
-``kde:PATH.nc``.
+The project's committed fits ship inside the package
+(``evpsim/data/kde_fits/``, built by ``kde_fits/build.py``; more in the
+folder named by the environment variable ``EVPSIM_KDE_DIR``) and are used as
+``kde:NAME``; any fit file as ``kde:PATH.nc``.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as check
+from .datasets import package_data
 from .results import read_netcdf
 from .truths import Discrete, register_truth_prefix
 
@@ -301,16 +302,11 @@ def _plain(value):
 def kde_dirs():
     """Folders searched for committed fits, in order.
 
-    ``$EVPSIM_KDE_DIR`` when set, then ``kde_fits/`` next to the package
-    (the repository's top level for an editable install), then
-    ``<prefix>/share/evpsim/kde_fits`` where a regular ``pip install .``
-    puts them.
+    ``$EVPSIM_KDE_DIR`` when set, then the fits shipped inside the package
+    (``evpsim/data/kde_fits/``, read through :mod:`importlib.resources`).
     """
-    import sys
-
     dirs = [Path(os.environ[ENV_DIR])] if os.environ.get(ENV_DIR) else []
-    return dirs + [Path(__file__).resolve().parent.parent / "kde_fits",
-                   Path(sys.prefix) / "share" / "evpsim" / "kde_fits"]
+    return dirs + [package_data("kde_fits")]
 
 
 def _committed():

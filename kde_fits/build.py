@@ -2,11 +2,13 @@
 
     python kde_fits/build.py [--data DIR] [--out DIR]
 
-Reads the raw score files from ``../shared/data/`` (next to the repository;
-they are never copied into it), fits every entry of :data:`FITS` in the
+Reads the raw score files from the folder given by ``--data`` (the
+project's ``../shared/data/`` beside the repository by default; they are
+never copied into it), fits every entry of :data:`FITS` in the
 ``tang2020`` construction (``NAME.nc``) and the ``centered`` one clipped to
-the metric's range [0, 1] (``NAME-centered.nc``), and writes the manifest
-``README.md``. ``tests/test_kde.py`` runs :func:`build` into a temporary
+the metric's range [0, 1] (``NAME-centered.nc``), and writes them with the
+manifest ``README.md`` into ``evpsim/data/kde_fits/``, where the package
+reads them as package data. ``tests/test_kde.py`` runs :func:`build` into a temporary
 folder and checks that it reproduces the committed files.
 """
 
@@ -22,6 +24,7 @@ from evpsim.searchfiles import read_scores
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"
+OUT = HERE.parent / "evpsim" / "data" / "kde_fits"
 BOUNDS = (0.0, 1.0)  # every metric here is a fraction: F1 or accuracy
 STAND_IN = ("public stand-in for Tang et al.'s \"{}\" ({} runs), whose runs are not public; "
             "from Dodge et al. 2019's SST-2 search")
@@ -59,11 +62,13 @@ INTRO = """\
 
 Discretized Gaussian kernel density estimates of real hyperparameter-search
 results (Tang et al. 2020, section 4.1), used as `--dist kde:NAME`. Every
-file here is computed by `python kde_fits/build.py` from the score files in
-`../shared/data/` (see its README for sources and licences); the raw scores
-are not copied into the repository, and `tests/test_kde.py` rebuilds every
-fit and checks it against the committed file. This manifest is written by
-the same script.
+file here ships inside the package (`evpsim/data/kde_fits/`) and is computed
+by `python kde_fits/build.py` from the project's copies of the public score
+files (sources and licences: `evpsim/data/searches/NOTICE.md`). The SST runs
+state no licence, so only what evpsim computes from them is shipped, never
+the runs; the Reuters and DeBERTa runs ship too, as `data:NAME`.
+`tests/test_kde.py` rebuilds every fit and checks it against the committed
+file. This manifest is written by the same script.
 
 - `NAME` (`tang2020`): Tang et al.'s construction, for faithful
   reproduction: normal-reference bandwidth
@@ -107,7 +112,7 @@ def _summary(fit):
     return row, remark
 
 
-def build(data_dir=DATA, out_dir=HERE):
+def build(data_dir=DATA, out_dir=OUT):
     """Fit every entry of :data:`FITS` and write the files and the manifest.
 
     Returns the written paths (fits first, then ``README.md``).
@@ -137,7 +142,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DATA), help="folder of the score files "
                         "(default: %(default)s)")
-    parser.add_argument("--out", default=str(HERE), help="folder to write to (default: here)")
+    parser.add_argument("--out", default=str(OUT), help="folder to write to (default: "
+                        "%(default)s)")
     args = parser.parse_args(argv)
     if not Path(args.data).is_dir():
         parser.error(f"--data {args.data!r} is not a folder")

@@ -14,6 +14,7 @@ from scipy import integrate, stats
 
 import evpsim
 from evpsim.cli import main
+from evpsim.datasets import package_data
 from evpsim.kde import (
     fit_kde,
     kde_bandwidth,
@@ -25,7 +26,8 @@ from evpsim.searchfiles import read_jsonl_scores, read_scores
 from evpsim.truths import Discrete, make_truth
 
 REPO = Path(__file__).resolve().parent.parent
-FITS = REPO / "kde_fits"
+FITS = package_data("kde_fits")
+BUILD = REPO / "kde_fits" / "build.py"
 DATA = REPO.parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/ is not present")
 
@@ -166,7 +168,7 @@ def _close(a, b):
 
 @needs_data
 def test_rebuild_reproduces_committed_fits(tmp_path):
-    spec = importlib.util.spec_from_file_location("kde_fits_build", FITS / "build.py")
+    spec = importlib.util.spec_from_file_location("kde_fits_build", BUILD)
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     written = build.build(DATA, tmp_path)

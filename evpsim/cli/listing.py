@@ -23,10 +23,11 @@ def run(args):
     print("ground truths (--dist):")
     for spec, desc in truths.items():
         print(f"  {spec:<{width}}  {desc}")
-    print("\ncommitted KDE fits (--dist kde:NAME; kde_fits/README.md):")
+    print("\ncommitted KDE fits (--dist kde:NAME):")
     for spec, desc in fits.items():
         print(f"  {spec:<{width}}  {desc}")
-    print("\nsearches shipped with evpsim (evpsim curve data:NAME):")
+    print("\nsearches shipped with evpsim (evpsim curve data:NAME, or --dist data:NAME; "
+          "sources and licences: evpsim/data/searches/NOTICE.md):")
     for name, desc in list_searches().items():
         print(f"  {name:<{width}}  {desc}")
     print("\nestimators (--estimators):")
