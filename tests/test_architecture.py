@@ -129,3 +129,27 @@ def test_exported_functions_do_not_shadow_modules():
         if callable(obj) and not isinstance(obj, type):
             assert not _is_module(f"evpsim.{name}"), \
                 f"evpsim.{name} is a function and also a module evpsim/{name}.py"
+
+
+def test_no_module_looks_for_data_beside_the_checkout():
+    """Package data comes through importlib.resources, user data only from a folder the
+    user names: no code path builds a path to the project's ``shared/`` folder or
+    climbs out of the package (``Path.parents``)."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) and \
+                isinstance(node.value, str) else None
+            if text == "shared" or (text and "shared/data" in text and
+                                             not _is_docstring(tree, node)):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {text!r}")
+            if isinstance(node, ast.Attribute) and node.attr == "parents":
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: .parents")
+    assert not offenders, offenders
+
+
+def _is_docstring(tree, node):
+    return any(isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and
+               isinstance(n.body[0], ast.Expr) and n.body[0].value is node
+               for n in ast.walk(tree))

@@ -382,7 +382,7 @@ A("type", "compare-labels-str",
   "labels must be two different non-empty strings, got 'ab'")
 A("usage", "compare-pool-truths",
   lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, pool=True), IA,
-  "pool sampling draws from real results: give a as 'file:PATH' or an array of scores")
+  "pool sampling draws from real results: give a as 'file:PATH', 'data:NAME' or an array of scores")
 A("type", "compare-pool-str",
   lambda d: evpsim.compare_curves("tang-small", "tang-big", B=5, pool="yes"), IT,
   "pool must be True or False, got 'yes'")

@@ -43,6 +43,7 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
+from ..datasets import search_path
 from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
@@ -68,8 +69,9 @@ def _model(spec, name, column):
         return _Model(spec.name, spec, None)
     if isinstance(spec, str):
         truth = make_truth(spec, column=column if spec.startswith("file:") else None)
-        prefix, _, path = spec.partition(":")
-        scores = read_scores(path, column=column) if prefix == "file" else None
+        prefix, _, arg = spec.partition(":")
+        scores = (read_scores(arg, column=column) if prefix == "file" else
+                  read_scores(search_path(arg)) if prefix == "data" else None)
         return _Model(truth.name, truth, scores)
     if isinstance(spec, (list, tuple, np.ndarray)):
         scores = check.scores(spec, name=name)
@@ -97,7 +99,7 @@ def _models(a, b, labels, pool, column, Bmax):
             if m.scores is None:
                 raise check.InvalidArgument(
                     "pool", f"pool sampling draws from real results: give {arg} as "
-                            f"'file:PATH' or an array of scores, not {m.truth.name!r}")
+                            f"'file:PATH', 'data:NAME' or an array of scores, not {m.truth.name!r}")
             if Bmax > m.scores.size:
                 raise check.InvalidArgument(
                     "B", f"B = {Bmax} exceeds the pool of {m.scores.size} scores of "
