@@ -355,7 +355,7 @@ A("short", "bias-estimators-none", lambda d: evpsim.bias(B=5, estimators=[]), IA
 A("type", "bias-estimators-int", lambda d: evpsim.bias(B=5, estimators=5), IT,
   "estimators must be a name, a comma-separated string of names or a list of names")
 A("unknown", "bias-truth", lambda d: evpsim.bias("nrmal", B=5), IA,
-  "unknown truth 'nrmal'; known: normal, tang-small, tang-big, bag, file:..., kde:...")
+  "unknown truth 'nrmal'; known: normal, tang-small, tang-big, bag, file:..., data:..., kde:...")
 A("type", "bias-truth-None", lambda d: evpsim.bias(None, B=5), IA,
   "truth must be a non-empty string or a Truth, got None")
 A("unknown", "bias-kde", lambda d: evpsim.bias("kde:nonexistent", B=5), IA,
@@ -1325,14 +1325,8 @@ C("file", "reproduce-data-missing", "reproduce dodge2019 --out r --data {d}/noda
   "--data: search results folder", "does not exist")
 C("file", "reproduce-data-file", "reproduce dodge2019 --out r --data {d}/good.txt",
   "is a file, not a folder")
-C("file", "reproduce-data-empty-folder", "reproduce dodge2019 --out r --data {d}/folder",
-  "--data: search results folder", "lacks sst5_linear_acc.txt, sst5_cnn_acc.txt")
-C("file", "reproduce-data-empty-folder-2021",
-  "reproduce dodge2021 --out {d}/outdir --data {d}/folder", "lacks sst5_cnn_acc.txt")
-C("file", "reproduce-data-empty-folder-tang",
-  "reproduce tang2020 --out r --data {d}/folder --quick", "lacks reuters_mlp_f1.txt")
 # the command itself
-C("usage", "no-command", "", "choose a command: curve, bias, list, fit-kde")
+C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
 
 

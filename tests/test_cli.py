@@ -157,3 +157,9 @@ def test_module_entry_point():
     assert res.returncode == 0
     assert "tang-small" in res.stdout and "W" in res.stdout
     assert SUBCOMMANDS
+
+
+def test_module_entry_point_without_command_prints_overview():
+    res = subprocess.run([sys.executable, "-m", "evpsim"], capture_output=True, text=True)
+    assert res.returncode == 0 and res.stderr == ""
+    assert "evpsim COMMAND --help" in res.stdout and "\n  curve " in res.stdout

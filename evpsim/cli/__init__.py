@@ -1,8 +1,10 @@
 """Command-line interface: ``python -m evpsim SUBCOMMAND`` or ``evpsim SUBCOMMAND``.
 
-Each subcommand lives in its own module with ``add_parser(subparsers)``
-(which sets ``run``) and ``run(args) -> exit status``. User errors print one
-line and exit with status 2; set ``EVPSIM_DEBUG=1`` for the traceback.
+Each subcommand lives in its own module with ``HELP`` (its line in the
+overview), ``add_parser(subparsers)`` (which sets ``run`` and returns the
+parser) and ``run(args) -> exit status``. ``evpsim`` alone prints an
+overview. User errors print one line and exit with status 2; set
+``EVPSIM_DEBUG=1`` for the traceback.
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ import sys
 
 from .._validate import InvalidArgument
 from .._version import __version__
-from .common import UserError
+from .common import UserError, epilog, paragraph
 
-SUBCOMMANDS = [
-    "curve", "bias", "listing", "fit_kde", "falseconc", "compare", "coverage", "reproduce"]
+#: subcommand modules in the overview's groups
+GROUPS = {
+    "your own search results:": ["curve", "fit_kde"],
+    "batteries (how EVP estimators behave on simulated searches):":
+        ["bias", "coverage", "falseconc", "compare"],
+    "papers and shipped data:": ["reproduce", "listing"],
+}
+SUBCOMMANDS = [module for modules in GROUPS.values() for module in modules]
+#: the overview's first command: runs in an empty folder on a fresh install
+FIRST_COMMAND = "evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM"
 
 
 class Parser(argparse.ArgumentParser):
@@ -40,15 +50,26 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    parser = Parser(
-        prog="evpsim",
-        description="How much to trust expected-validation-performance curves: exact truths, "
-                    "Monte Carlo over simulated hyperparameter searches, and the batteries "
-                    "that measure EVP estimators.")
+    """The ``evpsim`` parser; its description and epilog are the overview."""
+    parser = Parser(prog="evpsim", usage="%(prog)s [-h] [--version] COMMAND ...",
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"evpsim {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
-        importlib.import_module(f".{name}", __name__).add_parser(sub)
+    # the commands are listed, grouped, in the description, not by argparse
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="evpsim",
+                                help=argparse.SUPPRESS)
+    lines = [paragraph(f"evpsim {__version__}: expected validation performance (EVP) curves, "
+                       f"the expected best score after n hyperparameter trials, and how far "
+                       f"to trust them."), ""]
+    for title, modules in GROUPS.items():
+        lines.append(title)
+        for name in modules:
+            module = importlib.import_module(f".{name}", __name__)
+            command = module.add_parser(sub).prog.rpartition(" ")[2]
+            lines.append(f"  {command:<11} {module.HELP}")
+    parser.description = "\n".join(lines)
+    parser.epilog = epilog([FIRST_COMMAND], [
+        "data:NAME names a search shipped with evpsim ('evpsim list' shows them);\n"
+        "'evpsim COMMAND --help' shows a command's options and examples."])
     return parser
 
 
@@ -89,8 +110,10 @@ def main(argv=None):
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if not getattr(args, "run", None):
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser.error(f"choose a command: {', '.join(commands.choices)}")
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        print(f"{parser.description}\n\n{parser.epilog}")
+        return 0
     if extra:
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     previous = signal.signal(signal.SIGTERM, _terminate)

@@ -7,19 +7,21 @@ import numpy as np
 from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
 from ..estimators import get_estimator
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_truth_args, check_outputs, default, fmt, save_outputs, select_ns,
-                     truth_from_args)
+                     add_subcommand, add_truth_args, check_outputs, default, fmt, save_outputs,
+                     select_ns, truth_from_args)
 
-HELP = "bias, variance and MSE of EVP estimators, exactly and by Monte Carlo"
+HELP = "bias, variance and MSE of EVP estimators, exact and Monte Carlo"
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "bias", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "bias", HELP, description=(
             "Mean, bias, variance and MSE of the EVP estimators for every budget n = 1..B, "
             "for B-trial searches from a ground truth: exactly (from the order statistics' "
             "moments), by Monte Carlo, or both with their agreement checked."),
-        epilog="example: evpsim bias --dist normal --B 30 --out r.nc --plot r.png")
+        examples=["evpsim bias --dist normal --B 30 --method exact",
+                  "evpsim bias --dist kde:reuters-lstm --B 50 --replicates 100000 "
+                  "--out bias.nc --plot bias.png"])
     add_truth_args(p)
     add_B_arg(p, bias)
     add_estimator_arg(p)
@@ -53,7 +55,8 @@ def _estimator_table(ds, name, ns):
             if has_exact:
                 row += f" {fmt(float(ex[q].sel(n=n)), 11)}"
             if has_mc:
-                row += f" {fmt(float(sub[q].sel(n=n)), 11)} {fmt(float(sub[q + '_se'].sel(n=n)), 9, 2)}"
+                row += (f" {fmt(float(sub[q].sel(n=n)), 11)} "
+                        f"{fmt(float(sub[q + '_se'].sel(n=n)), 9, 2)}")
         lines.append(row)
     return lines
 

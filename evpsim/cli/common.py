@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import textwrap
 import time
 
 from .._format import fmt, spans
 from ..results import ENGINE, atomic_write_all, check_output
 from ..truths import list_truths, make_truth
 
-__all__ = ["UserError", "integer", "number", "default", "add_truth_args", "truth_from_args",
+__all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
+           "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "save_outputs", "select_ns", "fmt", "spans", "Timer"]
 
 NETCDF = (".nc", ".nc4", ".netcdf")
 FIGURES = (".png", ".pdf", ".svg")
+#: width of help text: argparse's on an 80-column terminal
+HELP_WIDTH = 78
 
 
 class UserError(Exception):
@@ -68,6 +72,57 @@ def pair(text):
 def default(func, name):
     """The default of argument ``name`` of library function ``func``."""
     return inspect.signature(func).parameters[name].default
+
+
+def paragraph(text):
+    """``text`` wrapped to the width of help, never inside a hyphenated name."""
+    return textwrap.fill(text, HELP_WIDTH, break_on_hyphens=False)
+
+
+def epilog(examples, notes=()):
+    """Help text ending with ``example:`` (or ``examples:``) and a line per command.
+
+    Parameters
+    ----------
+    examples : list of str
+        Command lines, each beginning with ``evpsim``, that run as shown in
+        an empty folder (an example may use files an earlier one writes).
+    notes : sequence of str
+        Blocks printed as they are before the examples (see
+        :func:`paragraph`).
+
+    Examples
+    --------
+    >>> print(epilog(["evpsim list"]))
+    example:
+      evpsim list
+    """
+    head = "examples:" if len(examples) > 1 else "example:"
+    return "\n\n".join([*notes, "\n".join([head, *(f"  {cmd}" for cmd in examples)])])
+
+
+def add_subcommand(subparsers, name, help, description, examples, notes=()):
+    """Add subcommand ``name``, its ``--help`` ending with its examples.
+
+    ``description`` is a paragraph; ``examples`` and ``notes`` are as in
+    :func:`epilog`. The help formatter prints both as given, so that the
+    examples' lines stay whole.
+    """
+    return subparsers.add_parser(name, help=help, description=paragraph(description),
+                                 epilog=epilog(examples, notes),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def ci_methods_note():
+    """The CI methods and what each is, a line each, for ``--help``."""
+    from ..intervals import list_ci_methods
+
+    methods = list_ci_methods()
+    width = max(map(len, methods))
+    return "\n".join(["CI methods (--ci-methods):"] + [
+        textwrap.fill(f"  {name:<{width}}  {desc}", HELP_WIDTH, break_on_hyphens=False,
+                      subsequent_indent=" " * (width + 4))
+        for name, desc in methods.items()])
 
 
 def add_truth_args(parser, flag="--dist", default="normal"):

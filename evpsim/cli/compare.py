@@ -9,10 +9,11 @@ import numpy as np
 from ..batteries.compare import compare_curves, comparison_errors
 from ..estimators import get_estimator
 from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     check_outputs, default, fmt, integer, save_outputs, select_ns, spans)
+                     add_subcommand, check_outputs, default, fmt, integer, save_outputs,
+                     select_ns, spans)
 from .falseconc import add_truth_method_args
 
-HELP = "compare two models' EVP curves; rates of wrong rankings (Tang 2020, Dodge 2021)"
+HELP = "two models' EVP curves; how often estimators rank them wrongly"
 
 
 def budgets(text):
@@ -27,8 +28,8 @@ def budgets(text):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "compare", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "compare", HELP, description=(
             "Compare models A and B through paired simulated searches of B trials each. "
             "With one budget (--B 25): for every n <= B, the true EVP curves, each "
             "estimator's average estimate and spread, the budgets where the averaged "
@@ -40,10 +41,10 @@ def add_parser(subparsers):
             "counted separately. The truth of real results (file:PATH) is the exact EVP of "
             "their empirical distribution; --pool draws each search without replacement "
             "from the real scores, as Dodge et al. did."),
-        epilog="examples: evpsim compare --a kde:reuters-mlp --b kde:reuters-lstm --B 25\n"
-               "          evpsim compare --a file:sst5_cnn_acc.txt --b file:sst5_boe_acc.txt "
-               "--B 15:30 --pool --labels CNN,BoE",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        examples=["evpsim compare --a kde:reuters-mlp --b kde:reuters-lstm --B 25 "
+                  "--labels MLP,LSTM",
+                  "evpsim compare --a data:reuters-mlp --b data:reuters-lstm --B 15:30 --pool "
+                  "--labels MLP,LSTM"])
     g = p.add_argument_group("models")
     g.add_argument("--a", required=True, metavar="TRUTH",
                    help="model A: a truth (see 'evpsim list'), e.g. kde:reuters-mlp, or real "

@@ -5,25 +5,23 @@ from __future__ import annotations
 from ..batteries.coverage import CP_LEVEL, coverage
 from ..estimators import get_estimator
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_truth_args, check_outputs, default, integer, number, pair,
-                     save_outputs, select_ns, truth_from_args)
+                     add_subcommand, add_truth_args, check_outputs, ci_methods_note, default,
+                     integer, number, pair, save_outputs, select_ns, truth_from_args)
 
-HELP = "coverage of bootstrap and distribution-free intervals for theta_n (Tang et al. Fig. 4)"
+HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
 
 
 def add_parser(subparsers):
-    from ..intervals import list_ci_methods
-
-    p = subparsers.add_parser(
-        "coverage", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "coverage", HELP, description=(
             "For M samples of size B from a ground truth, build two-sided intervals for the "
             "expected maximum theta_n, n = 1..B, with every estimator and CI method (bootstrap "
             "methods from R resamples each), and report how often they contain the exact "
             "theta_n, with Clopper-Pearson 95% bounds, and on which side they miss. "
             "Defaults are Tang et al. (2020)'s: B = 50, M = 1000, R = 5000."),
-        epilog="CI methods: " + "; ".join(f"{k}: {v}" for k, v in list_ci_methods().items())
-               + ".  example: evpsim coverage --dist normal --B 50 --estimators V "
-                 "--ci-methods percentile,bca,ks --plot cov.png")
+        notes=[ci_methods_note()],
+        examples=["evpsim coverage --dist normal --B 50 --estimators V --replicates 200 "
+                  "--resamples 1000 --plot coverage.png"])
     add_truth_args(p)
     add_B_arg(p, coverage, "sample size")
     add_estimator_arg(p)

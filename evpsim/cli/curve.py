@@ -8,17 +8,16 @@ from .. import _validate as check
 from ..curves import curve
 from ..searchfiles import describe_dropped, read_searches
 from ..selfcheck import check_warnings, self_check
-from .common import (Timer, UserError, add_output_args, check_outputs, default, integer, number,
-                     pair, save_outputs, select_ns)
+from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
+                     ci_methods_note, default, integer, number, pair, paragraph, save_outputs,
+                     select_ns)
 
-HELP = "EVP curves of your own search results, with intervals, comparisons and a self-check"
+HELP = "EVP curves of your searches, with intervals and a self-check"
 
 
 def add_parser(subparsers):
-    from ..intervals import list_ci_methods
-
-    p = subparsers.add_parser(
-        "curve", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "curve", HELP, description=(
             "Read the validation scores of one or more hyperparameter searches and print, for "
             "every budget n up to each model's B, the estimated expected best score, the SD of "
             "the best of n, and confidence intervals; for two or more models, which is ahead, "
@@ -26,11 +25,15 @@ def add_parser(subparsers):
             "with --target, the budget that reaches a score; with --check, how often intervals "
             "built this way covered the truth in searches simulated from a distribution like "
             "yours. Everything printed is an estimate from your data."),
-        epilog="CI methods: " + "; ".join(f"{k}: {v}" for k, v in list_ci_methods().items())
-               + ".  examples: evpsim curve scores.txt --bounds 0,1 --check;  "
-                 "evpsim curve results.jsonl --field best_validation_accuracy --group model "
-                 "--time-field training_duration --plot curves.png;  "
-                 "evpsim curve alexnet.jsonl --field learning_curve.top_1 --reduce max")
+        notes=[ci_methods_note(), paragraph(
+            "Your own files: scores.txt with one score per line; allentune's results.jsonl "
+            "with --field best_validation_accuracy --group model --time-field "
+            "training_duration; learning curves with e.g. --field learning_curve.top_1 "
+            "--reduce max.")],
+        examples=["evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM "
+                  "--bounds 0,1 --plot curves.png",
+                  "evpsim curve data:reuters-lstm --bounds 0,1 --target 0.8 --check "
+                  "--check-replicates 200"])
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "

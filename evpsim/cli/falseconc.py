@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..batteries.falseconc import falseconc
 from ..mctheta import TRUTH_METHODS
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_truth_args, check_outputs, default, fmt, integer, save_outputs,
-                     select_ns, truth_from_args)
+                     add_subcommand, add_truth_args, check_outputs, default, fmt, integer,
+                     save_outputs, select_ns, truth_from_args)
 
-HELP = "how often each estimate falls below the true EVP (Tang et al. 2020, Fig. 3)"
+HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
 
 
 def add_truth_method_args(parser, func):
@@ -22,14 +22,14 @@ def add_truth_method_args(parser, func):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "falseconc", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "falseconc", HELP, description=(
             "False conclusion probing (Tang et al. 2020, section 4.2): for n = 1..B, the "
             "fraction of simulated searches of B trials whose estimate lies below the true "
             "expected maximum theta_n, for every estimator. An estimator unbiased in sign "
             "sits near 0.5. Ties (estimate equal to theta_n) are counted separately; every "
             "rate has a Clopper-Pearson interval."),
-        epilog="example: evpsim falseconc --dist kde:reuters-lstm --B 50 --plot fc.png")
+        examples=["evpsim falseconc --dist kde:reuters-lstm --B 50 --plot falseconc.png"])
     add_truth_args(p)
     add_B_arg(p, falseconc)
     add_estimator_arg(p)

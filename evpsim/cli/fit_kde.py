@@ -7,9 +7,10 @@ from pathlib import Path
 
 from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde
 from ..searchfiles import REDUCTIONS, describe_dropped, read_searches
-from .common import UserError, check_outputs, default, integer, pair, save_outputs
+from .common import (UserError, add_subcommand, check_outputs, default, integer, pair,
+                     paragraph, save_outputs)
 
-HELP = "fit a discretized Gaussian KDE to the scores of a real search"
+HELP = "fit a KDE ground truth to the scores of a real search"
 
 
 def _bandwidth(text):
@@ -27,16 +28,22 @@ def _bandwidth(text):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "fit-kde", help=HELP, description=(
-            HELP + " (Tang et al. 2020, section 4.1) and write it as netCDF, for use as "
-            "--dist kde:FILE.nc. Interval masses are exact differences of the Gaussian "
-            "mixture's CDF."),
-        epilog="example: evpsim fit-kde results.jsonl --field best_validation_accuracy "
-               "--name glove --construction centered --bounds 0,1 --plot glove.png")
+    p = add_subcommand(
+        subparsers, "fit-kde", HELP, description=(
+            "Fit a discretized Gaussian KDE to the scores of a real search (Tang et al. 2020, "
+            "section 4.1) and write it as netCDF, for use as a ground truth: --dist "
+            "kde:FILE.nc. Interval masses are exact differences of the Gaussian mixture's "
+            "CDF."),
+        notes=[paragraph("Your own scores: a file with one score per line, a CSV file with "
+                         "--column NAME, or JSON Lines such as allentune's results.jsonl with "
+                         "--field best_validation_accuracy --group model --select MODEL.")],
+        examples=["evpsim fit-kde data:reuters-lstm --name my-lstm --construction centered "
+                  "--bounds 0,1 --out my-lstm.nc",
+                  "evpsim bias --dist kde:my-lstm.nc --B 50 --method exact"])
     p.add_argument("input", metavar="INPUT",
                    help="scores: one per line, a CSV file (--column), or JSON Lines such as "
-                        "allentune's results.jsonl or opda's learning curves (--field)")
+                        "allentune's results.jsonl or opda's learning curves (--field); "
+                        "data:NAME for a search shipped with evpsim (see 'evpsim list')")
     p.add_argument("--name", required=True, help="name of the fit (letters, digits, . _ -)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--column", help="column of a CSV file (name or 0-based index)")
@@ -75,7 +82,9 @@ def run(args):
     if args.out is None:
         args.out = f"{args.name}.nc"
     check_outputs(args)
-    path = Path(args.input)
+    from ..datasets import resolve_results
+
+    path = Path(resolve_results([args.input])[0])
     searches = read_searches(path, column=args.column, field=args.field, group=args.group,
                              select=args.select, reduce=args.reduce)
     if len(searches) > 1:

@@ -5,13 +5,18 @@ from ..estimators import get_estimator, list_estimators
 from ..intervals import list_ci_methods
 from ..kde import list_kde_fits
 from ..truths import list_truths
+from .common import add_subcommand
 
-HELP = ("list the available ground truths (with the committed KDE fits), shipped searches, "
-        "estimators and CI methods")
+HELP = "list truths, KDE fits, shipped searches, estimators, CI methods"
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("list", help=HELP, description=HELP + ".")
+    p = add_subcommand(
+        subparsers, "list", HELP, description=(
+            "List what the other commands accept by name: the ground truths (--dist, --a, "
+            "--b), the committed KDE fits (kde:NAME), the searches shipped with evpsim "
+            "(data:NAME), the estimators (--estimators) and the CI methods (--ci-methods)."),
+        examples=["evpsim list"])
     p.set_defaults(run=run)
     return p
 
