@@ -23,7 +23,7 @@ from . import _validate as check
 from .estimators import estimator_weights, get_estimator
 from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
 
-__all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models"]
+__all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching"]
 
 
 def best_of_n_sd(xs, ns):
@@ -118,12 +118,20 @@ def budget_to_reach(scores, target, estimator="V"):
     True
     """
     target = check.number(target, "target")
-    hit = _first_reaching(evp_curve(scores, estimator)["evp"].values, target)
+    hit = first_reaching(evp_curve(scores, estimator)["evp"].values, target)
     return None if np.isnan(hit) else int(hit)
 
 
-def _first_reaching(values, target):
-    """1-based index of the first value >= ``target`` (NaN never reaches), else NaN."""
+def first_reaching(values, target):
+    """The budget at which a curve first reaches ``target``.
+
+    1-based index of the first value >= ``target`` (NaN never reaches), else NaN.
+
+    Examples
+    --------
+    >>> first_reaching([0.7, 0.8, 0.9], 0.8)
+    2.0
+    """
     hits = np.flatnonzero(np.nan_to_num(values, nan=-np.inf) >= target)
     return float(hits[0] + 1) if hits.size else np.nan
 
@@ -462,8 +470,8 @@ def _add_budgets(ds, sign, target):
     est = sign * ds["estimate"].values
     pessimistic = (ds["lower"] if sign > 0 else -ds["upper"]).values
     t = sign * target
-    budget = np.apply_along_axis(_first_reaching, -1, est, t)
-    budget_iv = np.apply_along_axis(_first_reaching, -1, pessimistic, t)
+    budget = np.apply_along_axis(first_reaching, -1, est, t)
+    budget_iv = np.apply_along_axis(first_reaching, -1, pessimistic, t)
     ds["budget"] = (("model", "estimator"), budget,
                     {"long_name": f"smallest n whose estimate reaches {target:g}"})
     ds["budget_interval"] = (("model", "estimator", "ci_method"), budget_iv,

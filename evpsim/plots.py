@@ -93,16 +93,18 @@ def plot_kde(fit, scores, path):
     fit : xarray.Dataset
         A fit from :func:`evpsim.kde.fit_kde`; each interval's mass is drawn
         as a density over the interval.
-    scores : array_like of float
-        The scores the KDE was fitted to.
+    scores : array_like of float or None
+        The scores the KDE was fitted to, drawn as a histogram; None draws
+        the KDE alone.
     path : str or path
         Figure file (.png, .pdf or .svg).
     """
     plt = _pyplot()
     edges, pmf = fit["edges"].values, fit["pmf"].values
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.hist(np.asarray(scores, dtype=float), bins="auto", density=True, color="#bbbbbb",
-            edgecolor="white", label=f"{fit.attrs['runs']} runs")
+    if scores is not None:
+        ax.hist(np.asarray(scores, dtype=float), bins="auto", density=True, color="#bbbbbb",
+                edgecolor="white", label=f"{fit.attrs['runs']} runs")
     ax.stairs(pmf / np.diff(edges), edges, color=COLORS["U"], lw=1.6,
               label=f"KDE ({fit.attrs['bins']} bins, bw {fit.attrs['bandwidth']:.3g})")
     ax.set_xlabel(fit.attrs.get("metric") or "score")

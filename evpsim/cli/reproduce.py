@@ -1,28 +1,38 @@
 """``evpsim reproduce PAPER --out DIR``: one-command reproductions."""
 
+import os
+
 from ..reproduce import PAPERS, reproduce
+from .common import add_subcommand
 
 HELP = "reproduce a paper's simulations, figures and a claims summary"
+#: set to 1, switches --quick on (tests run the documented commands at reduced sizes)
+QUICK_ENV = "EVPSIM_QUICK"
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "reproduce", help=HELP, description=(
+    p = add_subcommand(
+        subparsers, "reproduce", HELP, description=(
             "Run everything behind a paper's figures; write netCDF of every number, the "
             "figures, and DIR/summary.md setting each claim beside evpsim's number."),
-        epilog="example: evpsim reproduce dodge2019 --out repro/dodge2019")
+        examples=["evpsim reproduce dodge2019 --out repro-dodge2019"])
     p.add_argument("paper", choices=sorted(PAPERS), help="which paper")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--data", metavar="DIR",
-                   help="folder of the real search results (default: $EVPSIM_DATA or "
-                        "../shared/data beside the repository)")
-    p.add_argument("--quick", action="store_true", help="reduced sizes (for tests)")
+                   help="folder of the original search files that evpsim may not ship, e.g. "
+                        "the SST runs (default: $EVPSIM_DATA); without it the shipped data "
+                        "and the committed KDE fits are used, and summary.md in the --out "
+                        "folder says what was substituted or skipped")
+    p.add_argument("--quick", action="store_true",
+                   help=f"reduced sizes, for tests; also on when the environment variable "
+                        f"{QUICK_ENV}=1")
     p.set_defaults(run=run)
     return p
 
 
 def run(args):
-    report = reproduce(args.paper, args.out, data=args.data, quick=args.quick, verbose=True)
+    quick = args.quick or os.environ.get(QUICK_ENV) == "1"
+    report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True)
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")
     return 0

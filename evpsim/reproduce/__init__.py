@@ -4,8 +4,13 @@
 netCDF of every number and PNG of every figure into ``out``, and a
 ``summary.md`` that sets each claim of the paper beside evpsim's number.
 Papers are modules of this package registered in :data:`PAPERS`; each has
-``TITLE``, ``data_files()`` (the search results it reads, checked before
-anything runs) and ``run(report, out, data_dir, quick)``.
+``TITLE``, ``data_files()`` (the original names of the search files it
+reads) and ``run(report, out, files, quick)``, where ``files`` maps each of
+those names to where it was found: the user's data folder (``data=DIR``,
+``--data DIR`` or ``$EVPSIM_DATA``), else the copies shipped with evpsim,
+else None. A reproduction runs whatever it can without a file (on the
+committed KDE fit of the runs, or skipping a figure) and records what it
+did in the :class:`Report`; no folder is ever guessed.
 """
 
 from __future__ import annotations
@@ -19,36 +24,14 @@ from pathlib import Path
 
 from .. import _validate as check
 from .._validate import InvalidArgument, InvalidType
+from ..datasets import find_search_file, user_data_dir
 from ..results import new_mode
 from .summary import Claim, Report
 
-__all__ = ["PAPERS", "reproduce", "data_dir", "Claim", "Report"]
+__all__ = ["PAPERS", "reproduce", "Claim", "Report"]
 
 #: paper key -> module name in this package
 PAPERS = {"dodge2019": "dodge2019", "dodge2021": "dodge2021", "tang2020": "tang2020"}
-
-
-def data_dir(path=None):
-    """Folder of the real search results.
-
-    ``path`` if given, else ``$EVPSIM_DATA``, else ``../shared/data`` beside
-    the repository that holds this package.
-    """
-    candidates = [path, os.environ.get("EVPSIM_DATA"),
-                  Path(__file__).resolve().parents[3] / "shared" / "data"]
-    for c in candidates:
-        if c is not None:
-            if not isinstance(c, (str, os.PathLike)) or not str(c):
-                raise InvalidType("data", f"data must be a folder name or path, got {c!r}")
-            folder = Path(c)
-            if folder.exists() and not folder.is_dir():
-                raise InvalidArgument("data", f"search results folder {str(folder)!r} is a "
-                                              f"file, not a folder")
-            if not folder.is_dir():
-                raise InvalidArgument("data", f"search results folder {str(folder)!r} does not "
-                                              f"exist (give data=DIR or set EVPSIM_DATA)")
-            return folder
-    raise InvalidArgument("data", "no search results folder (give data=DIR)")  # pragma: no cover
 
 
 def reproduce(paper, out, *, data=None, quick=False, verbose=False):
@@ -63,11 +46,17 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
         files are written all or nothing: into a hidden temporary folder,
         moved into ``out`` when every one is done.
     data : str or Path, optional
-        Folder of the real search results (see :func:`data_dir`).
+        Folder of the original search files that evpsim may not ship (the
+        SST runs), default ``$EVPSIM_DATA`` (see
+        :func:`evpsim.datasets.user_data_dir`). Files not there are taken
+        from the copies shipped with evpsim; files not shipped either are
+        replaced by their committed KDE fits, or the figures needing them
+        skipped, as ``summary.md`` says.
     quick : bool
         Reduced sizes, for tests.
     verbose : bool
-        Say on stderr which figure is being computed.
+        Say on stderr which figure is being computed, and each substitution
+        or skip for want of a search file.
 
     Returns
     -------
@@ -79,7 +68,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     quick, verbose = check.boolean(quick, "quick"), check.boolean(verbose, "verbose")
     if not isinstance(out, (str, os.PathLike)) or not str(out):
         raise InvalidType("out", f"out must be a folder name or path, got {out!r}")
-    folder = data_dir(data)
+    folder = user_data_dir(data)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InvalidArgument("out", f"out {str(out)!r} is a file, not a folder")
@@ -87,11 +76,9 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
         raise InvalidArgument("out", f"out {str(out)!r}: folder {str(out.parent)!r} does "
                                      f"not exist")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
-    missing = [f for f in module.data_files() if not (folder / f).is_file()]
-    if missing:
-        raise InvalidArgument("data", f"search results folder {str(folder)!r} lacks "
-                                      f"{', '.join(missing)}")
-    report = Report(paper, module.TITLE, quick=quick, verbose=verbose)
+    files = {name: find_search_file(name, folder) for name in module.data_files()}
+    report = Report(paper, module.TITLE, quick=quick, verbose=verbose, data=files,
+                    data_folder=folder)
     # everything goes to a hidden folder beside (or in) out, moved into
     # place at the end: a failure or an interruption leaves nothing behind
     created = not out.exists()
@@ -104,7 +91,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
                                      f"writable ({err.strerror})") from None
     try:
         t0 = time.perf_counter()
-        module.run(report, work, folder, quick=quick)
+        module.run(report, work, files, quick=quick)
         report.seconds = time.perf_counter() - t0
         report.files.append("summary.md")
         report.write(work)
