@@ -117,15 +117,11 @@ def test_readme_command(command, expected, reader_folder):
     assert missing is None, f"README line not printed: {missing!r}\n--- printed:\n{output}"
 
 
-def test_main_job_of_set_up_and_run(reader_folder):
-    """The first command's run part, as a fresh install runs it after ``pip install``."""
+def test_main_job_of_set_up_and_run_is_a_tested_command():
+    """The first command's run part is one of the commands run above."""
     run = _setup_commands()[0].split(" && ", 1)[1]
-    args = shlex.split(run)
-    assert args[:3] == ["python", "-m", "evpsim"]
-    res = subprocess.run([sys.executable, *args[1:]], cwd=reader_folder, capture_output=True,
-                         text=True, timeout=900)
-    assert res.returncode == 0, res.stderr
-    assert "Monte Carlo vs exact: largest |MC - exact| / SE" in res.stdout
+    assert run.startswith("python -m evpsim ")
+    assert run.replace("python -m evpsim", "evpsim", 1) in [c for c, _ in COMMANDS]
 
 
 def test_readme_python_snippets(tmp_path, monkeypatch):
