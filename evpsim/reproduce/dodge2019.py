@@ -121,16 +121,8 @@ def _budget(fig, model, target):
 def run(report, out, files, quick=False):
     """Compute, plot and save everything; append claims to ``report``.
 
-    Parameters
-    ----------
-    report : Report
-        Collects claims, notes and files.
-    out : Path
-        Output folder.
-    files : dict
-        Each of :func:`data_files` and its path, or None when not found.
-    quick : bool
-        Unused: every number here is exact or computed from the runs in full.
+    The protocol of :mod:`evpsim.reproduce`. ``quick`` is unused: every number
+    here is exact or computed from the runs in full.
     """
     from ..plots import plot_evp_curves, plot_evp_time
 

@@ -261,16 +261,7 @@ def _fig3(report, scores):
 def run(report, out, files, quick=False):
     """Compute, plot and save Figs. 1-3; append claims to ``report``.
 
-    Parameters
-    ----------
-    report : Report
-        Collects claims, notes and files.
-    out : Path
-        Output folder.
-    files : dict
-        Each of :func:`data_files` and its path, or None when not found.
-    quick : bool
-        Reduced Monte Carlo sizes, for tests.
+    The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
     from ..plots import plot_bias, plot_comparison_errors, plot_estimator_curves
 
