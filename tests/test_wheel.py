@@ -17,28 +17,21 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-#: commands run in the empty folder, in order (later ones use earlier files)
+#: commands run in the empty folder, in order (later ones use earlier files), each with
+#: a line its output must contain
 COMMANDS = [
-    ["evpsim"],
-    ["evpsim", "bias", "--dist", "normal", "--B", "30"],
-    ["evpsim", "list"],
-    ["evpsim", "fit-kde", "data:reuters-lstm", "--name", "my-lstm", "--construction",
-     "centered", "--bounds", "0,1", "--out", "my-lstm.nc"],
-    ["evpsim", "bias", "--dist", "kde:my-lstm.nc", "--B", "20", "--method", "exact"],
-    ["evpsim", "curve", "data:reuters-mlp", "data:reuters-lstm", "--labels", "MLP,LSTM",
-     "--bounds", "0,1", "--target", "0.8", "--plot", "curves.png"],
-    ["evpsim", "reproduce", "dodge2019", "--quick", "--out", "repro-dodge2019"],
-    ["evpsim", "reproduce", "dodge2021", "--quick", "--out", "repro-dodge2021"],
-    ["evpsim", "reproduce", "tang2020", "--quick", "--out", "repro-tang2020"],
+    ("evpsim", "example:"),
+    ("evpsim bias --dist normal --B 30", "Monte Carlo vs exact: largest"),
+    ("evpsim list", "mnli-deberta-v3-base"),
+    ("evpsim fit-kde data:reuters-lstm --name my-lstm --construction centered --bounds 0,1 "
+     "--out my-lstm.nc", "wrote my-lstm.nc"),
+    ("evpsim bias --dist kde:my-lstm.nc --B 20 --method exact", "truth: centered KDE"),
+    ("evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM --bounds 0,1 "
+     "--target 0.8 --plot curves.png", "wrote curves.png"),
+    ("evpsim reproduce dodge2019 --quick --out repro-dodge2019", "summary.md"),
+    ("evpsim reproduce dodge2021 --quick --out repro-dodge2021", "summary.md"),
+    ("evpsim reproduce tang2020 --quick --out repro-tang2020", "summary.md"),
 ]
-#: what each command's output must contain
-EXPECT = {
-    "bias": "Monte Carlo vs exact: largest",
-    "list": "data:reuters-mlp",
-    "fit-kde": "wrote my-lstm.nc",
-    "curve": "wrote curves.png",
-    "reproduce": "summary.md",
-}
 NOTEBOOK_RUNNER = """
 import sys
 import nbformat
@@ -85,11 +78,10 @@ def test_wheel_installs_and_runs_far_from_the_repository(tmp_path):
     assert Path(where).is_relative_to(env_dir), where
     assert not any((p / "shared").exists() for p in Path(where).parents)
 
-    for command in COMMANDS:
-        out = _run([bin_dir / command[0], *command[1:]], work, env)
-        key = command[1] if len(command) > 1 else None
-        if key in EXPECT:
-            assert EXPECT[key] in out, f"{' '.join(command)}:\n{out[-3000:]}"
+    for command, expected in COMMANDS:
+        args = command.split()
+        out = _run([bin_dir / args[0], *args[1:]], work, env)
+        assert expected in out, f"{command}:\n{out[-3000:]}"
     for paper in ("dodge2019", "dodge2021", "tang2020"):
         text = (work / f"repro-{paper}" / "summary.md").read_text()
         assert "reduced sizes" in text
