@@ -54,18 +54,24 @@ __all__ = [
     "KDETruth",
     "fit_kde",
     "kde_bandwidth",
+    "cv_bandwidth",
+    "loo_log_likelihood",
     "kde_dirs",
     "list_kde_fits",
     "load_kde",
 ]
 
-#: Bandwidth rules: ``constant * A * N**(-1/5)`` with
+#: Rules of thumb: ``constant * A * N**(-1/5)`` with
 #: ``A = min(sd (ddof=1), IQR / 1.349)`` (statsmodels' ``bandwidths``).
-RULES = {
+_CONSTANTS = {
     "normal-reference": (4.0 / 3.0) ** 0.2,  # 1.059224..., Tang et al.'s "Scott's rule"
     "scott": 1.059,
     "silverman": 0.9,
 }
+#: Bandwidth rules: the rules of thumb, and ``"cv"`` (leave-one-out likelihood)
+RULES = (*_CONSTANTS, "cv")
+#: the cross-validation search: log-spaced factors of the normal-reference bandwidth
+_CV_FACTORS = np.geomspace(1 / 50, 5, 81)
 CONSTRUCTIONS = ("tang2020", "centered")
 ENV_DIR = "EVPSIM_KDE_DIR"
 _CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
@@ -79,12 +85,14 @@ def kde_bandwidth(scores, rule="normal-reference"):
     ----------
     scores : array_like of float
         At least two finite scores.
-    rule : {"normal-reference", "scott", "silverman"}
+    rule : {"normal-reference", "scott", "silverman", "cv"}
         ``constant * A * N**(-1/5)`` with ``A = min(sd, IQR / 1.349)`` (the
         sample standard deviation with ``ddof=1``; ``A = sd`` when the IQR
         is 0) and constant ``(4/3)**(1/5) = 1.059224`` (normal reference,
         what Tang et al. call Scott's rule), ``1.059`` (statsmodels'
-        ``bw_scott``) or ``0.9`` (Silverman's).
+        ``bw_scott``) or ``0.9`` (Silverman's). ``"cv"``: the bandwidth
+        that maximises the leave-one-out log-likelihood of the scores
+        (:func:`cv_bandwidth`).
 
     Returns
     -------
@@ -110,12 +118,97 @@ def kde_bandwidth(scores, rule="normal-reference"):
     q75, q25 = np.percentile(xs, [75, 25])
     iqr = float(q75 - q25) / 1.349
     spread = min(sd, iqr) if iqr > 0 else sd
-    bw = RULES[rule] * spread * xs.size ** -0.2
+    bw = _CONSTANTS["normal-reference" if rule == "cv" else rule] * spread * xs.size ** -0.2
     if not bw > 0:  # squares of differences below ~1e-154 underflow to 0
         raise check.InvalidArgument("scores", f"the scores differ by at most "
                                               f"{xs.max() - xs.min():.3g}: too little for a "
                                               f"bandwidth (it underflows to 0)")
-    return bw
+    return _loo_maximum(xs, bw) if rule == "cv" else bw
+
+
+def loo_log_likelihood(scores, bandwidths):
+    """Leave-one-out log-likelihood of the scores under a Gaussian KDE.
+
+    ``sum_i log( mean_{j != i} phi((x_i - x_j) / h) / h )`` for each
+    bandwidth ``h``: every score's density under the KDE of the others.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        At least two finite scores.
+    bandwidths : array_like of float
+        Positive bandwidths.
+
+    Returns
+    -------
+    ndarray of float
+        One log-likelihood per bandwidth.
+
+    Examples
+    --------
+    >>> ll = loo_log_likelihood([0.1, 0.2, 0.4, 0.8], [0.05, 0.2, 1.0])
+    >>> int(ll.argmax())
+    1
+    """
+    from scipy.special import logsumexp
+
+    xs = check.scores(scores, min_size=2)
+    hs = np.atleast_1d(np.asarray(bandwidths, dtype=float))
+    if not np.all(hs > 0):
+        raise check.InvalidArgument("bandwidths", "bandwidths must be positive")
+    out = np.zeros(hs.size)
+    off_diagonal = ~np.eye(min(xs.size, 512), dtype=bool)
+    for start in range(0, xs.size, 512):  # rows in blocks: memory stays O(512 n)
+        d = xs[start:start + 512, None] - xs[None, :]
+        others = np.ones(d.shape, dtype=bool)
+        others[:, start:start + 512] = off_diagonal[:d.shape[0], :d.shape[0]]
+        for k, h in enumerate(hs):
+            logk = np.where(others, -0.5 * (d / h) ** 2, -np.inf)
+            out[k] += float(np.sum(logsumexp(logk, axis=1)))
+    return out - xs.size * (np.log(hs) + 0.5 * np.log(2 * np.pi) + np.log(xs.size - 1))
+
+
+def cv_bandwidth(scores):
+    """The bandwidth that maximises the leave-one-out log-likelihood.
+
+    Searched over 81 log-spaced multiples (1/50 to 5) of the
+    normal-reference bandwidth, then refined between the grid points around
+    the best one. Leave-one-out is computed directly (``O(n^2)`` per
+    bandwidth): exact, and faster at these sizes than scikit-learn's
+    ``KernelDensity`` inside a ``GridSearchCV``, whose k-fold splits would
+    also make the answer depend on a shuffle.
+
+    Raises
+    ------
+    ValueError
+        For the errors of :func:`kde_bandwidth`, or when the likelihood
+        keeps growing at the smallest bandwidth searched, as it does when
+        many scores are tied: then no bandwidth is best by this criterion.
+
+    Examples
+    --------
+    >>> round(cv_bandwidth([0.61, 0.64, 0.7, 0.72, 0.75, 0.8, 0.83, 0.9]), 4)
+    0.0881
+    """
+    return kde_bandwidth(scores, "cv")
+
+
+def _loo_maximum(xs, reference):
+    from scipy.optimize import minimize_scalar
+
+    hs = reference * _CV_FACTORS
+    ll = loo_log_likelihood(xs, hs)
+    k = int(np.argmax(ll))
+    if k == 0:
+        raise check.InvalidArgument(
+            "bandwidth", f"the leave-one-out likelihood of these {xs.size} scores keeps "
+                         f"growing as the bandwidth shrinks below {hs[0]:.3g} (many tied "
+                         f"scores?): no bandwidth is best by cross-validation; give a rule "
+                         f"of thumb or a number")
+    lo, hi = np.log(hs[k - 1]), np.log(hs[min(k + 1, hs.size - 1)])
+    best = minimize_scalar(lambda t: -loo_log_likelihood(xs, [np.exp(t)])[0],
+                           bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    return float(np.exp(best.x))
 
 
 def _interval_masses(xs, bw, edges):

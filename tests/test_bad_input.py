@@ -673,7 +673,7 @@ A("short", "bandwidth-equal", lambda d: evpsim.kde_bandwidth([0.5, 0.5]), IA,
 A("short", "bandwidth-one", lambda d: evpsim.kde_bandwidth([0.5]), IA,
   "scores needs at least 2 values, got 1")
 A("unknown", "bandwidth-rule", lambda d: evpsim.kde_bandwidth(S3, rule="foo"), IA,
-  "rule must be one of normal-reference, scott, silverman, got 'foo'")
+  "rule must be one of normal-reference, scott, silverman, cv, got 'foo'")
 A("scores", "bandwidth-underflow", lambda d: evpsim.kde_bandwidth([1e-300, 2e-300]), IA,
   "too little for a bandwidth (it underflows to 0)")
 A("range", "fit-bins-1", lambda d: evpsim.fit_kde(S3, bins=1), IA,
@@ -685,7 +685,7 @@ A("range", "fit-bandwidth-0", lambda d: evpsim.fit_kde(S3, bandwidth=0), IA,
 A("range", "fit-bandwidth-negative", lambda d: evpsim.fit_kde(S3, bandwidth=-1), IA,
   "bandwidth must lie in (0, inf), got -1")
 A("unknown", "fit-bandwidth-rule", lambda d: evpsim.fit_kde(S3, bandwidth="foo"), IA,
-  "bandwidth must be one of normal-reference, scott, silverman, got 'foo'")
+  "bandwidth must be one of normal-reference, scott, silverman, cv, got 'foo'")
 A("scores", "fit-bandwidth-inf", lambda d: evpsim.fit_kde(S3, bandwidth=float("inf")), IA,
   "bandwidth must be a finite number, got inf")
 A("type", "fit-bandwidth-bool", lambda d: evpsim.fit_kde(S3, bandwidth=True), IT,
@@ -1223,7 +1223,7 @@ C("range", "fit-bandwidth-negative", f"{FK} --bandwidth -1",
   "argument --bandwidth: '-1' is not a positive bandwidth")
 C("range", "fit-bandwidth-0", f"{FK} --bandwidth 0", "'0' is not a positive bandwidth")
 C("unknown", "fit-bandwidth-word", f"{FK} --bandwidth foo",
-  "'foo' is neither a rule (normal-reference, scott, silverman) nor a number")
+  "'foo' is neither a rule (normal-reference, scott, silverman, cv) nor a number")
 C("scores", "fit-bandwidth-1e300", f"{FK} --bandwidth 1e300",
   "--bandwidth 1e+300 stretches the grid")
 C("range", "fit-bins-1", f"{FK} --bins 1", "--bins must be at least 2, got 1")

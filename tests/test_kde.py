@@ -318,3 +318,38 @@ def test_list_prints_committed_fits(capsys):
     assert "kde:reuters-lstm" in out
     assert "Tang2020 KDE of 152 Reuters LSTM dev F1 (bw 0.0592)" in out
     assert "kde:mnli-deberta-v3-base-centered" in out
+
+
+# --- cross-validated bandwidth ---------------------------------------------------------------
+
+def test_loo_log_likelihood_equals_the_definition():
+    xs = np.random.default_rng(5).normal(0.7, 0.05, 600)  # more than one block of rows
+    hs = [0.004, 0.02]
+    brute = [sum(np.log(np.mean(stats.norm.pdf(xs[i], np.delete(xs, i), h)))
+                 for i in range(xs.size)) for h in hs]
+    np.testing.assert_allclose(evpsim.kde.loo_log_likelihood(xs, hs), brute, rtol=1e-10)
+
+
+def test_cv_bandwidth_is_a_maximum_and_near_the_normal_reference_for_normal_data():
+    xs = np.random.default_rng(6).normal(0.7, 0.05, 400)
+    h = evpsim.kde.cv_bandwidth(xs)
+    ll = evpsim.kde.loo_log_likelihood(xs, [h * 0.97, h, h * 1.03])
+    assert ll[1] >= ll[0] and ll[1] >= ll[2]
+    # for normal scores the likelihood's optimum and the normal reference are close
+    assert 0.6 < h / kde_bandwidth(xs) < 1.4
+
+
+def test_cv_bandwidth_refuses_heavily_tied_scores():
+    with pytest.raises(ValueError, match="keeps growing as the bandwidth shrinks"):
+        evpsim.kde.cv_bandwidth([0.5] * 10 + [0.6] * 10 + [0.7] * 10)
+
+
+def test_fit_kde_cli_with_cv_bandwidth(tmp_path, capsys):
+    out = tmp_path / "cv.nc"
+    assert main(["fit-kde", "data:reuters-mlp", "--name", "cv", "--bandwidth", "cv",
+                 "--out", str(out)]) == 0
+    fit = read_netcdf(out)
+    assert fit.attrs["bandwidth_rule"] == "cv"
+    expected = evpsim.kde.cv_bandwidth(read_scores(evpsim.search_path("reuters-mlp")))
+    assert fit.attrs["bandwidth"] == pytest.approx(expected, rel=1e-12)
+    assert "(cv)" in capsys.readouterr().out

@@ -59,7 +59,8 @@ def add_parser(subparsers):
                         "worst or last checkpoint")
     p.add_argument("--bandwidth", type=_bandwidth, default=default(fit_kde, "bandwidth"),
                    metavar="RULE",
-                   help=f"{', '.join(RULES)}, or a number (default: %(default)s)")
+                   help=f"{', '.join(RULES)}, or a number (default: %(default)s); cv "
+                        "maximises the leave-one-out likelihood of the scores")
     p.add_argument("--construction", choices=CONSTRUCTIONS,
                    default=default(fit_kde, "construction"),
                    help="masses at the intervals' left edges on Tang et al.'s unclipped grid, "
