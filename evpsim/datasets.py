@@ -16,27 +16,38 @@ import os
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
+
 from . import _validate as check
-from .truths import file_truth, register_truth_prefix
+from .searchfiles import describe_dropped, read_searches
+from .truths import empirical, register_truth_prefix
 
 __all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "resolve_results",
-           "package_data", "user_data_dir", "find_search_file"]
+           "package_data", "user_data_dir", "find_search_file", "shipped_scores",
+           "default_field"]
 
 #: shipped searches: name -> (file, name of the original in the project's
-#: data folder, description)
+#: data folder or None for evpsim's own searches, description, JSON field of
+#: the score or None for one score per line)
 SEARCHES = {
     "reuters-mlp": ("reuters-mlp.txt", "reuters_mlp_f1.txt",
                     "145 trials of an MLP on Reuters, dev F1 "
-                    "(Tang et al. 2020; castorini/meanmax, MIT)"),
+                    "(Tang et al. 2020; castorini/meanmax, MIT)", None),
     "reuters-lstm": ("reuters-lstm.txt", "reuters_lstm_f1.txt",
                      "152 trials of a regularized LSTM on Reuters, dev F1 "
-                     "(Tang et al. 2020; castorini/meanmax, MIT)"),
+                     "(Tang et al. 2020; castorini/meanmax, MIT)", None),
     "mnli-deberta-base": ("mnli-deberta-base.txt", "mnli_deberta_base_acc.txt",
                           "1,024 trials of DeBERTa-base on MultiNLI, matched accuracy "
-                          "(nicholaslourie/opda, CC BY-SA 4.0)"),
+                          "(nicholaslourie/opda, CC BY-SA 4.0)", None),
     "mnli-deberta-v3-base": ("mnli-deberta-v3-base.txt", "mnli_deberta_v3_base_acc.txt",
                              "1,024 trials of DeBERTa-v3-base on MultiNLI, matched accuracy "
-                             "(nicholaslourie/opda, CC BY-SA 4.0)"),
+                             "(nicholaslourie/opda, CC BY-SA 4.0)", None),
+    **{f"sklearn-{family}": (f"sklearn-{family}.jsonl", None,
+                             f"2,000 trials of {model} on scikit-learn's digits, validation "
+                             f"accuracy (evpsim's own search, kde_fits/sklearn_searches.py)",
+                             "best_validation_accuracy")
+       for family, model in (("mlp", "an MLP"), ("hgb", "gradient boosting"),
+                             ("svm", "an RBF SVM"))},
 }
 #: how a command line names a shipped search
 PREFIX = "data:"
@@ -57,7 +68,7 @@ def package_data(*parts):
 
 def list_searches():
     """``{name: description}`` of the shipped searches."""
-    return {name: desc for name, (_, _, desc) in SEARCHES.items()}
+    return {name: desc for name, (_, _, desc, _) in SEARCHES.items()}
 
 
 def search_path(name):
@@ -72,6 +83,38 @@ def search_path(name):
         raise check.InvalidArgument("name", f"no shipped search {name!r}; shipped: "
                                             f"{', '.join(SEARCHES)}")
     return package_data("searches", SEARCHES[name][0])
+
+
+def shipped_scores(name):
+    """The scores of a shipped search, as an array; trials that failed without
+    a score (a null score, as a diverged fit) are left out.
+
+    Examples
+    --------
+    >>> shipped_scores("reuters-mlp").size
+    145
+    """
+    return _shipped_search(name).scores
+
+
+def _shipped_search(name):
+    return read_searches([search_path(name)], field=SEARCHES[name][3])[0]
+
+
+def default_field(paths):
+    """The JSON field holding the score when every result named is a shipped
+    search stored as JSON Lines with the same field (else None).
+
+    Examples
+    --------
+    >>> default_field(["data:sklearn-mlp", "data:sklearn-svm"])
+    'best_validation_accuracy'
+    >>> default_field(["data:reuters-mlp"]) is None
+    True
+    """
+    fields = {SEARCHES[p[len(PREFIX):]][3] if str(p).startswith(PREFIX)
+              and p[len(PREFIX):] in SEARCHES else None for p in paths}
+    return fields.pop() if len(fields) == 1 else None
 
 
 def resolve_results(paths):
@@ -122,12 +165,17 @@ def find_search_file(filename, data=None):
     folder = user_data_dir(data)
     if folder is not None and (folder / filename).is_file():
         return folder / filename
-    shipped = {original: name for name, (_, original, _) in SEARCHES.items()}
+    shipped = {original: name for name, (_, original, _, _) in SEARCHES.items() if original}
     return search_path(shipped[filename]) if filename in shipped else None
 
 
 def _shipped_truth(arg, **_):
-    return file_truth(search_path(arg), name=f"{PREFIX}{arg}")
+    search = _shipped_search(arg)
+    left_out = (f"; {sum(search.dropped.values())} trials without a score left out "
+                f"({describe_dropped(search.dropped)})" if search.dropped else "")
+    return empirical(search.scores, name=f"{PREFIX}{arg}", description=(
+        f"empirical distribution of {search.scores.size} scores "
+        f"({np.unique(search.scores).size} distinct) from {search.source}{left_out}"))
 
 
 register_truth_prefix("data", _shipped_truth,

@@ -571,3 +571,41 @@ def plot_estimator_curves(ds, path, *, title="", metric="score"):
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def plot_score_distributions(searches, path, *, n_max=100, metric="validation accuracy"):
+    """Each search's scores (histogram, top) and the exact EVP of its empirical
+    distribution (bottom): the shape of a pool used as a truth.
+
+    Parameters
+    ----------
+    searches : dict
+        Label -> array of scores.
+    path : str or Path
+        Image file to write.
+    n_max : int
+        The largest budget n on the EVP row.
+    metric : str
+        The score's name, for the axes.
+    """
+    from .truths import empirical
+
+    plt = _pyplot()
+    labels = list(searches)
+    fig, axes = plt.subplots(2, len(labels), figsize=(3.6 * len(labels), 5.6), squeeze=False)
+    ns = np.arange(1, n_max + 1)
+    for k, label in enumerate(labels):
+        xs = np.asarray(searches[label], dtype=float)
+        top, bottom = axes[0, k], axes[1, k]
+        top.hist(xs, bins=50, color=color_of(label, k), alpha=0.8)
+        top.set(title=f"{label}: {xs.size:,} trials", xlabel=metric,
+                ylabel="trials" if k == 0 else None)
+        theta = empirical(xs).theta(ns)
+        bottom.plot(ns, theta, color=color_of(label, k))
+        bottom.axhline(xs.max(), color="grey", ls=":", lw=1, label="best trial")
+        bottom.set(xscale="log", xlabel="n (trials)",
+                   ylabel=f"expected best {metric}" if k == 0 else None)
+        bottom.grid(alpha=0.3)
+        bottom.legend(frameon=False, loc="lower right")
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -468,9 +468,7 @@ def register_truth_prefix(prefix, factory, help=""):
     _PREFIXES[prefix] = (factory, help)
 
 
-def file_truth(arg, column=None, name=None, **_):
-    """The empirical distribution of the scores in file ``arg`` (``file:`` truths);
-    ``name`` defaults to ``file:`` and the file's name."""
+def _file_truth(arg, column=None, **_):
     if Path(arg).suffix.lower() in JSONL_SUFFIXES:
         if column is None:
             raise check.InvalidArgument("column", f"column: {arg!r} is JSON Lines: name the "
@@ -482,12 +480,12 @@ def file_truth(arg, column=None, name=None, **_):
     if xs.size < 2:
         raise check.InvalidArgument("path", f"{arg!r} holds {xs.size} score; an empirical "
                                             f"truth needs at least 2")
-    return empirical(xs, name=name or f"file:{Path(arg).name}", description=(
+    return empirical(xs, name=f"file:{Path(arg).name}", description=(
         f"empirical distribution of {xs.size} scores ({np.unique(xs).size} distinct) "
         f"from {Path(arg).name}"))
 
 
-register_truth_prefix("file", file_truth,
+register_truth_prefix("file", _file_truth,
                       "empirical distribution of the scores in PATH (one per line; CSV or "
                       "JSON Lines with --column naming the column or field)")
 

@@ -43,7 +43,7 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
-from ..datasets import search_path
+from ..datasets import shipped_scores
 from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
@@ -71,7 +71,7 @@ def _model(spec, name, column):
         truth = make_truth(spec, column=column if spec.startswith("file:") else None)
         prefix, _, arg = spec.partition(":")
         scores = (read_scores(arg, column=column) if prefix == "file" else
-                  read_scores(search_path(arg)) if prefix == "data" else None)
+                  shipped_scores(arg) if prefix == "data" else None)
         return _Model(truth.name, truth, scores)
     if isinstance(spec, (list, tuple, np.ndarray)):
         scores = check.scores(spec, name=name)

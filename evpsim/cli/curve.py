@@ -96,12 +96,13 @@ def _split(text):
 
 
 def _read(args):
-    from ..datasets import resolve_results
+    from ..datasets import default_field, resolve_results
 
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    return read_searches(resolve_results(args.results), column=args.column, field=args.field,
+    return read_searches(resolve_results(args.results), column=args.column,
+                         field=args.field or default_field(args.results),
                          group=args.group, select=select, reduce=args.reduce,
                          time_field=args.time_field, labels=_split(args.labels))
 

@@ -83,10 +83,11 @@ def run(args):
     if args.out is None:
         args.out = f"{args.name}.nc"
     check_outputs(args)
-    from ..datasets import resolve_results
+    from ..datasets import default_field, resolve_results
 
     path = Path(resolve_results([args.input])[0])
-    searches = read_searches(path, column=args.column, field=args.field, group=args.group,
+    searches = read_searches(path, column=args.column,
+                             field=args.field or default_field([args.input]), group=args.group,
                              select=args.select, reduce=args.reduce)
     if len(searches) > 1:
         raise UserError(f"{path.name!r} holds {len(searches)} models "
