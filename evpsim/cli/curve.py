@@ -101,8 +101,8 @@ def _read(args):
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    return read_searches(resolve_results(args.results), column=args.column,
-                         field=args.field or default_field(args.results),
+    field = args.field if args.field is not None else default_field(args.results)
+    return read_searches(resolve_results(args.results), column=args.column, field=field,
                          group=args.group, select=select, reduce=args.reduce,
                          time_field=args.time_field, labels=_split(args.labels))
 

@@ -87,7 +87,8 @@ def run(args):
 
     path = Path(resolve_results([args.input])[0])
     searches = read_searches(path, column=args.column,
-                             field=args.field or default_field([args.input]), group=args.group,
+                             field=args.field if args.field is not None
+                             else default_field([args.input]), group=args.group,
                              select=args.select, reduce=args.reduce)
     if len(searches) > 1:
         raise UserError(f"{path.name!r} holds {len(searches)} models "
