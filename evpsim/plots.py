@@ -609,3 +609,54 @@ def plot_score_distributions(searches, path, *, n_max=100, metric="validation ac
         bottom.legend(frameon=False, loc="lower right")
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def plot_kde_validity(ds, path, *, n=20, estimator="V"):
+    """Prediction errors of KDE truths: coverage and theta_n, boxes per pool.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.reproduce.kde_validity.validity`: dims
+        ``pool``, ``B``, ``subset``, ``construction``, ``estimator``, ``n``
+        holding ``coverage_error`` and ``theta_error``.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    n : int
+        The budget drawn.
+    estimator : str
+        The estimator whose coverage error is drawn.
+    """
+    plt = _pyplot()
+    Bs = [int(b) for b in ds["B"].values]
+    pools = [str(p) for p in ds["pool"].values]
+    labels = [str(c) for c in ds["construction"].values]
+    rows = (("coverage_error", {"estimator": estimator}, 100.0,
+             f"coverage error of {estimator} (points)"),
+            ("theta_error", {}, 1.0, "theta_n error"))
+    fig, axes = plt.subplots(2, len(Bs), figsize=(4.6 * len(Bs), 7.2), squeeze=False)
+    width = 0.8 / len(labels)
+    for r, (var, sel, scale, ylabel) in enumerate(rows):
+        for ax, B in zip(axes[r], Bs):
+            err = ds[var].sel(B=B, n=n, **sel)
+            for k, label in enumerate(labels):
+                data = [scale * err.sel(pool=p, construction=label).values for p in pools]
+                data = [d[np.isfinite(d)] for d in data]
+                where = np.arange(len(pools)) + (k - (len(labels) - 1) / 2) * width
+                box = ax.boxplot(data, positions=where, widths=0.9 * width, patch_artist=True,
+                                 manage_ticks=False, showfliers=True)
+                for patch in box["boxes"]:
+                    patch.set_facecolor(color_of(label, k))
+                    patch.set_alpha(0.6)
+                ax.plot([], [], "s", color=color_of(label, k), alpha=0.6, label=label)
+            ax.axhline(0, color="black", lw=0.8, ls="--")
+            ax.set_xticks(np.arange(len(pools)))
+            ax.set_xticklabels(pools, fontsize=8)
+            ax.set_title(f"B = {B}, n = {n}", fontsize=10)
+            ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3, axis="y")
+    axes[0][-1].legend(frameon=False, fontsize=8)
+    fig.suptitle(f"KDE truth minus pool, over {ds.sizes['subset']} subsets of B trials",
+                 fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -1,0 +1,52 @@
+"""``evpsim reproduce kde-validity``: KDE truths fitted to subsets of real searches
+set beside the searches themselves."""
+
+import numpy as np
+import pytest
+
+from evpsim.datasets import shipped_scores
+from evpsim.reproduce import PAPERS, reproduce
+from evpsim.reproduce import kde_validity as kv
+from evpsim.results import read_netcdf
+from evpsim.truths import empirical
+
+
+@pytest.mark.slow  # about 35 s; CI runs it with the other slow tests
+def test_quick_run_writes_every_file_and_claim(tmp_path):
+    assert PAPERS["kde-validity"] == "kde_validity"
+    report = reproduce("kde-validity", tmp_path, quick=True)
+    assert set(report.files) == {"kde_validity.nc", "kde_validity.png", "summary.md"}
+    for f in report.files:
+        assert (tmp_path / f).stat().st_size > 0
+    text = (tmp_path / "summary.md").read_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
+    assert len(rows) == len(report.claims) + 1 == len(kv.ERRORS) * len(kv.KDES) + 2
+    assert all(c.verdict in {"agrees", "partly", "differs"} for c in report.claims)
+    assert all(c.evpsim in text for c in report.claims)
+    ds = read_netcdf(tmp_path / "kde_validity.nc")
+    assert {"pool", "B", "subset", "construction", "n", "estimator", "statistic"} <= set(ds.dims)
+    assert list(ds["pool"].values) == list(kv.POOLS) and list(ds["B"].values) == list(kv.BS)
+    assert ds.sizes["subset"] == kv.SIZES[True]["subsets"]
+    assert ds["coverage_error"].dims == ("pool", "B", "subset", "construction", "estimator", "n")
+    # the errors are the KDEs' predictions minus the pools' values
+    np.testing.assert_allclose(ds["theta_error"], ds["kde_theta"] - ds["pool_theta"])
+    np.testing.assert_allclose(ds["pool_theta"].sel(pool="sklearn-hgb"),
+                               empirical(shipped_scores("sklearn-hgb")).theta(np.array(kv.NS)))
+    # the subsets are B distinct trials of the pool
+    idx = ds["subset_trials"].sel(pool="sklearn-svm", B=50, subset=0).values
+    assert np.unique(idx[idx >= 0]).size == 50
+    assert np.isfinite(ds["theta_error_summary"].sel(statistic="mean")).all()
+
+
+def test_a_kde_of_every_trial_predicts_theta():
+    """Sanity of the comparison: with no sampling error, a KDE of a unimodal pool
+    gets theta_n nearly right."""
+    scores = shipped_scores("sklearn-hgb")
+    pool = empirical(scores).theta(np.array(kv.NS))
+    for label in ("tang2020", "centered"):
+        err = kv._fit(scores, label).theta(np.array(kv.NS)) - pool
+        assert np.all(np.abs(err) < 0.01), (label, err)
+    # and on a subset of the pool, the same comparison shows the sampling error
+    sub = scores[np.random.default_rng(0).choice(scores.size, 50, replace=False)]
+    err = kv._fit(sub, "centered-cv").theta(np.array(kv.NS)) - pool
+    assert np.all(np.abs(err) < 0.1)
