@@ -235,9 +235,10 @@ for _name, _fn, _desc in [
 
 # --- intervals from one's own scores ---------------------------------------------------
 
-def weight_tables(ests, B):
+def weight_tables(ests, B, ns=None):
     """Cumulative weights (B + 1, K) and jackknife weights (K, B - 1) of the
-    K = E * B columns (estimator-major) of the bootstrap kernels.
+    K = E * N columns (estimator-major) of the bootstrap kernels, for the
+    N budgets ``ns`` (default all of 1..B).
 
     The jackknife of budget n uses the estimator for samples of size B - 1
     at budget ``min(n, B - 1)``: U is undefined at n = B on B - 1 points,
@@ -245,11 +246,11 @@ def weight_tables(ests, B):
     """
     check.check_memory(4 * 8 * len(ests) * B * (B + 1),
                        f"the weight tables of {len(ests)} estimators for B = {B:,}", "B")
-    ws = np.concatenate([e.weight_matrix(B) for e in ests])
+    rows = np.arange(B) if ns is None else np.asarray(ns) - 1
+    ws = np.concatenate([e.weight_matrix(B)[rows] for e in ests])
     ptab = np.zeros((B + 1, ws.shape[0]))
     ptab[1:] = np.cumsum(ws, axis=1).T
-    rows = np.minimum(np.arange(B), B - 2)
-    jws = np.concatenate([e.weight_matrix(B - 1)[rows] for e in ests])
+    jws = np.concatenate([e.weight_matrix(B - 1)[np.minimum(rows, B - 2)] for e in ests])
     return np.ascontiguousarray(ptab), np.ascontiguousarray(jws)
 
 
@@ -284,10 +285,10 @@ def band_bounds(bands, B, level):
     return np.array([a[0] for a in arrays]), np.array([a[1] for a in arrays])
 
 
-def interval_coords(ests, meths, B):
-    """Coordinates of interval results: estimator, ci_method (with its kind), n."""
+def interval_coords(ests, meths, ns):
+    """Coordinates of interval results: estimator, ci_method (with its kind), n (``ns``)."""
     return {"estimator": [e.name for e in ests], "ci_method": [m.name for m in meths],
-            "n": np.arange(1, B + 1),
+            "n": ns,
             "ci_method_kind": ("ci_method", [m.kind for m in meths])}
 
 
@@ -390,7 +391,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
             lower[:, meths.index(m)] = ivs[g, :, 0]
             upper[:, meths.index(m)] = ivs[g, :, 1]
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, B), "B": B})
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, np.arange(1, B + 1)), "B": B})
     ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, B))
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})

@@ -343,6 +343,20 @@ def test_counts_do_not_depend_on_chunking_or_workers():
     np.testing.assert_allclose(a["mean_width"], b["mean_width"], rtol=1e-13)
 
 
+def test_selected_budgets_count_as_in_the_full_run():
+    kw = dict(estimators="U,V", ci_methods="percentile,bca,ks", replicates=40, resamples=150,
+              seed=8)
+    full = evpsim.coverage("tang-small", 12, **kw)
+    some = evpsim.coverage("tang-small", 12, ns=[12, 3, 7, 3], **kw)
+    assert some["n"].values.tolist() == [3, 7, 12]
+    for var in ("coverage", "miss_below", "miss_above", "undefined", "mean_width", "theta"):
+        assert np.array_equal(some[var], full[var].sel(n=[3, 7, 12]), equal_nan=True), var
+    # covered at all three budgets: at least as often as at all twelve
+    assert (some["coverage_all"] >= full["coverage_all"]).all()
+    with pytest.raises(ValueError, match=r"every n must lie in 1..B = 1..12, got 13"):
+        evpsim.coverage("tang-small", 12, ns=[1, 13], **kw)
+
+
 def test_user_methods():
     def normal(boots, estimate, jackknife, level):
         z = 1.959963984540054
@@ -470,6 +484,10 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
     assert ds.attrs["resamples"] == 200 and fig.stat().st_size > 10_000
     assert main(argv[:-5] + ["--all", "--quiet"]) == 0
     assert len(capsys.readouterr().out.splitlines()) > 2 * 2 * 12
+    assert main(argv[:-5] + ["--n", "6,2", "--quiet"]) == 0
+    rows = [ln.split()[0] for ln in capsys.readouterr().out.splitlines() if ln[:4].strip()
+            in ("2", "6")]
+    assert rows == ["2", "6"] * (2 + 1) * 2  # (2 estimators' bootstrap + bands) x 2 tables
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -479,6 +497,8 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
     (["--bounds", "0.2,1"], "must contain the truth's support"),
     (["--B", "1"], "B must be at least 2"),
     (["--out", "c.txt"], "expected a file ending in .nc"),
+    (["--n", "0,5"], "--n: every n must lie in 1..B"),
+    (["--n", "5,x"], "argument --n: 'x' is not an integer"),
 ])
 def test_cli_errors(argv, message, capsys):
     try:

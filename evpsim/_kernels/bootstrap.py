@@ -773,17 +773,18 @@ def band_intervals(xs, lo, hi, lowers, uppers, out):
 # --- coverage tallies ---------------------------------------------------------------
 
 @njit(**_OPTS)
-def _tally(acc, ivs, thetas, E, B):
-    """Add one replicate's intervals (M, E * B, 2) to ``acc`` (M, E, B + 1, 4).
+def _tally(acc, ivs, thetas, E, N):
+    """Add one replicate's intervals (M, E * N, 2) at N budgets to ``acc`` (M, E, N + 1, 4).
 
-    Rows ``n < B`` hold hits, misses below/above and the width sum of budget
-    ``n + 1``; row ``B`` slot ``HIT`` counts samples covered at every n.
+    Rows ``n < N`` hold hits, misses below/above and the width sum of the
+    n-th budget (theta ``thetas[n]``); row ``N`` slot ``HIT`` counts samples
+    covered at every budget.
     """
     for m in range(ivs.shape[0]):
         for e in range(E):
             all_n = 1.0
-            for n in range(B):
-                k = e * B + n
+            for n in range(N):
+                k = e * N + n
                 lo = ivs[m, k, 0]
                 hi = ivs[m, k, 1]
                 th = thetas[n]
@@ -799,26 +800,28 @@ def _tally(acc, ivs, thetas, E, B):
                     all_n = 0.0
                 if lo == lo and hi == hi:
                     acc[m, e, n, WIDTH] += hi - lo
-            acc[m, e, B, HIT] += all_n
+            acc[m, e, N, HIT] += all_n
 
 
 @njit(parallel=True, **_OPTS)
 def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, codes):
     """Coverage tallies of built-in bootstrap intervals, one block per chunk.
 
-    ``thetas`` is the exact theta_n (n = 1..B); the K = E * B columns of the
-    weight tables ``ptab`` (B + 1, K) and ``jws`` (K, B - 1) run over
-    estimators, then budgets.
+    ``thetas`` is the exact theta_n at the N budgets computed (all of
+    1..B, or a selection); the K = E * N columns of the weight tables
+    ``ptab`` (B + 1, K) and ``jws`` (K, B - 1) run over estimators, then
+    those budgets.
 
     Returns
     -------
-    (nchunks, M, E, B + 1, 4) array
+    (nchunks, M, E, N + 1, 4) array
         See :func:`_tally`.
     """
     K = ptab.shape[1]
-    E = K // B
+    N = thetas.shape[0]
+    E = K // N
     M = codes.shape[0]
-    out = np.zeros((span.nchunks, M, E, B + 1, NSLOTS))
+    out = np.zeros((span.nchunks, M, E, N + 1, NSLOTS))
     for c in prange(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
@@ -826,13 +829,13 @@ def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
         est = np.empty(K)
         jack = np.zeros((K, B))
         ivs = np.empty((M, K, 2))
-        acc = np.zeros((M, E, B + 1, NSLOTS))
+        acc = np.zeros((M, E, N + 1, NSLOTS))
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, False,
                                 boot, est, jack, ivs)
-            _tally(acc, ivs, thetas, E, B)
+            _tally(acc, ivs, thetas, E, N)
         out[c] = acc
     return out
 
@@ -844,8 +847,9 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
     Same streams, so the same samples and resamples.
     """
     K = ptab.shape[1]
-    E = K // B
-    out = np.zeros((span.nchunks, 1, E, B + 1, NSLOTS))
+    N = thetas.shape[0]
+    E = K // N
+    out = np.zeros((span.nchunks, 1, E, N + 1, NSLOTS))
     no_codes = np.empty(0, dtype=np.int64)
     for c in prange(span.nchunks):
         first, reps = chunk_bounds(span, c)
@@ -854,37 +858,42 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
         est = np.empty(K)
         jack = np.zeros((K, B))
         ivs = np.empty((1, K, 2))
-        acc = np.zeros((1, E, B + 1, NSLOTS))
+        acc = np.zeros((1, E, N + 1, NSLOTS))
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, no_codes, True,
                                 boot, est, jack, ivs)
             user_intervals(func, boot, est, jack, level, ivs[0])
-            _tally(acc, ivs, thetas, E, B)
+            _tally(acc, ivs, thetas, E, N)
         out[c] = acc
     return out
 
 
 @njit(parallel=True, **_OPTS)
-def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas):
+def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index):
     """As :func:`coverage_boot_chunks` for CDF-band intervals (E = 1).
 
-    Draws each replicate's sample from the same stream, so the samples are
-    those the bootstrap kernel sees.
+    ``index`` holds the N budgets' positions in 0..B - 1. Draws each
+    replicate's sample from the same stream, so the samples are those the
+    bootstrap kernel sees.
     """
     nb = lowers.shape[0]
-    out = np.zeros((span.nchunks, nb, 1, B + 1, NSLOTS))
+    N = index.shape[0]
+    out = np.zeros((span.nchunks, nb, 1, N + 1, NSLOTS))
     for c in prange(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
-        ivs = np.empty((nb, B, 2))
-        acc = np.zeros((nb, 1, B + 1, NSLOTS))
+        every = np.empty((nb, B, 2))
+        ivs = np.empty((nb, N, 2))
+        acc = np.zeros((nb, 1, N + 1, NSLOTS))
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
-            band_intervals(xs, lo, hi, lowers, uppers, ivs)
-            _tally(acc, ivs, thetas, 1, B)
+            band_intervals(xs, lo, hi, lowers, uppers, every)
+            for j in range(N):
+                ivs[:, j] = every[:, index[j]]
+            _tally(acc, ivs, thetas, 1, N)
         out[c] = acc
     return out
 

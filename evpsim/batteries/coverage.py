@@ -33,7 +33,7 @@ CP_LEVEL = 0.95
 
 
 def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.95,
-             replicates=1000, resamples=5000, seed=0, bounds=None, workers=1,
+             replicates=1000, resamples=5000, seed=0, bounds=None, ns=None, workers=1,
              progress=False, chunk_size=COVERAGE_CHUNK):
     """Coverage of confidence intervals for theta_n, for every n, estimator and method.
 
@@ -66,6 +66,10 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     bounds : (float, float), optional
         Known range of the scores for band methods; it must contain the
         truth's support, which is the default.
+    ns : sequence of int, optional
+        The budgets to compute, within 1..B (default all). The samples and
+        resamples are those of the full run, so each budget's counts are
+        its counts there; the bootstrap's cost falls in proportion.
     workers : int
         Worker processes; the result does not depend on it.
     progress : bool
@@ -90,7 +94,7 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
           ``scipy.stats.bootstrap``); the four fractions sum to one;
         * ``mean_width``: mean width of the defined intervals;
         * ``coverage_all`` (estimator, ci_method): fraction of samples whose
-          intervals contain theta_n for every n at once;
+          intervals contain theta_n for every n computed at once;
         * ``theta`` (n): the exact expected maximum.
 
         Band methods do not use the estimator: their rows are the same for
@@ -147,6 +151,7 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     meths = resolve_ci_methods(ci_methods)
     builtin, user, bands = split_ci_methods(meths)
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
+    ns = np.unique(check.ns(ns, B))
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
     E = len(ests)
     if builtin or user:
@@ -157,10 +162,10 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
                            f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
                            f"threads", "resamples" if resamples > 2 * B else "B")
 
-    theta = truth.theta(np.arange(1, B + 1))
+    theta = truth.theta(ns)
     jobs, rows = [], []  # rows: indices of each job's methods
     if builtin or user:
-        boot_args = (B, truth.sampler, *weight_tables(ests, B), theta, resamples, level)
+        boot_args = (B, truth.sampler, *weight_tables(ests, B, ns), theta, resamples, level)
         if builtin:
             codes = np.array([m.code for m in builtin], dtype=np.int64)
             jobs.append(Job(K.coverage_boot_chunks, (*boot_args, codes), coverage_streams()))
@@ -170,29 +175,30 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
             rows.append([meths.index(m)])
     if bands:
         jobs.append(Job(K.coverage_band_chunks,
-                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta),
+                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1),
                         coverage_streams()))
         rows.append([meths.index(m) for m in bands])
 
-    tallies = np.zeros((len(meths), E, B + 1, K.NSLOTS))
+    tallies = np.zeros((len(meths), E, ns.size + 1, K.NSLOTS))
     label = f"coverage ({options.replicates:,} samples of B={B}, {resamples:,} resamples)"
     for idx, part in zip(rows, run(jobs, options, label)):
         tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
-    return _dataset(tallies, theta, ests, meths, options, truth, B, level, resamples,
+    return _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples,
                     (lo, hi) if bands else None)
 
 
-def _dataset(tallies, theta, ests, meths, options, truth, B, level, resamples, bounds):
-    """Rates with Clopper-Pearson bounds from the (M, E, B + 1, 4) tallies."""
+def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples, bounds):
+    """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies at budgets ``ns``."""
     Mrep = options.replicates
-    per_n = np.moveaxis(tallies[:, :, :B, :], 0, 1)  # (E, M, B, 4)
+    N = ns.size
+    per_n = np.moveaxis(tallies[:, :, :N, :], 0, 1)  # (E, M, N, 4)
     hits = per_n[..., K.HIT]
     below, above = per_n[..., K.BELOW], per_n[..., K.ABOVE]
     defined = hits + below + above
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_width = np.where(defined > 0, per_n[..., K.WIDTH] / defined, np.nan)
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, B), **truth.coords(), "B": B})
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B})
     ds["theta"] = ("n", theta, {"long_name": "exact expected maximum of n draws"})
     add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
              f"{level:g} intervals containing theta_n")
@@ -203,8 +209,9 @@ def _dataset(tallies, theta, ests, meths, options, truth, B, level, resamples, b
     ds["undefined"] = (dims, 1.0 - defined / Mrep,
                        {"long_name": "fraction of intervals that could not be formed (NaN)"})
     ds["mean_width"] = (dims, mean_width, {"long_name": "mean width of the defined intervals"})
-    ds["coverage_all"] = (("estimator", "ci_method"), tallies[:, :, B, K.HIT].T / Mrep,
-                          {"long_name": "fraction of samples covered at every n at once"})
+    ds["coverage_all"] = (("estimator", "ci_method"), tallies[:, :, N, K.HIT].T / Mrep,
+                          {"long_name": "fraction of samples covered at every n computed "
+                                        "at once"})
     ds.attrs.update(provenance(
         experiment="coverage", estimators=[e.name for e in ests],
         ci_methods=[m.name for m in meths], level=level, replicates=Mrep,

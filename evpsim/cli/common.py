@@ -52,6 +52,11 @@ def integer(text):
     return int(value)
 
 
+def integers(text):
+    """argparse type: comma-separated integers (``10,20,50``)."""
+    return [integer(part) for part in text.split(",")]
+
+
 def number(text):
     """argparse type: a real number (range checked by the library)."""
     try:

@@ -6,7 +6,7 @@ from ..batteries.coverage import CP_LEVEL, coverage
 from ..estimators import get_estimator
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
                      add_subcommand, add_truth_args, check_outputs, ci_methods_note, default,
-                     integer, number, pair, save_outputs, select_ns, truth_from_args)
+                     integer, integers, number, pair, save_outputs, select_ns, truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
 
@@ -21,7 +21,9 @@ def add_parser(subparsers):
             "Defaults are Tang et al. (2020)'s: B = 50, M = 1000, R = 5000."),
         notes=[ci_methods_note()],
         examples=["evpsim coverage --dist normal --B 50 --estimators V --replicates 200 "
-                  "--resamples 1000 --plot coverage.png"])
+                  "--resamples 1000 --plot coverage.png",
+                  "evpsim coverage --dist data:sklearn-mlp --B 100 --n 10,20,50 "
+                  "--methods percentile"])
     add_truth_args(p)
     add_B_arg(p, coverage, "sample size")
     add_estimator_arg(p)
@@ -34,6 +36,9 @@ def add_parser(subparsers):
     p.add_argument("--bounds", type=pair, default=None, metavar="LO,HI",
                    help="known range of the scores for the distribution-free methods; must "
                         "contain the truth's support (default: the truth's support)")
+    p.add_argument("--n", type=integers, default=None, metavar="LIST", dest="ns",
+                   help="comma-separated budgets to compute, within 1..B (default: all; the "
+                        "bootstrap's cost falls in proportion)")
     add_mc_args(p, coverage)
     p.set_defaults(run=run)
     add_output_args(p)
@@ -67,7 +72,7 @@ def run(args):
     with Timer() as t:
         ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,
                       level=args.level, replicates=args.replicates, resamples=args.resamples,
-                      seed=args.seed, bounds=args.bounds, workers=args.workers,
+                      seed=args.seed, bounds=args.bounds, ns=args.ns, workers=args.workers,
                       progress=not args.quiet, chunk_size=args.chunk_size)
     ds.attrs["seconds"] = round(t.seconds, 3)
     a = ds.attrs
@@ -82,7 +87,7 @@ def run(args):
     names = [str(e) for e in ds["estimator"].values]
     print(f"coverage = fraction of two-sided {a['level']:g} intervals containing the exact "
           f"theta_n; miss below/above = interval entirely below/above it")
-    ns = select_ns(int(ds["B"]), args.all)
+    ns = ds["n"].values.tolist() if args.ns else select_ns(int(ds["B"]), args.all)
     for name in names if boots else []:
         print(f"\n{name}: {get_estimator(name).description}")
         print("\n".join(_tables(ds.sel(estimator=name), boots, ns)))
