@@ -173,7 +173,7 @@ def _shipped_truth(arg, **_):
     search = _shipped_search(arg)
     left_out = (f"; {sum(search.dropped.values())} trials without a score left out "
                 f"({describe_dropped(search.dropped)})" if search.dropped else "")
-    return empirical(search.scores, name=f"{PREFIX}{arg}", description=(
+    return empirical(search.scores, name=f"{PREFIX}{arg}", results=True, description=(
         f"empirical distribution of {search.scores.size} scores "
         f"({np.unique(search.scores).size} distinct) from {search.source}{left_out}"))
 

@@ -95,6 +95,10 @@ class Truth:
 
     name = "truth"
     description = ""
+    #: the real results behind an empirical truth of a search (scores in
+    #: their source's order), else None; comparisons with pool sampling
+    #: draw from them
+    results = None
     lo: float
     hi: float
 
@@ -433,12 +437,19 @@ class Discrete(Truth):
         return {"support_size": int(self.support.size)}
 
 
-def empirical(scores, *, name="empirical", description=None):
-    """The empirical distribution of ``scores`` (each score equally likely)."""
+def empirical(scores, *, name="empirical", description=None, results=False):
+    """The empirical distribution of ``scores`` (each score equally likely).
+
+    With ``results``, the scores are a search's real results, kept in
+    order as the truth's ``results`` (see :attr:`Truth.results`).
+    """
     xs = check.scores(scores, min_size=1)
-    return Discrete(xs, np.ones_like(xs), name=name, description=description or (
+    truth = Discrete(xs, np.ones_like(xs), name=name, description=description or (
         f"empirical distribution of {xs.size} scores ({np.unique(xs).size} distinct) "
         f"in [{xs.min():.4g}, {xs.max():.4g}]"))
+    if results:
+        truth.results = xs
+    return truth
 
 
 def bag(*, seed=2021, population=100_000, size=10_000, mu=0.6, sigma=0.07, lo=0.0, hi=1.0):
@@ -480,7 +491,7 @@ def _file_truth(arg, column=None, **_):
     if xs.size < 2:
         raise check.InvalidArgument("path", f"{arg!r} holds {xs.size} score; an empirical "
                                             f"truth needs at least 2")
-    return empirical(xs, name=f"file:{Path(arg).name}", description=(
+    return empirical(xs, name=f"file:{Path(arg).name}", results=True, description=(
         f"empirical distribution of {xs.size} scores ({np.unique(xs).size} distinct) "
         f"from {Path(arg).name}"))
 

@@ -43,12 +43,10 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
-from ..datasets import shipped_scores
 from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..results import provenance
-from ..searchfiles import read_scores
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate, summarise_power_sums
 from ..truths import Truth, empirical, make_truth, tie_tolerance
@@ -66,13 +64,10 @@ class _Model:
 def _model(spec, name, column):
     """A model from a truth spec, a Truth, or an array of scores."""
     if isinstance(spec, Truth):
-        return _Model(spec.name, spec, None)
+        return _Model(spec.name, spec, spec.results)
     if isinstance(spec, str):
         truth = make_truth(spec, column=column if spec.startswith("file:") else None)
-        prefix, _, arg = spec.partition(":")
-        scores = (read_scores(arg, column=column) if prefix == "file" else
-                  shipped_scores(arg) if prefix == "data" else None)
-        return _Model(truth.name, truth, scores)
+        return _Model(truth.name, truth, truth.results)
     if isinstance(spec, (list, tuple, np.ndarray)):
         scores = check.scores(spec, name=name)
         return _Model(name.upper(), empirical(scores, name=name.upper()), scores)

@@ -4,9 +4,10 @@
 netCDF of every number and PNG of every figure into ``out``, and a
 ``summary.md`` that sets each claim of the paper beside evpsim's number.
 Papers are modules of this package registered in :data:`PAPERS`; each has
-``TITLE``, ``data_files()`` (the original names of the search files it
-reads) and ``run(report, out, files, quick)``, where ``files`` maps each of
-those names to where it was found: the user's data folder (``data=DIR``,
+``TITLE``, ``FULL_SIZE`` (what the summary calls a run without ``quick``),
+``data_files()`` (the original names of the search files it reads) and
+``run(report, out, files, quick)``, where ``files`` maps each of those
+names to where it was found: the user's data folder (``data=DIR``,
 ``--data DIR`` or ``$EVPSIM_DATA``), else the copies shipped with evpsim,
 else None. A reproduction runs whatever it can without a file (on the
 committed KDE fit of the runs, or skipping a figure) and records what it
@@ -78,8 +79,8 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
                                      f"not exist")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
     files = {name: find_search_file(name, folder) for name in module.data_files()}
-    report = Report(paper, module.TITLE, quick=quick, verbose=verbose, data=files,
-                    data_folder=folder)
+    report = Report(paper, module.TITLE, quick=quick, full_size=module.FULL_SIZE,
+                    verbose=verbose, data=files, data_folder=folder)
     # everything goes to a hidden folder beside (or in) out, moved into
     # place at the end: a failure or an interruption leaves nothing behind
     created = not out.exists()

@@ -34,6 +34,8 @@ from ..searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Dodge et al. (2019), Show Your Work: expected validation performance"
+#: what the summary calls a run without --quick
+FULL_SIZE = "the paper's sizes"
 DURATIONS = {"GloVe": 1624.0, "ELMo frozen": 6815.0, "ELMo fine-tuned": 16071.0}
 #: label -> (search file, its committed KDE fit)
 SST5 = {"LR": ("sst5_linear_acc.txt", "sst5-linear-centered"),

@@ -36,6 +36,8 @@ from .summary import Claim
 
 TITLE = ("Dodge et al. (2021), Expected Validation Performance and Estimation of a Random "
          "Variable's Maximum")
+#: what the summary calls a run without --quick
+FULL_SIZE = "the paper's sizes"
 FILES = {"CNN": "sst5_cnn_acc.txt", "LBoE": "sst5_boe_acc.txt"}
 #: their committed KDE fits, which stand in for the runs when they are not found
 FITS = {"CNN": "sst5-cnn", "LBoE": "sst5-boe"}

@@ -25,7 +25,9 @@ truth predicts is set beside what holds on the pool:
   fitted to subsets of those pools against the two pools.
 
 Each prediction error (KDE minus pool) is summarised over the subsets by its
-mean with a 95% t interval, its median and its 10% and 90% quantiles.
+mean with a 95% interval (the t interval over subsets, widened by the Monte
+Carlo error of the pool's own coverage or ranking-error rate, which every
+subset shares), its median and its 10% and 90% quantiles.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from ..truths import empirical
 from .summary import Claim
 
 TITLE = "Do KDE truths fitted to B runs predict the real distribution? (Tang et al. 2020, §4.1)"
+#: what the summary calls a run without --quick
+FULL_SIZE = "full size"
 POOLS = ("sklearn-mlp", "sklearn-hgb", "sklearn-svm")
 BS = (50, 100)
 NS = (10, 20, 50)
@@ -57,12 +61,10 @@ KDES = {"tang2020": ("tang2020", "normal-reference"),
 BOUNDS = (0.0, 1.0)
 #: subsets per pool and B; coverage samples and resamples on each KDE and on the pools;
 #: pairs of searches behind each ranking-error rate
-SIZES = {False: {"subsets": 20, "coverage": 100, "resamples": 1000, "pool_coverage": 2000,
+SIZES = {False: {"subsets": 50, "coverage": 150, "resamples": 1000, "pool_coverage": 5000,
                  "ranking": 10_000},
          True: {"subsets": 4, "coverage": 100, "resamples": 200, "pool_coverage": 100,
                 "ranking": 2_000}}
-#: the brief's sizes, and why the full run uses fewer (measured on 2 cores)
-PLANNED = {"subsets": 50, "coverage": 500}
 SEED = 2020
 #: the summary's headline budget and the quantities whose errors are summarised
 HEADLINE_N = 20
@@ -95,7 +97,7 @@ def _fit(scores, label):
 def _predictions(truth, B, sizes, seed, replicates):
     """theta_n, percentile coverage of U and V at :data:`NS`, V's exact bias at n = B."""
     cov = coverage(truth, B=B, estimators=ESTIMATORS, ci_methods="percentile",
-                   replicates=replicates, resamples=sizes["resamples"], seed=seed)
+                   replicates=replicates, resamples=sizes["resamples"], seed=seed, ns=NS)
     at = cov.sel(ci_method="percentile", n=list(NS))
     exact = bias(truth, B=B, estimators="V", method="exact")
     return {"theta": truth.theta(np.array(NS)),
@@ -235,34 +237,60 @@ def _dataset(names, Bs, labels, sizes, kde, pool, indices, pairs):
     ds["coverage_error"] = ds["kde_coverage"] - ds["pool_coverage"]
     ds["bias_error"] = ds["kde_bias"] - ds["pool_bias"]
     ds["wrong_error"] = ds["kde_wrong"] - ds["pool_wrong"]
-    for key, what in ERRORS.items():
-        ds[key].attrs["long_name"] = f"prediction error of {what}: KDE minus pool"
-        ds[f"{key}_summary"] = _summary(ds[key])
     ds.attrs.update(provenance(experiment="kde-validity", seed=SEED, bounds=list(BOUNDS),
                                **{f"size_{k}": v for k, v in sizes.items()}))
+    for key, what in ERRORS.items():
+        ds[key].attrs["long_name"] = f"prediction error of {what}: KDE minus pool"
+        ds[f"{key}_summary"] = _summary(ds[key], _pool_se(ds, key))
     return ds
 
 
-def _summary(err):
-    """Mean with a 95% t interval, median, 10% and 90% quantiles over ``subset``."""
+def _pool_se(ds, key):
+    """Monte Carlo standard error of the pool's value that error ``key``
+    subtracts from every subset's (None where the pool's value is exact)."""
+    rates = {"coverage_error": ("pool_coverage", "size_pool_coverage"),
+             "wrong_error": ("pool_wrong", "size_ranking")}
+    if key not in rates:
+        return None
+    var, size = rates[key]
+    return np.sqrt(ds[var] * (1 - ds[var]) / ds.attrs[size])
+
+
+def _summary(err, se=None):
+    """Mean with a 95% interval, median, 10% and 90% quantiles over ``subset``.
+
+    The interval is the t interval over subsets, widened in quadrature by
+    ``se`` (the Monte Carlo error of a reference value shared by every
+    subset, which their spread does not show).
+    """
     values = np.moveaxis(err.values, err.dims.index("subset"), -1)
     count = np.sum(np.isfinite(values), axis=-1)
     mean = np.nanmean(values, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         half = stats.t.ppf(0.975, count - 1) * np.nanstd(values, axis=-1, ddof=1) \
             / np.sqrt(count)
+    dims = tuple(d for d in err.dims if d != "subset")
+    if se is not None:
+        shared = se.broadcast_like(err.isel(subset=0, drop=True)).transpose(*dims).values
+        half = np.hypot(half, stats.norm.ppf(0.975) * shared)
     q10, median, q90 = np.nanquantile(values, [0.1, 0.5, 0.9], axis=-1)
     out = np.stack([mean, mean - half, mean + half, median, q10, q90])
-    dims = ("statistic",) + tuple(d for d in err.dims if d != "subset")
     coords = {k: v for k, v in err.coords.items() if "subset" not in v.dims}
-    return xr.DataArray(out, dims=dims, coords={"statistic": STATISTICS, **coords},
+    return xr.DataArray(out, dims=("statistic",) + dims,
+                        coords={"statistic": STATISTICS, **coords},
                         attrs={"long_name": f"{err.attrs['long_name']}, over subsets"})
 
 
-def _over_pools(err):
+def _over_pools(err, se=None):
     """The summary of the error averaged over pools subset by subset (each
     subset index draws independently in every pool)."""
-    return _summary(err.mean("pool").assign_attrs(err.attrs))
+    mean_se = None if se is None else np.sqrt((se ** 2).sum("pool")) / se.sizes["pool"]
+    return _summary(err.mean("pool").assign_attrs(err.attrs), mean_se)
+
+
+def _at(se, **where):
+    """``se.sel(**where)``, or None."""
+    return None if se is None else se.sel(**where)
 
 
 def _cell(summary, scale=1.0, digits=3):
@@ -283,8 +311,9 @@ def _claims(report, ds):
     Bs = [int(b) for b in ds["B"].values]
     pools = [str(p) for p in ds["pool"].values]
     S = ds.sizes["subset"]
-    why = (f"{S} subsets of B trials of each pool; mean error [95% t interval over subsets]; "
-           "agrees = every interval contains 0")
+    why = (f"{S} subsets of B trials of each pool; mean error [95% interval: t over subsets, "
+           "with the Monte Carlo error of the pool's own rate]; agrees = every interval "
+           "contains 0")
     head = {"theta_error": ("theta_n", {"n": HEADLINE_N}, 1.0, 4, ""),
             "coverage_error": ("percentile coverage of V", {"n": HEADLINE_N, "estimator": "V"},
                                100.0, 1, " points"),
@@ -292,15 +321,18 @@ def _claims(report, ds):
             "wrong_error": ("the ranking-error rate of V at n = B", {"estimator": "V"}, 100.0,
                             1, " points")}
     for key, (what, sel, scale, digits, unit) in head.items():
+        se = _pool_se(ds, key)
         for c in ds["construction"].values:
             err = ds[key].sel(construction=c, **sel)
             per_b = []
             for B in Bs:
                 e = err.sel(B=B)
+                s = None if se is None else se.sel(B=B, **sel)
                 if "pool" in e.dims:
-                    detail = "; ".join(f"{p} {_cell(_summary(e.sel(pool=p)), scale, digits)}"
-                                       for p in pools)
-                    per_b.append(f"B = {B}: {_cell(_over_pools(e), scale, digits)}{unit} "
+                    detail = "; ".join(
+                        f"{p} {_cell(_summary(e.sel(pool=p), _at(s, pool=p)), scale, digits)}"
+                        for p in pools)
+                    per_b.append(f"B = {B}: {_cell(_over_pools(e, s), scale, digits)}{unit} "
                                  f"averaged over pools ({detail})")
                 else:
                     pair = f"{ds['pair_a'].sel(B=B).item()} vs {ds['pair_b'].sel(B=B).item()}"
@@ -308,7 +340,7 @@ def _claims(report, ds):
                     per_b.append(f"B = {B} ({pair}; pool rate "
                                  f"{100 * float(ds['pool_wrong'].sel(B=B, estimator='V')):.1f}%, "
                                  f"KDEs reverse the pair's order in {rev:.0%} of subsets): "
-                                 f"{_cell(_summary(e), scale, digits)}{unit}")
+                                 f"{_cell(_summary(e, s), scale, digits)}{unit}")
             n_text = f" at n = {HEADLINE_N}" if "n" in sel else ""
             report.claims.append(Claim(
                 f"KDE truths ({ds['kde_construction'].sel(construction=c).item()} construction, "
@@ -364,13 +396,12 @@ def run(report, out, files, quick=False):
                             f"scores): their errors are NaN and left out of the summaries.")
     if not quick:
         report.notes.append(
-            f"Sizes: S = {sizes['subsets']} subsets (not {PLANNED['subsets']}) and M = "
-            f"{sizes['coverage']} coverage samples per KDE (not {PLANNED['coverage']}), "
-            f"R = {sizes['resamples']:,}, so that the run takes under 5 minutes on 2 cores; "
-            f"the pools' coverage uses M = {sizes['pool_coverage']:,}, each ranking-error "
-            f"rate {sizes['ranking']:,} pairs of searches. The Monte Carlo "
-            f"error of each KDE's coverage (about 4.5 points at 0.7) is part of the spread "
-            f"over subsets, so the intervals of the mean account for it.")
+            f"Sizes: S = {sizes['subsets']} subsets per pool and B; M = {sizes['coverage']} "
+            f"coverage samples of R = {sizes['resamples']:,} resamples on each KDE, M = "
+            f"{sizes['pool_coverage']:,} on each pool; {sizes['ranking']:,} pairs of searches "
+            f"behind each ranking-error rate. The Monte Carlo error of each KDE's coverage "
+            f"(about {100 * np.sqrt(0.7 * 0.3 / sizes['coverage']):.1f} points at 0.7) is part "
+            f"of the spread over subsets, so the intervals of the mean account for it.")
     else:
         report.notes.append("Reduced sizes: the verdicts above rest on 4 subsets.")
     report.step("writing files")

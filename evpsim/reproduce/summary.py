@@ -57,6 +57,9 @@ class Claim:
 class Report:
     """Everything a reproduction produced.
 
+    ``full_size`` is what the summary calls a run without ``quick`` (the
+    module's ``FULL_SIZE``).
+
     ``data`` maps each search file the paper reads (by its original name) to
     where it was found, or None; ``data_folder`` is the user's folder of
     search files (``--data`` or ``$EVPSIM_DATA``), or None. What a
@@ -71,6 +74,7 @@ class Report:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     quick: bool = False
+    full_size: str = "the paper's sizes"
     verbose: bool = False
     data: dict = field(default_factory=dict)
     data_folder: Path | None = None
@@ -120,10 +124,10 @@ class Report:
     def markdown(self):
         """The summary as markdown."""
         lines = [f"# {self.title}", ""]
-        size = "reduced sizes (--quick)" if self.quick else "the paper's sizes"
+        size = "reduced sizes (--quick)" if self.quick else self.full_size
         absent = " Some search files were not found: see Data for what was substituted or " \
                  "skipped." if None in self.data.values() else ""
-        lines += [f"Run with {size} in {self.seconds:.1f} s. Every number below comes "
+        lines += [f"Run at {size} in {self.seconds:.1f} s. Every number below comes "
                   f"from this run.{absent}", ""]
         lines += ["| claim | paper | evpsim | verdict | why it differs |",
                   "|---|---|---|---|---|"]

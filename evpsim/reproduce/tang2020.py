@@ -41,6 +41,8 @@ from ..searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Tang et al. (2020), Showing Your Work Doesn't Always Work"
+#: what the summary calls a run without --quick
+FULL_SIZE = "the paper's sizes"
 #: label -> committed KDE fit (Tang et al.'s construction)
 MODELS = {"MLP": "reuters-mlp", "LSTM": "reuters-lstm", "GloVe": "sst2-glove",
           "ELMo": "sst2-elmo"}
