@@ -50,3 +50,30 @@ def test_a_kde_of_every_trial_predicts_theta():
     sub = scores[np.random.default_rng(0).choice(scores.size, 50, replace=False)]
     err = kv._fit(sub, "centered-cv").theta(np.array(kv.NS)) - pool
     assert np.all(np.abs(err) < 0.1)
+
+
+def test_summary_intervals_carry_the_shared_reference_error():
+    import xarray as xr
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(0.02, 0.05, size=(2, 40))
+    err = xr.DataArray(values, dims=("pool", "subset"), coords={"pool": ["a", "b"]},
+                       attrs={"long_name": "error"})
+    plain = kv._summary(err)
+    half = float(plain.sel(pool="a", statistic="mean_upper") - plain.sel(pool="a",
+                                                                        statistic="mean"))
+    assert half == pytest.approx(stats.t.ppf(0.975, 39) * values[0].std(ddof=1) / np.sqrt(40))
+    se = xr.DataArray([0.01, 0.0], dims="pool", coords={"pool": ["a", "b"]})
+    wide = kv._summary(err, se)
+    widened = float(wide.sel(pool="a", statistic="mean_upper") - wide.sel(pool="a",
+                                                                         statistic="mean"))
+    assert widened == pytest.approx(np.hypot(half, 1.959963984540054 * 0.01))
+    assert float(wide.sel(pool="b", statistic="mean_lower")) == pytest.approx(
+        float(plain.sel(pool="b", statistic="mean_lower")))
+    # averaged over pools, the shared errors add in quadrature
+    over = kv._over_pools(err, se)
+    per_subset = values.mean(axis=0)
+    t_half = stats.t.ppf(0.975, 39) * per_subset.std(ddof=1) / np.sqrt(40)
+    assert float(over.sel(statistic="mean_upper") - over.sel(statistic="mean")) == \
+        pytest.approx(np.hypot(t_half, 1.959963984540054 * 0.01 / 2))
