@@ -23,9 +23,44 @@ import numpy as np
 from . import _validate as check
 from ._kernels import orderstats as K
 
-__all__ = ["order_statistic_moments", "lstatistic_moments"]
+__all__ = ["order_statistic_means", "order_statistic_moments", "lstatistic_moments"]
 
 _NBLOCKS = 16  # fixed pair blocks: the result does not depend on thread count
+
+
+def _truth_and_size(truth, B):
+    """The truth and the sample size, validated."""
+    from .truths import make_truth
+
+    try:
+        B = check.B(B, minimum=1)
+    except check.InvalidArgument as err:
+        raise type(err)("B", f"B must be a positive integer, got {B!r}") from None
+    return make_truth(truth), int(B)
+
+
+def _means(q, B):
+    """``E[X_(i:B)]`` from a quadrature."""
+    return q.top - q.h @ K.order_stat_tails(B, q.F, q.S)  # tails: P(X_(i) <= x_q)
+
+
+def order_statistic_means(truth, B):
+    """Exact means of the order statistics, without their covariances.
+
+    Parameters
+    ----------
+    truth : str or Truth
+        Ground truth (see :func:`evpsim.make_truth`).
+    B : int
+        Sample size, at least 1.
+
+    Returns
+    -------
+    mu : (B,) ndarray
+        ``E[X_(i:B)]``, as :func:`order_statistic_moments` gives them.
+    """
+    truth, B = _truth_and_size(truth, B)
+    return _means(truth.quadrature(pairs=False, nmax=B), B)
 
 
 def order_statistic_moments(truth, B):
@@ -45,23 +80,16 @@ def order_statistic_moments(truth, B):
     sigma : (B, B) ndarray
         ``Cov(X_(i:B), X_(j:B))``.
     """
-    from .truths import make_truth
-
-    truth = make_truth(truth)
-    try:
-        B = check.B(B, minimum=1)
-    except check.InvalidArgument as err:
-        raise type(err)("B", f"B must be a positive integer, got {B!r}") from None
+    truth, B = _truth_and_size(truth, B)
     check.check_memory(4 * 8 * B * B, f"the {B:,} x {B:,} covariance of the order statistics",
                        "B")
-    q = truth.quadrature(pairs=True, nmax=int(B))
-    A = K.order_stat_tails(int(B), q.F, q.S)  # P(X_(i) <= x_q)
-    mu = q.top - q.h @ A
+    q = truth.quadrature(pairs=True, nmax=B)
+    mu = _means(q, B)
     if q.chain:
         live = (q.F > 1e-19) & (q.S > 1e-19)
-        S = K.order_stat_chain_sums(int(B), q.h[live], q.F[live], q.S[live])
+        S = K.order_stat_chain_sums(B, q.h[live], q.F[live], q.S[live])
     else:
-        S = K.order_stat_pair_sums(int(B), q.pair_Fx, q.pair_Sx, q.pair_Fy, q.pair_Sy,
+        S = K.order_stat_pair_sums(B, q.pair_Fx, q.pair_Sx, q.pair_Fy, q.pair_Sy,
                                    q.pair_w, _NBLOCKS)
     return mu, S + S.T
 

@@ -8,7 +8,7 @@ from scipy import integrate, stats
 
 import evpsim
 from evpsim._kernels import orderstats as K
-from evpsim.exact import order_statistic_moments
+from evpsim.exact import order_statistic_means, order_statistic_moments
 
 
 def enumerate_moments(support, pmf, B):
@@ -97,6 +97,14 @@ def test_exact_bias_ordering_and_mse_identity():
     # at n = 1 every estimator is the sample mean: variance sigma^2 / B
     truth = evpsim.make_truth("normal")
     np.testing.assert_allclose(ds["variance"].sel(n=1), truth._dist.var() / 30, rtol=1e-10)
+
+
+@pytest.mark.parametrize("spec", ["normal", "tang-big", "kde:reuters-lstm", "bag"])
+def test_means_alone_equal_the_moments_means(spec):
+    for B in (1, 7, 60):
+        assert np.array_equal(order_statistic_means(spec, B), order_statistic_moments(spec, B)[0])
+    with pytest.raises(ValueError, match="B must be a positive integer, got 0"):
+        order_statistic_means(spec, 0)
 
 
 def test_order_statistic_moments_rejects_bad_B():

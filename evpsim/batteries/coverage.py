@@ -69,7 +69,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     ns : sequence of int, optional
         The budgets to compute, within 1..B (default all). The samples and
         resamples are those of the full run, so each budget's counts are
-        its counts there; the bootstrap's cost falls in proportion.
+        its counts there. Fewer budgets save the estimates and quantiles
+        of the others, not the resampling.
     workers : int
         Worker processes; the result does not depend on it.
     progress : bool

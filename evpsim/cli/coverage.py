@@ -37,8 +37,8 @@ def add_parser(subparsers):
                    help="known range of the scores for the distribution-free methods; must "
                         "contain the truth's support (default: the truth's support)")
     p.add_argument("--n", type=integers, default=None, metavar="LIST", dest="ns",
-                   help="comma-separated budgets to compute, within 1..B (default: all; the "
-                        "bootstrap's cost falls in proportion)")
+                   help="comma-separated budgets to compute, within 1..B (default: all); the "
+                        "samples and counts are the full run's")
     add_mc_args(p, coverage)
     p.set_defaults(run=run)
     add_output_args(p)

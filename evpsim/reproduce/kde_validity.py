@@ -18,7 +18,7 @@ truth predicts is set beside what holds on the pool:
 * theta_n at n = 10, 20, 50;
 * coverage of 95% percentile-bootstrap intervals of U and V at those n
   (:func:`~evpsim.batteries.coverage.coverage`);
-* V's exact bias at n = B (:func:`~evpsim.batteries.bias.bias`);
+* V's exact bias at n = B (from :func:`~evpsim.exact.order_statistic_means`);
 * the rate at which searches of B trials rank the two closest pools (the
   pair whose pool theta_B differ least) opposite to their truths
   (:func:`~evpsim.batteries.compare.comparison_errors`), on the two KDEs
@@ -38,10 +38,11 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ..batteries.bias import bias
 from ..batteries.compare import comparison_errors
 from ..batteries.coverage import coverage
 from ..datasets import shipped_scores
+from ..estimators import estimator_weights
+from ..exact import order_statistic_means
 from ..kde import fit_kde, load_kde
 from ..results import provenance, write_netcdf
 from ..truths import empirical
@@ -99,12 +100,12 @@ def _predictions(truth, B, sizes, seed, replicates):
     cov = coverage(truth, B=B, estimators=ESTIMATORS, ci_methods="percentile",
                    replicates=replicates, resamples=sizes["resamples"], seed=seed, ns=NS)
     at = cov.sel(ci_method="percentile", n=list(NS))
-    exact = bias(truth, B=B, estimators="V", method="exact")
+    mean_v = estimator_weights("V", B)[B - 1] @ order_statistic_means(truth, B)
     return {"theta": truth.theta(np.array(NS)),
             "coverage": at["coverage"].values,
             "coverage_lower": at["coverage_lower"].values,
             "coverage_upper": at["coverage_upper"].values,
-            "bias": float(exact["bias"].sel(estimator="V", n=B))}
+            "bias": float(mean_v - truth.theta([B])[0])}
 
 
 def _wrong(a, b, labels, B, sizes, seed):
