@@ -45,19 +45,12 @@ def _means(q, B):
 
 
 def order_statistic_means(truth, B):
-    """Exact means of the order statistics, without their covariances.
+    """Exact means ``E[X_(i:B)]`` of the order statistics, as
+    :func:`order_statistic_moments` gives them, without the covariances
+    (which cost far more at large B).
 
-    Parameters
-    ----------
-    truth : str or Truth
-        Ground truth (see :func:`evpsim.make_truth`).
-    B : int
-        Sample size, at least 1.
-
-    Returns
-    -------
-    mu : (B,) ndarray
-        ``E[X_(i:B)]``, as :func:`order_statistic_moments` gives them.
+    Takes the same arguments as :func:`order_statistic_moments`; returns
+    the (B,) array of means.
     """
     truth, B = _truth_and_size(truth, B)
     return _means(truth.quadrature(pairs=False, nmax=B), B)

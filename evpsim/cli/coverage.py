@@ -23,7 +23,7 @@ def add_parser(subparsers):
         examples=["evpsim coverage --dist normal --B 50 --estimators V --replicates 200 "
                   "--resamples 1000 --plot coverage.png",
                   "evpsim coverage --dist data:sklearn-mlp --B 100 --n 10,20,50 "
-                  "--methods percentile"])
+                  "--methods percentile --replicates 200 --resamples 1000"])
     add_truth_args(p)
     add_B_arg(p, coverage, "sample size")
     add_estimator_arg(p)

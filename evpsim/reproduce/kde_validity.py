@@ -62,7 +62,7 @@ KDES = {"tang2020": ("tang2020", "normal-reference"),
 BOUNDS = (0.0, 1.0)
 #: subsets per pool and B; coverage samples and resamples on each KDE and on the pools;
 #: pairs of searches behind each ranking-error rate
-SIZES = {False: {"subsets": 50, "coverage": 150, "resamples": 1000, "pool_coverage": 5000,
+SIZES = {False: {"subsets": 50, "coverage": 200, "resamples": 1000, "pool_coverage": 5000,
                  "ranking": 10_000},
          True: {"subsets": 4, "coverage": 100, "resamples": 200, "pool_coverage": 100,
                 "ranking": 2_000}}
@@ -137,7 +137,8 @@ def validity(pools, Bs=BS, sizes=SIZES[False], step=None):
         Dims ``pool``, ``B``, ``subset``, ``construction``, ``estimator``,
         ``n``, ``statistic``: the KDEs' predictions (``kde_*``), the pools'
         values (``pool_*``), the errors (``*_error``) and their summaries
-        over subsets (``*_error_summary``); the ranking pair of each B in
+        over subsets (``*_error_summary``) and of their means over pools
+        (``*_error_over_pools``); the ranking pair of each B in
         ``pair_a``, ``pair_b``; ``full_pool_theta_error``, the theta_n error
         of KDEs fitted to every trial of the pool. NaN where
         cross-validation found no bandwidth.
@@ -242,7 +243,10 @@ def _dataset(names, Bs, labels, sizes, kde, pool, indices, pairs):
                                **{f"size_{k}": v for k, v in sizes.items()}))
     for key, what in ERRORS.items():
         ds[key].attrs["long_name"] = f"prediction error of {what}: KDE minus pool"
-        ds[f"{key}_summary"] = _summary(ds[key], _pool_se(ds, key))
+        se = _pool_se(ds, key)
+        ds[f"{key}_summary"] = _summary(ds[key], se)
+        if "pool" in ds[key].dims:
+            ds[f"{key}_over_pools"] = _over_pools(ds[key], se)
     return ds
 
 
@@ -286,7 +290,9 @@ def _over_pools(err, se=None):
     """The summary of the error averaged over pools subset by subset (each
     subset index draws independently in every pool)."""
     mean_se = None if se is None else np.sqrt((se ** 2).sum("pool")) / se.sizes["pool"]
-    return _summary(err.mean("pool").assign_attrs(err.attrs), mean_se)
+    mean = err.mean("pool").assign_attrs(
+        long_name=f"{err.attrs['long_name']}, averaged over pools")
+    return _summary(mean, mean_se)
 
 
 def _at(se, **where):
@@ -333,7 +339,8 @@ def _claims(report, ds):
                     detail = "; ".join(
                         f"{p} {_cell(_summary(e.sel(pool=p), _at(s, pool=p)), scale, digits)}"
                         for p in pools)
-                    per_b.append(f"B = {B}: {_cell(_over_pools(e, s), scale, digits)}{unit} "
+                    pooled = ds[f"{key}_over_pools"].sel(construction=c, B=B, **sel)
+                    per_b.append(f"B = {B}: {_cell(pooled, scale, digits)}{unit} "
                                  f"averaged over pools ({detail})")
                 else:
                     pair = f"{ds['pair_a'].sel(B=B).item()} vs {ds['pair_b'].sel(B=B).item()}"
