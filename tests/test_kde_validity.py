@@ -11,7 +11,6 @@ from evpsim.results import read_netcdf
 from evpsim.truths import empirical
 
 
-@pytest.mark.slow  # about 35 s; CI runs it with the other slow tests
 def test_quick_run_writes_every_file_and_claim(tmp_path):
     assert PAPERS["kde-validity"] == "kde_validity"
     report = reproduce("kde-validity", tmp_path, quick=True)
