@@ -22,7 +22,7 @@ from .estimators import (
     register_estimator,
     unregister_estimator,
 )
-from .exact import lstatistic_moments, order_statistic_moments
+from .exact import lstatistic_moments, order_statistic_means, order_statistic_moments
 from .intervals import (
     bootstrap_intervals, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
 )
@@ -32,6 +32,7 @@ from .plots import plot_curve
 from .searchfiles import Search, read_scores, read_searches
 from .selfcheck import check_warnings, self_check
 from .summaries import clopper_pearson
+from .sweeps import sweep
 from .truths import (
     Discrete,
     Truth,
@@ -47,11 +48,11 @@ __all__ = [
     "register_estimator", "unregister_estimator",
     "Truth", "TruncatedNormal", "Discrete", "empirical", "make_truth", "list_truths",
     "read_scores", "read_searches", "Search",
-    "order_statistic_moments", "lstatistic_moments",
+    "order_statistic_means", "order_statistic_moments", "lstatistic_moments",
     "curve", "self_check", "check_warnings", "plot_curve", "list_searches", "search_path",
     "evp_curve", "budget_to_reach",
     "bias", "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
-    "coverage", "bootstrap_intervals",
+    "coverage", "bootstrap_intervals", "sweep",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
     "unregister_ci_method", "ld_band",
     "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",

@@ -660,3 +660,56 @@ def plot_kde_validity(ds, path, *, n=20, estimator="V"):
                  fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def plot_sweep(ds, path):
+    """A sweep's headline against B: a panel per estimator, a line per truth
+    (per pair of models for ``compare``; line style per CI method), with
+    Clopper-Pearson bands where the battery gives them.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.sweep`.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    from .sweeps import BATTERIES
+    from .sweeps.combine import headline
+
+    battery = BATTERIES[ds.attrs["battery"]]
+    head = headline(ds, battery)
+    value = head["value"]
+    lines = [a for a in battery.axes if a != "B"]
+    stacked = value.stack(line=lines)
+    methods = [str(m) for m in ds["ci_method"].values] if "ci_method" in value.dims else [None]
+    styles = ["-", "--", ":", "-."]
+    plt = _pyplot()
+    names = [str(e) for e in ds["estimator"].values]
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
+                             squeeze=False)
+    Bs = ds["B"].values
+    for ax, name in zip(axes[0], names):
+        for k, line in enumerate(stacked["line"].values):
+            label = " vs ".join(map(str, line)) if isinstance(line, tuple) else str(line)
+            for m, method in enumerate(methods):
+                where = {"estimator": name, **({"ci_method": method} if method else {})}
+                y = stacked.sel(line=line, **where).values
+                ax.plot(Bs, y, marker="o", ms=3, ls=styles[m % len(styles)],
+                        color=color_of(label, k),
+                        label=label + (f" ({method})" if method and len(methods) > 1 else ""))
+                if "lower" in head:
+                    lo = head["lower"].stack(line=lines).sel(line=line, **where).values
+                    hi = head["upper"].stack(line=lines).sel(line=line, **where).values
+                    ax.fill_between(Bs, lo, hi, color=color_of(label, k), alpha=0.15, lw=0)
+        if battery.name == "coverage":
+            ax.axhline(float(ds.attrs.get("option_level", 0.95)), color="black", lw=0.8,
+                       ls="--")
+        ax.set_title(f"estimator {name}", fontsize=10)
+        ax.set_xlabel("B (trials per search)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"{battery.headline} at {head['at']}")
+    axes[0][-1].legend(frameon=False, fontsize=7)
+    fig.suptitle(f"sweep of the {battery.name} battery, seed {ds.attrs['seed']}", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -24,7 +24,7 @@ from .common import UserError, epilog, paragraph
 GROUPS = {
     "your own search results:": ["curve", "fit_kde"],
     "batteries (how EVP estimators behave on simulated searches):":
-        ["bias", "coverage", "falseconc", "compare"],
+        ["bias", "coverage", "falseconc", "compare", "sweep"],
     "papers and shipped data:": ["reproduce", "listing"],
 }
 SUBCOMMANDS = [module for modules in GROUPS.values() for module in modules]

@@ -1,0 +1,182 @@
+"""``evpsim sweep``: one battery over a grid of truths and budgets, on one machine or many."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs, integer,
+                     number, save_outputs)
+
+HELP = "a battery over a grid of truths x B, checkpointed, on local workers or dask"
+
+BATTERY_NAMES = ("bias", "coverage", "falseconc", "compare")
+
+
+def budgets(text):
+    """argparse type of ``--B``: comma-separated budgets or ranges ``LO:HI[:STEP]``."""
+    values = []
+    for part in text.split(","):
+        lo, sep, rest = part.partition(":")
+        if not sep:
+            values.append(integer(part))
+            continue
+        hi, _, step = rest.partition(":")
+        lo, hi, step = integer(lo), integer(hi), integer(step) if step else 1
+        if lo > hi or step < 1:
+            raise argparse.ArgumentTypeError(f"{part!r}: a range LO:HI[:STEP] needs LO <= HI "
+                                             f"and STEP >= 1")
+        values.extend(range(lo, hi + 1, step))
+    return values
+
+
+def names(text):
+    """argparse type of a comma-separated list of truths."""
+    return [part.strip() for part in text.split(",")]
+
+
+def add_parser(subparsers):
+    p = add_subcommand(
+        subparsers, "sweep", HELP, description=(
+            "Run one battery (bias, coverage, falseconc or compare) for every cell of a grid: "
+            "every truth in --dist (compare: every --a x --b) at every B in --B. Each finished "
+            "cell is kept in a checkpoint store, so a sweep stopped at any point and run again "
+            "with the same arguments computes only the missing cells. Cells run in this "
+            "process, on --workers local processes, or on a dask.distributed cluster "
+            "(--scheduler ADDRESS, or --cluster N local workers). A cell's numbers depend only "
+            "on --seed and the cell itself: the result holds each cell's seed (cell_seed), and "
+            "the battery command with --seed CELL_SEED reproduces that cell exactly."),
+        notes=["On several machines: start 'dask scheduler' on one, 'dask worker "
+               "tcp://HOST:8786 --nthreads 1' on each, and pass --scheduler tcp://HOST:8786. "
+               "Install the extra first: pip install 'evpsim-toolkit[dask]'."],
+        examples=["evpsim sweep coverage --dist normal,kde:reuters-lstm --B 10,20 "
+                  "--estimators V --ci-methods percentile --replicates 100 --resamples 500 "
+                  "--out coverage-sweep.nc",
+                  "evpsim sweep bias --dist normal,tang-small --B 10:30:10 --method exact"])
+    p.add_argument("battery", choices=BATTERY_NAMES, metavar="BATTERY",
+                   help="bias, coverage, falseconc or compare")
+    g = p.add_argument_group("the grid")
+    g.add_argument("--dist", type=names, metavar="LIST", help="truths (not for compare)")
+    g.add_argument("--a", type=names, metavar="LIST", help="first models (compare)")
+    g.add_argument("--b", type=names, metavar="LIST", help="second models (compare)")
+    g.add_argument("--B", type=budgets, metavar="LIST",
+                   help="budgets: e.g. 10,20,50 or 10:50:10 (LO:HI:STEP, inclusive)")
+    g.add_argument("--grid", metavar="FILE.toml",
+                   help="the grid, options and seed from a TOML file instead of the flags")
+    o = p.add_argument_group("options shared by every cell (defaults: the battery's sweep "
+                             "defaults)")
+    o.add_argument("--estimators", metavar="LIST", help="estimators (default: U, V, W)")
+    o.add_argument("--ci-methods", metavar="LIST", help="CI methods (coverage; default: all)")
+    o.add_argument("--replicates", type=integer, help="simulated searches per cell")
+    o.add_argument("--resamples", type=integer, help="bootstrap resamples (coverage)")
+    o.add_argument("--level", type=number, help="confidence level (coverage)")
+    o.add_argument("--method", choices=["exact", "mc", "both"], help="bias: exact, mc or both")
+    o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
+    o.add_argument("--seed", type=integer, default=0, help="the sweep's seed (default: 0)")
+    r = p.add_argument_group("where cells run, and what is kept")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=integer, default=1,
+                       help="local worker processes through joblib (default: 1, in-process)")
+    where.add_argument("--cluster", type=integer, metavar="N",
+                       help="a local dask.distributed cluster of N single-threaded workers")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler, e.g. tcp://host:8786")
+    r.add_argument("--store", metavar="DIR",
+                   help="checkpoint folder (default: FILE.nc.cells beside --out, else "
+                        "sweep-BATTERY.cells)")
+    p.set_defaults(run=run)
+    add_output_args(p)
+    return p
+
+
+def _grid(args):
+    """The grid from the flags or the TOML file."""
+    from ..sweeps import Grid, load_toml
+
+    flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
+    options = {k: getattr(args, k) for k in ("estimators", "ci_methods", "replicates",
+                                              "resamples", "level", "method")
+               if getattr(args, k) is not None}
+    if args.pool:
+        options["pool"] = True
+    if args.grid:
+        given = [f"--{k}" for k, v in flags.items() if v is not None]
+        if given or options or args.seed:
+            raise UserError(f"--grid holds the whole grid; drop {', '.join(given or ['--seed'])}"
+                            if given or args.seed else "--grid holds the options too")
+        grid = load_toml(args.grid)
+        if grid.battery.name != args.battery:
+            raise UserError(f"--grid {args.grid!r} is a {grid.battery.name} sweep, not "
+                            f"{args.battery}")
+        return grid
+    axes = {k: v for k, v in flags.items() if v is not None}
+    return Grid.make(args.battery, axes, options, args.seed)
+
+
+def _table(ds, grid):
+    """Each cell's headline per estimator (and CI method)."""
+    from ..sweeps.combine import headline
+
+    head = headline(ds, grid.battery)
+    value = head["value"]
+    axes = list(grid.battery.axes)
+    cols = [d for d in value.dims if d not in axes]
+    flat = value.stack(column=cols) if cols else value.expand_dims(column=[""])
+    heads = ["/".join(map(str, c)) if isinstance(c, tuple) else str(c)
+             for c in flat["column"].values]
+    width = max(len(str(v)) for a in axes for v in ds[a].values) + 2
+    lines = [f"{grid.battery.headline} at {head['at']}",
+             "".join(f"{a:<{width}}" for a in axes) + "".join(f"{h:>14}" for h in heads)]
+    for cell in grid.cells():
+        where = {a: cell[a] for a in axes}
+        lines.append("".join(f"{str(v):<{width}}" for v in where.values())
+                     + "".join(f"{x:>14.4f}" for x in flat.sel(where).values))
+    return lines
+
+
+def cell_command(grid, identity, seed):
+    """The battery command that reproduces one cell of ``grid``."""
+    flags = {"estimators": "--estimators", "ci_methods": "--ci-methods",
+             "replicates": "--replicates", "resamples": "--resamples", "level": "--level",
+             "method": "--method"}
+    if grid.battery.name == "compare":
+        words = ["evpsim compare", f"--a {identity['a']}", f"--b {identity['b']}",
+                 f"--B {identity['B']}:{identity['B']}"]
+    else:
+        words = [f"evpsim {grid.battery.name}", f"--dist {identity['dist']}",
+                 f"--B {identity['B']}"]
+    for key, value in grid.options.items():
+        if key == "pool":
+            words += ["--pool"] if value else []
+        elif value is not None:
+            words.append(f"{flags[key]} {value}")
+    return " ".join(words + [f"--seed {seed}"])
+
+
+def run(args):
+    from ..sweeps import sweep
+
+    check_outputs(args)
+    grid = _grid(args)
+    store = args.store or (f"{args.out}.cells" if args.out else f"sweep-{grid.battery.name}.cells")
+    backend = "dask" if args.cluster or args.scheduler else \
+        "joblib" if args.workers > 1 else "process"
+    workers = args.cluster or args.workers
+    with Timer() as t:
+        ds = sweep(None, grid=grid, store=store, backend=backend, workers=workers,
+                   scheduler=args.scheduler, progress=not args.quiet)
+    cells = int(ds["cell_seed"].size)
+    print(f"{grid.battery.name} sweep: {cells} cells "
+          f"({' x '.join(f'{len(v)} {a}' for a, v in grid.axes.items())}); seed {grid.seed}; "
+          f"{backend}{f', {workers} workers' if backend != 'process' else ''}; "
+          f"{t.seconds:.2f} s")
+    print(f"checkpoints in {Path(store)} (run the same command again to resume or reuse)")
+    print("\n".join(_table(ds, grid)))
+    from ..sweeps import cell_seed
+
+    first = grid.cells()[0]
+    print(f"the first cell alone: {cell_command(grid, first, cell_seed(grid.seed, first))}")
+    from ..plots import plot_sweep
+
+    save_outputs(args, ds, plot_sweep)
+    return 0

@@ -1,0 +1,217 @@
+"""A sweep's grid: which battery, its cell axes, the options every cell shares.
+
+A cell is one call of a battery, identified by its values on the grid's
+axes (for example ``{"dist": "kde:reuters-lstm", "B": 30}``). Its random
+streams come from :func:`cell_seed`, a function of the sweep's seed and the
+cell's identity alone, so a cell's numbers do not depend on where it sits
+in the grid, on which cells run with it, or on where or when it runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from itertools import product
+
+import numpy as np
+
+from .. import _validate as check
+
+__all__ = ["BATTERIES", "Battery", "Grid", "cell_seed", "load_toml"]
+
+
+@dataclass(frozen=True)
+class Battery:
+    """How a sweep calls one battery.
+
+    ``axes`` are the battery's cell axes in grid order; ``owner`` maps an
+    axis to the affix of the scalar coordinates that describe its value
+    (a truth's name, description and range); ``options`` lists the
+    keyword arguments every cell shares, with their defaults for sweeps.
+    """
+
+    name: str
+    function: str
+    axes: tuple
+    owner: dict
+    options: dict = field(default_factory=dict)
+    #: the variable a sweep's table and figure show, and whether at n = B/2 (else n = B)
+    headline: str = ""
+    at_half: bool = False
+
+    def call(self, identity, options, seed):
+        """The battery's Dataset for one cell."""
+        from importlib import import_module
+
+        module, _, name = self.function.rpartition(".")
+        func = getattr(import_module(module), name)
+        if self.name == "compare":
+            return func(identity["a"], identity["b"], Bs=[identity["B"]], seed=seed, **options)
+        return func(identity["dist"], identity["B"], seed=seed, **options)
+
+
+BATTERIES = {b.name: b for b in [
+    Battery("bias", "evpsim.batteries.bias.bias", ("dist", "B"), {"dist": "truth"},
+            {"estimators": None, "method": "both", "replicates": 100_000}, "bias"),
+    Battery("coverage", "evpsim.batteries.coverage.coverage", ("dist", "B"), {"dist": "truth"},
+            {"estimators": None, "ci_methods": None, "level": 0.95, "replicates": 1000,
+             "resamples": 5000}, "coverage", True),
+    Battery("falseconc", "evpsim.batteries.falseconc.falseconc", ("dist", "B"),
+            {"dist": "truth"}, {"estimators": None, "replicates": 200_000}, "below"),
+    Battery("compare", "evpsim.batteries.compare.comparison_errors", ("a", "b", "B"),
+            {"a": "_a", "b": "_b"}, {"estimators": None, "pool": False, "replicates": 50_000},
+            "wrong"),
+]}
+
+
+def cell_seed(seed, identity):
+    """The seed of a cell: a 63-bit integer from the sweep's seed and the
+    cell's identity (battery and axis values), nothing else.
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed.
+    identity : dict
+        The cell's battery and axis values (JSON-serialisable).
+
+    Returns
+    -------
+    int
+        A seed in ``0 .. 2**63 - 1`` for the battery's ``seed`` argument.
+    """
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).digest()
+    words = np.frombuffer(digest, dtype=np.uint32).tolist()
+    hi, lo = np.random.SeedSequence([int(seed), *words]).generate_state(2, dtype=np.uint32)
+    return ((int(hi) << 32) | int(lo)) & check.MAX_SEED
+
+
+def _values(values, axis):
+    """An axis's values: a non-empty list without repeats (B as integers)."""
+    if isinstance(values, (str, int)):
+        values = [values]
+    values = list(values)
+    if not values:
+        raise check.InvalidArgument(axis, f"{axis}: the grid axis has no values")
+    if axis == "B":
+        values = [check.B(v) for v in values]
+    elif not all(isinstance(v, str) and v for v in values):
+        raise check.InvalidArgument(axis, f"{axis}: values must be non-empty names, got "
+                                          f"{values!r}")
+    repeated = sorted({v for v in values if values.count(v) > 1}, key=str)
+    if repeated:
+        raise check.InvalidArgument(axis, f"{axis}: {repeated[0]!r} is listed twice")
+    return values
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A validated sweep: battery, axis values, shared options and seed."""
+
+    battery: Battery
+    axes: dict
+    options: dict
+    seed: int
+
+    @classmethod
+    def make(cls, battery, axes, options=None, seed=0):
+        """Validate a grid.
+
+        Parameters
+        ----------
+        battery : str
+            One of :data:`BATTERIES`.
+        axes : dict
+            Axis name -> list of values, for every cell axis of the battery
+            (``dist`` and ``B``; for ``compare``, ``a``, ``b`` and ``B``).
+        options : dict, optional
+            Keyword arguments every cell passes to the battery (see
+            :data:`BATTERIES` for which and their sweep defaults).
+        seed : int
+            The sweep's seed; each cell's comes from :func:`cell_seed`.
+        """
+        if not isinstance(battery, str) or battery not in BATTERIES:
+            raise check.InvalidArgument("battery", f"unknown battery {battery!r}; known: "
+                                                   f"{', '.join(BATTERIES)}")
+        spec = BATTERIES[battery]
+        if not isinstance(axes, dict):
+            raise check.InvalidType("axes", "axes must map axis names to lists of values")
+        unknown = [a for a in axes if a not in spec.axes]
+        missing = [a for a in spec.axes if a not in axes]
+        if unknown or missing:
+            raise check.InvalidArgument(
+                "axes", f"the {battery} battery's axes are {', '.join(spec.axes)}; "
+                        + (f"unknown: {', '.join(unknown)}" if unknown else
+                           f"missing: {', '.join(missing)}"))
+        options = dict(options or {})
+        bad = [k for k in options if k not in spec.options]
+        if bad:
+            raise check.InvalidArgument(
+                bad[0], f"{bad[0]} is not an option of a {battery} sweep; options: "
+                        f"{', '.join(spec.options)}")
+        from ..truths import make_truth
+
+        values = {a: _values(axes[a], a) for a in spec.axes}
+        for axis in set(spec.owner) & set(values):
+            for v in values[axis]:
+                make_truth(v)  # an unknown truth is refused before any cell runs
+        return cls(spec, values, {**spec.options, **options}, check.seed(seed))
+
+    def cells(self):
+        """Every cell's identity, in grid order (the last axis fastest)."""
+        names = self.battery.axes
+        return [{"battery": self.battery.name, **dict(zip(names, combo))}
+                for combo in product(*(self.axes[a] for a in names))]
+
+    def spec(self):
+        """The grid as plain JSON data (what a checkpoint store records)."""
+        return {"battery": self.battery.name, "axes": self.axes, "seed": self.seed,
+                "options": {k: _plain(v) for k, v in self.options.items()}}
+
+
+def _plain(value):
+    """An option's value as JSON data (tuples as lists)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def load_toml(path):
+    """A grid from a TOML file.
+
+    The file names the battery and its axes as lists, and may give the
+    seed and any option::
+
+        battery = "coverage"
+        seed = 1
+        dist = ["normal", "kde:reuters-lstm"]
+        B = [10, 20, 50]
+        [options]
+        estimators = "U,V"
+        replicates = 500
+
+    Returns
+    -------
+    Grid
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as err:
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r} is not valid TOML: "
+                                            f"{err}") from None
+    battery = data.pop("battery", None)
+    if battery is None:
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r} names no battery "
+                                            f"(battery = \"coverage\", ...)")
+    seed = data.pop("seed", 0)
+    options = data.pop("options", {})
+    if not isinstance(options, dict):
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r}: options must be a table")
+    return Grid.make(battery, data, options, seed)
