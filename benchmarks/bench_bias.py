@@ -86,7 +86,8 @@ def main():
     t0 = time.perf_counter()
     evpsim.bias(truth, B=30, replicates=10_000)
     warm = time.perf_counter() - t0
-    rows.append(("JIT warm-up (first call, empty cache, compiles every kernel)", f"{warm:.2f} s", ""))
+    rows.append(("JIT warm-up (first call, empty cache, compiles every kernel)",
+                 f"{warm:.2f} s", ""))
     M = 1_000_000
     for B in (30, 50):
         t_mc = best_of(lambda: evpsim.bias(truth, B=B, method="mc", replicates=M))

@@ -144,7 +144,8 @@ def test_argparse_errors_exit_2(capsys):
     assert exc.value.code == 2
 
 
-@pytest.mark.parametrize("command", [c for c in build_parser()._subparsers._group_actions[0].choices])
+@pytest.mark.parametrize("command",
+                         [c for c in build_parser()._subparsers._group_actions[0].choices])
 def test_every_subcommand_has_help(command, capsys):
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])

@@ -54,8 +54,8 @@ def test_committed_fits_match_tang_table2(name, bw, lo, hi):
 
 @needs_data
 def test_bandwidth_from_raw_scores():
-    assert kde_bandwidth(read_scores(DATA / "reuters_mlp_f1.txt")) == pytest.approx(0.004875, abs=1e-6)
-    assert kde_bandwidth(read_scores(DATA / "reuters_lstm_f1.txt")) == pytest.approx(0.059233, abs=1e-6)
+    for name, bandwidth in [("reuters_mlp_f1.txt", 0.004875), ("reuters_lstm_f1.txt", 0.059233)]:
+        assert kde_bandwidth(read_scores(DATA / name)) == pytest.approx(bandwidth, abs=1e-6)
 
 
 def test_bandwidth_rules():

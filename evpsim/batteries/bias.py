@@ -158,7 +158,8 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
         exact = {q: np.full((len(ests), B), np.nan) for q in QUANTITIES}
         lidx = [k for k, e in enumerate(ests) if e.is_lstatistic]
         if lidx:
-            means, variances = lstatistic_moments(truth, B, [ests[k].weight_matrix(B) for k in lidx])
+            means, variances = lstatistic_moments(truth, B,
+                                                  [ests[k].weight_matrix(B) for k in lidx])
             for k, m, v in zip(lidx, means, variances):
                 exact["mean"][k] = m
                 exact["bias"][k] = m - theta
@@ -179,7 +180,8 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
         mc["mean_se"] = mc["bias_se"]
         for q in QUANTITIES:
             ds[q] = (dims, mc[q], {"long_name": f"Monte Carlo {q} of the estimator"})
-            ds[q + "_se"] = (dims, mc[q + "_se"], {"long_name": f"Monte Carlo standard error of {q}"})
+            ds[q + "_se"] = (dims, mc[q + "_se"],
+                             {"long_name": f"Monte Carlo standard error of {q}"})
         if exact is not None:
             for q in QUANTITIES:
                 # exact values carry ~1e-12 of quadrature and rounding error;

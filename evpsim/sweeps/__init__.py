@@ -81,7 +81,8 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
     cells = grid.cells()
     with tempfile.TemporaryDirectory(prefix="evpsim-sweep-") as tmp:
         kept = Store(store if store is not None else f"{tmp}/cells", grid)
-        todo = [c for c in cells if not kept.has(c)]
+        # the largest budgets first: workers finish together, not waiting on one big cell
+        todo = sorted((c for c in cells if not kept.has(c)), key=lambda c: -c["B"])
         bar = Progress(f"sweep ({len(cells)} cells, {len(cells) - len(todo)} kept)", len(cells),
                        enabled=progress)
         count = [len(cells) - len(todo)]
