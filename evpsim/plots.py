@@ -709,7 +709,10 @@ def plot_sweep(ds, path):
         ax.set_xlabel("B (trials per search)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{battery.headline} at {head['at']}")
-    axes[0][-1].legend(frameon=False, fontsize=7)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    rows = -(-len(labels) // 4)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), frameon=False,
+               fontsize=8)
     fig.suptitle(f"sweep of the {battery.name} battery, seed {ds.attrs['seed']}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06 * rows, 1, 1))
     return save_figure(fig, path)

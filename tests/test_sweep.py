@@ -11,7 +11,7 @@ import xarray as xr
 
 import evpsim
 from evpsim.cli import main
-from evpsim.sweeps import Grid, cell_seed, load_toml, sweep
+from evpsim.sweeps import Grid, load_toml, sweep
 
 #: attributes that say when and how a result was made, not what it holds
 RUN_ATTRS = ("created_utc", "command")
@@ -50,11 +50,9 @@ def test_a_sweep_has_the_grid_as_dimensions(in_process):
     assert ds.attrs["option_resamples"] == 100
 
 
-def test_each_cell_equals_the_battery_alone_with_its_seed(in_process):
+def test_each_cell_equals_the_battery_alone_with_the_same_seed(in_process):
     for dist, B in [("kde:reuters-lstm", 8), ("normal", 12)]:
-        seed = int(in_process["cell_seed"].sel(dist=dist, B=B))
-        assert seed == cell_seed(3, {"battery": "coverage", "dist": dist, "B": B})
-        alone = evpsim.coverage(dist, B, seed=seed, **COVERAGE_OPTIONS)
+        alone = evpsim.coverage(dist, B, seed=3, **COVERAGE_OPTIONS)
         cell = in_process.sel(dist=dist, B=B, n=alone["n"])
         for var in alone.data_vars:
             assert np.array_equal(cell[var].values, alone[var].values, equal_nan=True), var
@@ -70,10 +68,14 @@ def test_a_cell_does_not_depend_on_its_grid():
     assert not np.array_equal(other["mean"], small["mean"])
 
 
-def test_the_same_numbers_on_every_backend(in_process, tmp_path):
+def test_the_same_numbers_on_joblib_processes(in_process, tmp_path):
     processes = sweep("coverage", COVERAGE, options=COVERAGE_OPTIONS, seed=3, backend="joblib",
                       workers=2, store=tmp_path / "joblib")
     assert_same(in_process, processes)
+
+
+@pytest.mark.slow  # starts a LocalCluster of two worker processes
+def test_the_same_numbers_on_a_dask_local_cluster(in_process, tmp_path):
     pytest.importorskip("distributed")
     cluster = sweep("coverage", COVERAGE, options=COVERAGE_OPTIONS, seed=3, backend="dask",
                     workers=2, store=tmp_path / "dask")
@@ -85,6 +87,7 @@ SWEEP_ARGS = ["sweep", "coverage", "--dist", ",".join(COVERAGE["dist"]), "--B", 
               "--resamples", "400", "--seed", "4"]
 
 
+@pytest.mark.slow  # two sweeps in subprocesses, one killed
 def test_killed_half_way_and_resumed_gives_the_uninterrupted_result(tmp_path):
     store = tmp_path / "cells"
     cmd = [sys.executable, "-m", "evpsim", *SWEEP_ARGS, "--store", str(store), "--quiet",
@@ -138,8 +141,7 @@ def test_cli_table_first_cell_command_and_figure(tmp_path, capsys):
     assert command.startswith("evpsim falseconc --dist normal --B 10 --estimators U,V ")
     assert fig.stat().st_size > 10_000
     ds = evpsim.results.read_netcdf(out)
-    seed = int(ds["cell_seed"].sel(dist="normal", B=10))
-    assert command.endswith(f"--seed {seed}")
+    assert command.endswith("--seed 0")
     assert main(command.split()[1:] + ["--out", str(tmp_path / "one.nc"), "--quiet"]) == 0
     one = evpsim.results.read_netcdf(tmp_path / "one.nc")
     assert np.array_equal(one["below"].values,
@@ -197,3 +199,27 @@ def test_no_scheduler_there(tmp_path, capsys):
                  "--scheduler", "tcp://127.0.0.1:9", "--store", str(tmp_path / "s"),
                  "--quiet"]) == 2
     assert "--scheduler 'tcp://127.0.0.1:9': cannot connect" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope", "--dist", "normal", "--B", "5"], "invalid choice: 'nope'"),
+    (["bias", "--dist", "", "--B", "5"], "--dist: values must be non-empty names"),
+    (["bias", "--dist", "normal", "--B", ""], "argument --B: '' is not an integer"),
+    (["bias", "--dist", "nope", "--B", "5"], "unknown truth 'nope'"),
+    (["bias", "--B", "5"], "missing: dist"),
+    (["coverage", "--dist", "normal", "--B", "5", "--method", "exact"],
+     "--method is not an option of a coverage sweep"),
+    (["bias", "--grid", "bad.toml"], "--grid file 'bad.toml' is not valid TOML"),
+    (["bias", "--grid", "bad.toml", "--seed", "1"], "drop --seed"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(args, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.toml").write_text("battery = \n")
+    try:
+        status = main(["sweep", *args, "--quiet"])
+    except SystemExit as exit_:  # argparse's errors
+        status = exit_.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("evpsim sweep: error: ") and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "sweep-bias.cells").exists()  # refused before any work

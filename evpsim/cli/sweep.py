@@ -5,12 +5,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs, integer,
-                     number, save_outputs)
+from .. import _validate as check
+from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs, default,
+                     integer, number, save_outputs)
 
 HELP = "a battery over a grid of truths x B, checkpointed, on local workers or dask"
 
-BATTERY_NAMES = ("bias", "coverage", "falseconc", "compare")
+
+def _sweep_defaults(option):
+    """``option``'s sweep default per battery, for ``--help``."""
+    from ..sweeps.grid import BATTERIES
+
+    return "; ".join(f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}"
+                     for name, b in BATTERIES.items()
+                     for value in [b.options.get(option)] if option in b.options)
 
 
 def budgets(text):
@@ -43,9 +51,11 @@ def add_parser(subparsers):
             "cell is kept in a checkpoint store, so a sweep stopped at any point and run again "
             "with the same arguments computes only the missing cells. Cells run in this "
             "process, on --workers local processes, or on a dask.distributed cluster "
-            "(--scheduler ADDRESS, or --cluster N local workers). A cell's numbers depend only "
-            "on --seed and the cell itself: the result holds each cell's seed (cell_seed), and "
-            "the battery command with --seed CELL_SEED reproduces that cell exactly."),
+            "(--scheduler ADDRESS, or --cluster N local workers). Every cell runs its battery "
+            "with --seed, so a cell's numbers depend only on the seed and the cell itself, "
+            "wherever and whenever it runs: the battery command with the cell's truth, B, "
+            "options and the same --seed reproduces it exactly (the sweep prints the first "
+            "cell's)."),
         notes=["On several machines: start 'dask scheduler' on one, 'dask worker "
                "tcp://HOST:8786 --nthreads 1' on each, and pass --scheduler tcp://HOST:8786. "
                "Install the extra first: pip install 'evpsim-toolkit[dask]'."],
@@ -53,8 +63,10 @@ def add_parser(subparsers):
                   "--estimators V --ci-methods percentile --replicates 100 --resamples 500 "
                   "--out coverage-sweep.nc",
                   "evpsim sweep bias --dist normal,tang-small --B 10:30:10 --method exact"])
-    p.add_argument("battery", choices=BATTERY_NAMES, metavar="BATTERY",
-                   help="bias, coverage, falseconc or compare")
+    from ..sweeps.grid import BATTERIES
+
+    p.add_argument("battery", choices=list(BATTERIES), metavar="BATTERY",
+                   help=", ".join(BATTERIES))
     g = p.add_argument_group("the grid")
     g.add_argument("--dist", type=names, metavar="LIST", help="truths (not for compare)")
     g.add_argument("--a", type=names, metavar="LIST", help="first models (compare)")
@@ -63,16 +75,19 @@ def add_parser(subparsers):
                    help="budgets: e.g. 10,20,50 or 10:50:10 (LO:HI:STEP, inclusive)")
     g.add_argument("--grid", metavar="FILE.toml",
                    help="the grid, options and seed from a TOML file instead of the flags")
-    o = p.add_argument_group("options shared by every cell (defaults: the battery's sweep "
-                             "defaults)")
+    o = p.add_argument_group("options shared by every cell")
     o.add_argument("--estimators", metavar="LIST", help="estimators (default: U, V, W)")
     o.add_argument("--ci-methods", metavar="LIST", help="CI methods (coverage; default: all)")
-    o.add_argument("--replicates", type=integer, help="simulated searches per cell")
-    o.add_argument("--resamples", type=integer, help="bootstrap resamples (coverage)")
-    o.add_argument("--level", type=number, help="confidence level (coverage)")
-    o.add_argument("--method", choices=["exact", "mc", "both"], help="bias: exact, mc or both")
+    o.add_argument("--replicates", type=integer, help=f"simulated searches per cell (default: "
+                                                       f"{_sweep_defaults('replicates')})")
+    o.add_argument("--resamples", type=integer, help=f"bootstrap resamples (default: "
+                                                      f"{_sweep_defaults('resamples')})")
+    o.add_argument("--level", type=number, help=f"confidence level (default: "
+                                                 f"{_sweep_defaults('level')})")
+    o.add_argument("--method", choices=["exact", "mc", "both"],
+                   help=f"exact, Monte Carlo or both (default: {_sweep_defaults('method')})")
     o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
-    o.add_argument("--seed", type=integer, default=0, help="the sweep's seed (default: 0)")
+    o.add_argument("--seed", type=integer, help="the seed of every cell (default: 0)")
     r = p.add_argument_group("where cells run, and what is kept")
     where = r.add_mutually_exclusive_group()
     where.add_argument("--workers", type=integer, default=1,
@@ -85,13 +100,13 @@ def add_parser(subparsers):
                    help="checkpoint folder (default: FILE.nc.cells beside --out, else "
                         "sweep-BATTERY.cells)")
     p.set_defaults(run=run)
-    add_output_args(p)
+    add_output_args(p, selection=False)
     return p
 
 
 def _grid(args):
     """The grid from the flags or the TOML file."""
-    from ..sweeps import Grid, load_toml
+    from ..sweeps import Grid, load_toml, sweep
 
     flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
     options = {k: getattr(args, k) for k in ("estimators", "ci_methods", "replicates",
@@ -100,17 +115,19 @@ def _grid(args):
     if args.pool:
         options["pool"] = True
     if args.grid:
-        given = [f"--{k}" for k, v in flags.items() if v is not None]
-        if given or options or args.seed:
-            raise UserError(f"--grid holds the whole grid; drop {', '.join(given or ['--seed'])}"
-                            if given or args.seed else "--grid holds the options too")
+        given = [f"--{k.replace('_', '-')}" for k, v in {**flags, **options, "seed": args.seed}
+                 .items() if v is not None]
+        if given:
+            raise UserError(f"--grid holds the whole grid, its options and seed; drop "
+                            f"{', '.join(given)}")
         grid = load_toml(args.grid)
         if grid.battery.name != args.battery:
             raise UserError(f"--grid {args.grid!r} is a {grid.battery.name} sweep, not "
                             f"{args.battery}")
         return grid
     axes = {k: v for k, v in flags.items() if v is not None}
-    return Grid.make(args.battery, axes, options, args.seed)
+    seed = default(sweep, "seed") if args.seed is None else args.seed
+    return Grid.make(args.battery, axes, options, seed)
 
 
 def _table(ds, grid):
@@ -134,23 +151,21 @@ def _table(ds, grid):
     return lines
 
 
-def cell_command(grid, identity, seed):
+def cell_command(grid, identity):
     """The battery command that reproduces one cell of ``grid``."""
-    flags = {"estimators": "--estimators", "ci_methods": "--ci-methods",
-             "replicates": "--replicates", "resamples": "--resamples", "level": "--level",
-             "method": "--method"}
+    import shlex
+
     if grid.battery.name == "compare":
-        words = ["evpsim compare", f"--a {identity['a']}", f"--b {identity['b']}",
-                 f"--B {identity['B']}:{identity['B']}"]
+        words = ["compare", "--a", identity["a"], "--b", identity["b"],
+                 "--B", f"{identity['B']}:{identity['B']}"]
     else:
-        words = [f"evpsim {grid.battery.name}", f"--dist {identity['dist']}",
-                 f"--B {identity['B']}"]
+        words = [grid.battery.name, "--dist", identity["dist"], "--B", str(identity["B"])]
     for key, value in grid.options.items():
         if key == "pool":
             words += ["--pool"] if value else []
         elif value is not None:
-            words.append(f"{flags[key]} {value}")
-    return " ".join(words + [f"--seed {seed}"])
+            words += [f"--{key.replace('_', '-')}", str(value)]
+    return "evpsim " + shlex.join(words + ["--seed", str(grid.seed)])
 
 
 def run(args):
@@ -159,23 +174,22 @@ def run(args):
     check_outputs(args)
     grid = _grid(args)
     store = args.store or (f"{args.out}.cells" if args.out else f"sweep-{grid.battery.name}.cells")
-    backend = "dask" if args.cluster or args.scheduler else \
+    if args.cluster is not None:
+        check.integer(args.cluster, "cluster", minimum=1)
+    backend = "dask" if args.cluster is not None or args.scheduler else \
         "joblib" if args.workers > 1 else "process"
-    workers = args.cluster or args.workers
+    workers = args.workers if args.cluster is None else args.cluster
     with Timer() as t:
         ds = sweep(None, grid=grid, store=store, backend=backend, workers=workers,
                    scheduler=args.scheduler, progress=not args.quiet)
-    cells = int(ds["cell_seed"].size)
-    print(f"{grid.battery.name} sweep: {cells} cells "
+    cells = grid.cells()
+    print(f"{grid.battery.name} sweep: {len(cells)} cells "
           f"({' x '.join(f'{len(v)} {a}' for a, v in grid.axes.items())}); seed {grid.seed}; "
           f"{backend}{f', {workers} workers' if backend != 'process' else ''}; "
           f"{t.seconds:.2f} s")
     print(f"checkpoints in {Path(store)} (run the same command again to resume or reuse)")
     print("\n".join(_table(ds, grid)))
-    from ..sweeps import cell_seed
-
-    first = grid.cells()[0]
-    print(f"the first cell alone: {cell_command(grid, first, cell_seed(grid.seed, first))}")
+    print(f"the first cell alone: {cell_command(grid, cells[0])}")
     from ..plots import plot_sweep
 
     save_outputs(args, ds, plot_sweep)

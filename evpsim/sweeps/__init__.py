@@ -4,11 +4,10 @@
 each) in this process, in local worker processes or on a dask.distributed
 cluster, keeps each finished cell in a checkpoint store
 (:class:`~.store.Store`), and combines the cells into one Dataset
-(:func:`~.combine.combine`). A cell's numbers depend only on the sweep's
-seed and the cell's identity (:func:`~.grid.cell_seed`): the same whether
-the sweep runs whole, resumed or split, in-process or on a cluster, and the
-same as the battery run alone with the cell's seed (``cell_seed`` in the
-result).
+(:func:`~.combine.combine`). Every cell calls its battery with the sweep's
+seed, so a cell's numbers depend only on that seed and the cell's values:
+the same whether the sweep runs whole, resumed or split, in-process or on a
+cluster, and the same as the battery run alone with the same seed.
 """
 
 from __future__ import annotations
@@ -18,14 +17,14 @@ from functools import partial
 
 from .backends import BACKENDS, compute_cell, run_cells
 from .combine import combine
-from .grid import BATTERIES, Grid, cell_seed, load_toml
+from .grid import BATTERIES, Grid, load_toml
 from .store import Store, cell_key
 
-__all__ = ["sweep", "Grid", "BATTERIES", "BACKENDS", "cell_seed", "load_toml", "Store"]
+__all__ = ["sweep", "Grid", "BATTERIES", "BACKENDS", "load_toml", "Store"]
 
 
 def _work(battery, options, seed, cell, threads):
-    return compute_cell(battery, cell, options, cell_seed(seed, cell), threads)
+    return compute_cell(battery, cell, options, seed, threads)
 
 
 def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="process",
@@ -44,7 +43,9 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
         Keyword arguments of the battery shared by every cell (e.g.
         ``estimators``, ``ci_methods``, ``replicates``, ``resamples``).
     seed : int
-        The sweep's seed.
+        The sweep's seed, passed to the battery in every cell: the cell
+        ``dist=X, B=Y`` equals ``evpsim.coverage(X, Y, seed=seed,
+        **options)`` (for the coverage battery; likewise for the others).
     store : str or Path, optional
         Checkpoint folder. Finished cells are kept there as they come in,
         and a sweep run again with the same grid computes only the missing
@@ -98,4 +99,4 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
         finally:
             bar.close()
         results = {cell_key(c): kept.load(c) for c in cells}
-        return combine(grid, results, {cell_key(c): cell_seed(grid.seed, c) for c in cells})
+        return combine(grid, results)

@@ -49,7 +49,7 @@ def _dask_client(scheduler, workers):
             yield client
     else:
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+                          dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
             yield client
 
 

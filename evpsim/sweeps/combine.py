@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-import xarray as xr
-
 __all__ = ["combine", "headline"]
 
 
@@ -29,7 +26,7 @@ def _on_axes(ds, grid, identity):
     return ds
 
 
-def combine(grid, results, seeds):
+def combine(grid, results):
     """The sweep's Dataset.
 
     Parameters
@@ -38,18 +35,17 @@ def combine(grid, results, seeds):
         The sweep.
     results : dict
         Cell key -> the cell's Dataset, for every cell of the grid.
-    seeds : dict
-        Cell key -> the cell's seed.
 
     Returns
     -------
     xarray.Dataset
         The battery's variables with the grid's axes as leading dimensions
         (``n`` padded with NaN where B differs), each axis value's
-        description as coordinates along it, ``cell_seed`` (the seed that
-        reproduces each cell with the battery alone), and the sweep's
-        provenance as attributes.
+        description as coordinates along it, and the sweep's provenance
+        (seed, grid, options) as attributes.
     """
+    import xarray as xr
+
     from ..results import provenance
     from .store import cell_key
 
@@ -63,11 +59,6 @@ def combine(grid, results, seeds):
     ds = xr.combine_nested(nest({"battery": grid.battery.name}, 0), concat_dim=list(axes),
                            join="outer", coords="different", compat="equals",
                            combine_attrs="drop")
-    shape = [len(grid.axes[a]) for a in axes]
-    seed_grid = np.array([seeds[cell_key(c)] for c in grid.cells()],
-                         dtype=np.int64).reshape(shape)
-    ds["cell_seed"] = (axes, seed_grid, {
-        "long_name": "the seed that reproduces this cell with the battery alone"})
     ds = ds.transpose(*axes, ...)
     for var in ds.variables.values():
         var.encoding = {}  # the cells' file encodings (integer counts) do not fit NaN padding
@@ -97,6 +88,9 @@ def headline(ds, battery):
         ``upper`` (DataArrays without ``n``), and ``at`` (``"n = B/2"`` or
         ``"n = B"``).
     """
+    import numpy as np
+    import xarray as xr
+
     out = {"at": "n = B/2" if battery.at_half else "n = B"}
     for key, suffix in (("value", ""), ("lower", "_lower"), ("upper", "_upper")):
         name = battery.headline + suffix

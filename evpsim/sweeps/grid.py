@@ -1,24 +1,24 @@
 """A sweep's grid: which battery, its cell axes, the options every cell shares.
 
 A cell is one call of a battery, identified by its values on the grid's
-axes (for example ``{"dist": "kde:reuters-lstm", "B": 30}``). Its random
-streams come from :func:`cell_seed`, a function of the sweep's seed and the
-cell's identity alone, so a cell's numbers do not depend on where it sits
-in the grid, on which cells run with it, or on where or when it runs.
+axes (for example ``{"dist": "kde:reuters-lstm", "B": 30}``), with the
+sweep's seed: the battery's random streams (:mod:`evpsim.streams`) depend
+on the seed and the cell's own values alone, so a cell's numbers do not
+depend on where it sits in the grid, on which cells run with it, or on
+where or when it runs, and they are those of the battery command with the
+same truth, B, options and seed. Cells of one sweep draw from the same
+streams (common random numbers): differences between truths are not blurred
+by independent noise, but the cells are not independent replications.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from itertools import product
 
-import numpy as np
-
 from .. import _validate as check
 
-__all__ = ["BATTERIES", "Battery", "Grid", "cell_seed", "load_toml"]
+__all__ = ["BATTERIES", "Battery", "Grid", "load_toml"]
 
 
 @dataclass(frozen=True)
@@ -65,28 +65,6 @@ BATTERIES = {b.name: b for b in [
 ]}
 
 
-def cell_seed(seed, identity):
-    """The seed of a cell: a 63-bit integer from the sweep's seed and the
-    cell's identity (battery and axis values), nothing else.
-
-    Parameters
-    ----------
-    seed : int
-        The sweep's seed.
-    identity : dict
-        The cell's battery and axis values (JSON-serialisable).
-
-    Returns
-    -------
-    int
-        A seed in ``0 .. 2**63 - 1`` for the battery's ``seed`` argument.
-    """
-    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).digest()
-    words = np.frombuffer(digest, dtype=np.uint32).tolist()
-    hi, lo = np.random.SeedSequence([int(seed), *words]).generate_state(2, dtype=np.uint32)
-    return ((int(hi) << 32) | int(lo)) & check.MAX_SEED
-
-
 def _values(values, axis):
     """An axis's values: a non-empty list without repeats (B as integers)."""
     if isinstance(values, (str, int)):
@@ -129,7 +107,7 @@ class Grid:
             Keyword arguments every cell passes to the battery (see
             :data:`BATTERIES` for which and their sweep defaults).
         seed : int
-            The sweep's seed; each cell's comes from :func:`cell_seed`.
+            The sweep's seed, which every cell passes to the battery.
         """
         if not isinstance(battery, str) or battery not in BATTERIES:
             raise check.InvalidArgument("battery", f"unknown battery {battery!r}; known: "
