@@ -210,6 +210,7 @@ def test_sst5_full_size(data_dir):
 
 # --- general estimators, workers and threads ------------------------------------------------
 
+@pytest.mark.slow  # compiles a kernel for a user func= estimator (10-25 s); CI runs it with -m slow
 def test_general_estimator_matches_u_at_n_equals_b():
     def sample_max(xs, n):
         return xs[-1]

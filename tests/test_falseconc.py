@@ -116,6 +116,7 @@ def test_mc_truth_gives_the_same_rates():
 
 # --- general estimators and determinism -----------------------------------------------------
 
+@pytest.mark.slow  # compiles a kernel for a user func= estimator (10-25 s); CI runs it with -m slow
 def test_general_estimator_matches_u_at_n_equals_b():
     def sample_max(xs, n):
         return xs[-1]

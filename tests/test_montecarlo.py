@@ -53,10 +53,12 @@ print(hashlib.sha256(b"".join(ds[q].values.tobytes()
 """
 
 
+@pytest.mark.slow  # a subprocess per thread count, each compiling (about 40 s)
 def test_bit_identical_for_one_and_two_threads():
     assert len(outputs_by_thread_count(_SCRIPT)) == 1
 
 
+@pytest.mark.slow  # compiles a kernel for a user func= estimator (10-25 s); CI runs it with -m slow
 def test_general_estimator_runs_and_matches_its_lstatistic_twin():
     """A numba function computing V gives V's Monte Carlo numbers exactly."""
     import numba
