@@ -495,6 +495,15 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
     return fig
 
 
+def _estimator_panels(ds):
+    """A figure with one panel per estimator of ``ds``, sharing the y axis:
+    ``(fig, axes (1, E), names)``."""
+    names = [str(e) for e in ds["estimator"].values]
+    fig, axes = _pyplot().subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
+                                   squeeze=False)
+    return fig, axes, names
+
+
 def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
     """Tang et al. (2020) Figs. 3-4: a rate against n, a panel per estimator,
     a line per ground truth with its Clopper-Pearson band.
@@ -517,10 +526,7 @@ def plot_rate_by_truth(ds, var, path, *, ylabel, reference=None, title=""):
     title : str
         Figure title.
     """
-    plt = _pyplot()
-    names = [str(e) for e in ds["estimator"].values]
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
-                             squeeze=False)
+    fig, axes, names = _estimator_panels(ds)
     ns = ds["n"].values
     for ax, name in zip(axes[0], names):
         for k, truth in enumerate(ds["truth"].values):
@@ -553,11 +559,8 @@ def plot_estimator_curves(ds, path, *, title="", metric="score"):
     metric : str
         The metric's name, for the y label.
     """
-    plt = _pyplot()
     ds = _models_of(ds)
-    names = [str(e) for e in ds["estimator"].values]
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
-                             squeeze=False)
+    fig, axes, names = _estimator_panels(ds)
     for ax, name in zip(axes[0], names):
         for k, model in enumerate(ds["model"].values):
             sub = ds.sel(estimator=name, model=model).dropna("n")
@@ -682,12 +685,10 @@ def plot_sweep(ds, path):
     value = head["value"]
     lines = [a for a in battery.axes if a != "B"]
     stacked = value.stack(line=lines)
+    bands = {k: head[k].stack(line=lines) for k in ("lower", "upper") if k in head}
     methods = [str(m) for m in ds["ci_method"].values] if "ci_method" in value.dims else [None]
     styles = ["-", "--", ":", "-."]
-    plt = _pyplot()
-    names = [str(e) for e in ds["estimator"].values]
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), sharey=True,
-                             squeeze=False)
+    fig, axes, names = _estimator_panels(ds)
     Bs = ds["B"].values
     for ax, name in zip(axes[0], names):
         for k, line in enumerate(stacked["line"].values):
@@ -698,9 +699,8 @@ def plot_sweep(ds, path):
                 ax.plot(Bs, y, marker="o", ms=3, ls=styles[m % len(styles)],
                         color=color_of(label, k),
                         label=label + (f" ({method})" if method and len(methods) > 1 else ""))
-                if "lower" in head:
-                    lo = head["lower"].stack(line=lines).sel(line=line, **where).values
-                    hi = head["upper"].stack(line=lines).sel(line=line, **where).values
+                if bands:
+                    lo, hi = (bands[k].sel(line=line, **where).values for k in ("lower", "upper"))
                     ax.fill_between(Bs, lo, hi, color=color_of(label, k), alpha=0.15, lw=0)
         if battery.name == "coverage":
             ax.axhline(float(ds.attrs.get("option_level", 0.95)), color="black", lw=0.8,
