@@ -22,6 +22,7 @@ import numpy as np
 
 from . import _validate as check
 from ._kernels import orderstats as K
+from .threads import map_threads
 
 __all__ = ["order_statistic_means", "order_statistic_moments", "lstatistic_moments"]
 
@@ -82,9 +83,28 @@ def order_statistic_moments(truth, B):
         live = (q.F > 1e-19) & (q.S > 1e-19)
         S = K.order_stat_chain_sums(B, q.h[live], q.F[live], q.S[live])
     else:
-        S = K.order_stat_pair_sums(B, q.pair_Fx, q.pair_Sx, q.pair_Fy, q.pair_Sy,
-                                   q.pair_w, _NBLOCKS)
+        S = _pair_sums(B, q)
     return mu, S + S.T
+
+
+def _pair_sums(B, q):
+    """:func:`~evpsim._kernels.orderstats.order_stat_pair_block` over all pairs.
+
+    The pairs are split into fixed blocks, summed in order, so the result
+    does not depend on the number of threads that run them.
+    """
+    P = q.pair_w.shape[0]
+
+    def block(b):
+        part = np.zeros((B, B))
+        K.order_stat_pair_block(B, q.pair_Fx, q.pair_Sx, q.pair_Fy, q.pair_Sy, q.pair_w,
+                                P * b // _NBLOCKS, P * (b + 1) // _NBLOCKS, part)
+        return part
+
+    total = np.zeros((B, B))
+    for part in map_threads(block, range(_NBLOCKS)):
+        total += part
+    return total
 
 
 def lstatistic_moments(truth, B, weights):

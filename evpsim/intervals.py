@@ -44,6 +44,7 @@ from ._kernels import bootstrap as _K
 from .bands import dkw_band, ks_band, ld_band
 from .estimators import resolve_estimators
 from .registry import Registry, jit_function
+from .threads import map_threads, ranges
 
 __all__ = [
     "bootstrap_intervals",
@@ -292,6 +293,30 @@ def interval_coords(ests, meths, ns):
             "ci_method_kind": ("ci_method", [m.kind for m in meths])}
 
 
+def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackknife):
+    """Bootstrap distribution and built-in intervals of one sorted sample.
+
+    The results of :func:`evpsim._kernels.bootstrap.bootstrap_intervals`
+    with the resamples of stream ``(seed, stream)``; its blocks of
+    resamples, then its columns, are shared over the threads.
+
+    Returns
+    -------
+    boot (K, R), est (K,), jack (K, B), intervals (M, K, 2)
+    """
+    est, jack, need_q, packed, cuts, width, starts = _K.bootstrap_setup(
+        xs, seed, stream, ptab, jws, resamples, codes, jackknife)
+    K = ptab.shape[1]
+    boot = np.empty((K, resamples))
+    ivs = np.full((codes.shape[0], K, 2), np.nan)
+    map_threads(lambda span: _K.bootstrap_blocks(xs, starts, packed, cuts, width, *span, boot),
+                ranges(starts.shape[0]))
+    if codes.shape[0]:
+        map_threads(lambda span: _K.bootstrap_columns(*span, boot, est, jack, level, codes,
+                                                      need_q, ivs), ranges(K))
+    return boot, est, jack, ivs
+
+
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
                         seed=0, stream=0, bounds=None, distribution=False):
     """Confidence intervals for theta_n, n = 1..B, from one's own scores.
@@ -371,8 +396,8 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     boot = None
     if builtin or user:
         codes = np.array([m.code for m in builtin], dtype=np.int64)
-        boot, est, jack, ivs = _K.bootstrap_one(xs, seed, ptab, jws, resamples, level,
-                                                codes, bool(user), stream)
+        boot, est, jack, ivs = _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level,
+                                              codes, bool(user))
         for g, m in enumerate(builtin):
             lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
             upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)

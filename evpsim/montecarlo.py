@@ -21,9 +21,12 @@ import sys
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import _validate as check
 from ._kernels.rng import Span
 from .streams import MAX_CHUNKS
+from .threads import map_threads, thread_count
 
 __all__ = ["CHUNK_SIZE", "MonteCarlo", "Job", "run", "Progress"]
 
@@ -91,6 +94,9 @@ class MonteCarlo:
 class Job:
     """One chunked kernel call: ``kernel(span, *args)`` over every chunk.
 
+    Calling it with a span runs the kernel on the span's chunks, shared
+    over the threads (:mod:`evpsim.threads`).
+
     Parameters
     ----------
     kernel : numba dispatcher
@@ -108,6 +114,10 @@ class Job:
     stream0: int = 0
 
     def __call__(self, span):
+        parts = map_threads(self._call, span.split(thread_count()))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _call(self, span):
         return self.kernel(span, *self.args)
 
     def __reduce__(self):

@@ -15,7 +15,7 @@ from evpsim._kernels import bootstrap as K
 from evpsim.cli import main
 from evpsim.estimators import resolve_estimators
 from evpsim.bands import dkw_band, ks_band
-from evpsim.intervals import weight_tables
+from evpsim.intervals import _bootstrap_one, weight_tables
 from evpsim.results import read_netcdf
 from evpsim.summaries import clopper_pearson
 from conftest import outputs_by_thread_count
@@ -131,7 +131,7 @@ def test_blocked_estimates_equal_one_resample_at_a_time():
         boot = np.empty((E, R))
         K.bootstrap_intervals(K.rng_init(4, 2), xs, ptab, jws, R, 0.95, np.array([0]), False,
                               boot, np.empty(E), np.zeros((E, B)), np.empty((1, E, 2)))
-        par = K.bootstrap_one(xs, 4, ptab, jws, R, 0.95, np.array([0]), False, 2)[0]
+        par = _bootstrap_one(xs, 4, 2, ptab, jws, R, 0.95, np.array([0]), False)[0]
         assert np.array_equal(par, boot)
         st = K.rng_init(4, 2)
         for r in range(R):

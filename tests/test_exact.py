@@ -41,7 +41,8 @@ def test_chain_and_pair_sums_agree():
     chain = K.order_stat_chain_sums(B, q.h, q.F, q.S)
     ki, li = np.triu_indices(q.F.size)
     w = q.h[ki] * q.h[li] * np.where(ki == li, 0.5, 1.0)
-    pairs = K.order_stat_pair_sums(B, q.F[ki], q.S[ki], q.F[li], q.S[li], w, 4)
+    pairs = np.zeros((B, B))
+    K.order_stat_pair_block(B, q.F[ki], q.S[ki], q.F[li], q.S[li], w, 0, w.size, pairs)
     np.testing.assert_allclose(chain, pairs, atol=1e-14)
 
 

@@ -91,7 +91,8 @@ def order_statistic_coverage(lo, hi):
                 for d in range(min(j, m) + 1):
                     acc += p[j - d] * kern[d]
                 q[j] = acc
-            p[:] = q
+            for j in range(n + 1):
+                p[j] = q[j]
             t = s
         if e < 2 * n:
             g = tag[order[e]]

@@ -32,7 +32,8 @@ Replicate ``i`` (a simulated search) draws its sample and then its
 resamples from the random stream ``(seed, i)``, so a replicate's numbers
 depend neither on the thread count nor on the chunking, and every method
 and estimator sees the same samples and resamples. One sample's bootstrap
-(:func:`bootstrap_one`) runs on every thread, with the same results.
+runs in blocks of resamples that any thread can draw
+(:func:`bootstrap_setup`, :func:`bootstrap_blocks`), with the same results.
 
 Built-in interval methods are integer codes (:data:`PERCENTILE`,
 :data:`BASIC`, :data:`BCA`) handled by cached kernels; a user's method, a
@@ -45,8 +46,9 @@ CDF bands are handled by :func:`band_intervals`.
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .arrays import copy_into
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted, sort_inplace
@@ -625,7 +627,7 @@ def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ran
     z_lo = ndtri(alpha)
     z_hi = -z_lo
     e = est[k]
-    buf[:] = boot[k]
+    copy_into(buf, boot[k])
     ps[:] = np.nan
     if need_q:
         ps[0] = alpha
@@ -691,7 +693,7 @@ def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
 
     See Also
     --------
-    bootstrap_one : The same results for one sample, computed in parallel.
+    bootstrap_setup : The same results for one sample, shared over threads.
     """
     B = xs.shape[0]
     K = est.shape[0]
@@ -721,7 +723,7 @@ def user_intervals(func, boot, est, jack, level, out):
     """
     buf = np.empty(boot.shape[1])
     for k in range(boot.shape[0]):
-        buf[:] = boot[k]
+        copy_into(buf, boot[k])
         lo, hi = func(buf, est[k], jack[k], level)
         out[k, 0] = lo
         out[k, 1] = hi
@@ -803,7 +805,7 @@ def _tally(acc, ivs, thetas, E, N):
             acc[m, e, N, HIT] += all_n
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, codes):
     """Coverage tallies of built-in bootstrap intervals, one block per chunk.
 
@@ -822,7 +824,7 @@ def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
     E = K // N
     M = codes.shape[0]
     out = np.zeros((span.nchunks, M, E, N + 1, NSLOTS))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         boot = np.empty((K, resamples))
@@ -836,11 +838,11 @@ def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, False,
                                 boot, est, jack, ivs)
             _tally(acc, ivs, thetas, E, N)
-        out[c] = acc
+        copy_into(out[c], acc)
     return out
 
 
-@njit(parallel=True, **_NOCACHE)
+@njit(**_NOCACHE)
 def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, func):
     """As :func:`coverage_boot_chunks` for one user method ``func`` (M = 1).
 
@@ -851,7 +853,7 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
     E = K // N
     out = np.zeros((span.nchunks, 1, E, N + 1, NSLOTS))
     no_codes = np.empty(0, dtype=np.int64)
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         boot = np.empty((K, resamples))
@@ -866,11 +868,11 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
                                 boot, est, jack, ivs)
             user_intervals(func, boot, est, jack, level, ivs[0])
             _tally(acc, ivs, thetas, E, N)
-        out[c] = acc
+        copy_into(out[c], acc)
     return out
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index):
     """As :func:`coverage_boot_chunks` for CDF-band intervals (E = 1).
 
@@ -881,7 +883,7 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index
     nb = lowers.shape[0]
     N = index.shape[0]
     out = np.zeros((span.nchunks, nb, 1, N + 1, NSLOTS))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
         every = np.empty((nb, B, 2))
@@ -891,55 +893,65 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             band_intervals(xs, lo, hi, lowers, uppers, every)
-            for j in range(N):
-                ivs[:, j] = every[:, index[j]]
+            for g in range(nb):
+                for j in range(N):
+                    ivs[g, j, 0] = every[g, index[j], 0]
+                    ivs[g, j, 1] = every[g, index[j], 1]
             _tally(acc, ivs, thetas, 1, N)
-        out[c] = acc
+        copy_into(out[c], acc)
     return out
 
 
-@njit(parallel=True, **_OPTS)
-def bootstrap_one(xs, seed, ptab, jws, resamples, level, codes, jackknife, stream=0):
-    """Intervals and bootstrap distribution of one given sorted sample, on
-    every thread.
+@njit(**_OPTS)
+def bootstrap_setup(xs, seed, stream, ptab, jws, resamples, codes, jackknife):
+    """The serial part of :func:`bootstrap_intervals` for one given sample.
 
-    The arguments are those of :func:`bootstrap_intervals`, the resamples
-    coming from stream ``(seed, stream)``; so are the results, whatever the
-    number of threads. A first pass runs the stream through the draws of
+    Computes the sample's estimates (and jackknife estimates), packs the
+    weight table, and runs stream ``(seed, stream)`` through the draws of
     every resample, noting its state at the start of each block of
-    ``_BLOCK`` resamples; the blocks are then drawn and estimated in
-    parallel, and so are the columns' intervals. Not for use inside another
-    parallel kernel.
+    ``_BLOCK`` resamples, so that :func:`bootstrap_blocks` can draw the
+    blocks in any order, on any thread, and give the resamples
+    :func:`bootstrap_intervals` would.
 
     Returns
     -------
-    boot (K, R), est (K,), jack (K, B), intervals (M, K, 2)
+    est (K,), jack (K, B), need_q, packed, cuts, width, starts (blocks, 4)
     """
     B = xs.shape[0]
     K = ptab.shape[1]
     st = rng_init(seed, stream)
-    boot = np.empty((K, resamples))
     est = np.empty(K)
     jack = np.zeros((K, B))
-    ivs = np.full((codes.shape[0], K, 2), np.nan)
     need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
     width = chunk_width(ptab)
     packed, cuts = pack_columns(ptab, width)
     nblocks = (resamples + _BLOCK - 1) // _BLOCK
     starts = np.empty((nblocks, 4), dtype=np.uint64)
     for b in range(nblocks):
-        starts[b] = st
+        for i in range(4):
+            starts[b, i] = st[i]
         for _ in range(min(_BLOCK, resamples - b * _BLOCK) * ((B + 1) >> 1)):
             rng_next(st)  # a resample takes ceil(B / 2) draws (multinomial_counts)
-    for b in prange(nblocks):
+    return est, jack, need_q, packed, cuts, width, starts
+
+
+@njit(**_OPTS)
+def bootstrap_blocks(xs, starts, packed, cuts, width, b0, b1, boot):
+    """Estimates of the resamples of blocks ``b0:b1`` into ``boot`` (K, R)."""
+    resamples = boot.shape[1]
+    scratch = _block_scratch(xs.shape[0], width)
+    for b in range(b0, b1):
         r0 = b * _BLOCK
         _block_estimates(starts[b].copy(), xs, packed, cuts, width, r0,
-                         min(_BLOCK, resamples - r0), boot, *_block_scratch(B, width))
-    if codes.shape[0] > 0:
-        for k in prange(K):
-            buf = np.empty(resamples)
-            ps = np.empty(4)
-            qs = np.empty(4)
-            ranks = np.empty(8, dtype=np.int64)
-            _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, ivs)
-    return boot, est, jack, ivs
+                         min(_BLOCK, resamples - r0), boot, *scratch)
+
+
+@njit(**_OPTS)
+def bootstrap_columns(k0, k1, boot, est, jack, level, codes, need_q, out):
+    """Intervals ``out[:, k]`` of the built-in methods for columns ``k0:k1``."""
+    buf = np.empty(boot.shape[1])
+    ps = np.empty(4)
+    qs = np.empty(4)
+    ranks = np.empty(8, dtype=np.int64)
+    for k in range(k0, k1):
+        _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out)

@@ -21,9 +21,10 @@ at ``ns[k]`` (numba prunes the unused branch at compile time).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .arrays import copy_into
 from .moments import _accumulate_powers
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream, rng_below, rng_uniform
@@ -79,7 +80,8 @@ def _draw_indices(st, idx, m, kind, params, table_c, perm, N):
         for r in range(m):
             for i in range(B):
                 idx[r, i] = _discrete_index(rng_uniform(st), params, table_c)
-    st_arg[:] = st
+    for i in range(4):
+        st_arg[i] = st[i]
 
 
 @njit(**_OPTS)
@@ -156,7 +158,7 @@ def _estimates(X, r, wts, func, ns, est):
             est[k] = func(xs, ns[k])
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
     """Counts of ``est < theta`` and ``|est - theta| <= tol``, one row per chunk.
 
@@ -167,7 +169,7 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
     """
     R = thetas.shape[0]
     out = np.zeros((span.nchunks, R, 2), dtype=np.int64)
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         # per-chunk copies: threads that share no array never contend for a
@@ -189,11 +191,11 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
                         acc[k, 1] += 1
                     elif d < 0.0:
                         acc[k, 0] += 1
-        out[c] = acc
+        copy_into(out[c], acc)
     return out
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def pair_counts_chunks(span, B, sampler_a, sampler_b, wts, func, ns, tol, centers_a, centers_b,
                        moments):
     """Paired searches of models A and B (blocks of A's samples, then B's).
@@ -209,7 +211,7 @@ def pair_counts_chunks(span, B, sampler_a, sampler_b, wts, func, ns, tol, center
     R = ns.shape[0]
     width = 10 if moments else 2
     out = np.zeros((span.nchunks, R, width))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         # per-chunk copies, as in sign_counts_chunks
@@ -240,14 +242,17 @@ def pair_counts_chunks(span, B, sampler_a, sampler_b, wts, func, ns, tol, center
                     for k in range(R):
                         _accumulate_powers(pa, k, ea[k] - centers_a[k])
                         _accumulate_powers(pb, k, eb[k] - centers_b[k])
-        out[c, :, 0:2] = counts
-        if moments:
-            out[c, :, 2:6] = pa
-            out[c, :, 6:10] = pb
+        for k in range(R):
+            for j in range(2):
+                out[c, k, j] = counts[k, j]
+            if moments:
+                for j in range(4):
+                    out[c, k, 2 + j] = pa[k, j]
+                    out[c, k, 6 + j] = pb[k, j]
     return out
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def running_max_chunks(span, B, sampler, centers):
     """Power sums of ``max(x_1..x_n) - centers[n-1]`` for n = 1..B.
 
@@ -259,7 +264,7 @@ def running_max_chunks(span, B, sampler, centers):
     (nchunks, B, 4) float64 array
     """
     out = np.zeros((span.nchunks, B, 4))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
@@ -271,5 +276,5 @@ def running_max_chunks(span, B, sampler, centers):
                 if xs[n] > m:
                     m = xs[n]
                 _accumulate_powers(acc, n, m - centers[n])
-        out[c] = acc
+        copy_into(out[c], acc)
     return out

@@ -1,8 +1,9 @@
 """Monte Carlo kernels of the bias battery: power sums of estimation errors."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .arrays import copy_into
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream
 from .sampling import draw_into, sort_sample, sort_workspace
@@ -17,7 +18,7 @@ def _accumulate_powers(acc, k, d):
     acc[k, 3] += d2 * d2
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
     """Power sums of ``est - theta`` for L-statistics, one row per chunk.
 
@@ -46,7 +47,7 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
     """
     R = wts.shape[1]
     out = np.zeros((span.nchunks, R, 6))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
@@ -70,11 +71,11 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
                     diff = est[k] - est[controls[k]]
                     acc[k, 4] += diff
                     acc[k, 5] += diff * diff
-        out[c] = acc
+        copy_into(out[c], acc)
     return out
 
 
-@njit(parallel=True, **_OPTS)
+@njit(**_OPTS)
 def bias_general_chunks(span, B, sampler, func, ns, thetas):
     """As :func:`bias_lstat_chunks` for a general estimator ``func(xs, n)``.
 
@@ -82,7 +83,7 @@ def bias_general_chunks(span, B, sampler, func, ns, thetas):
     """
     R = ns.shape[0]
     out = np.zeros((span.nchunks, R, 4))
-    for c in prange(span.nchunks):
+    for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
@@ -93,5 +94,5 @@ def bias_general_chunks(span, B, sampler, func, ns, thetas):
             sort_sample(xs, buf, pairs)
             for k in range(R):
                 _accumulate_powers(acc, k, func(xs, ns[k]) - thetas[k])
-        out[c] = acc
+        copy_into(out[c], acc)
     return out

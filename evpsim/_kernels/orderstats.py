@@ -3,8 +3,9 @@
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .arrays import copy_into
 from .options import OPTS as _OPTS
 
 
@@ -50,12 +51,20 @@ def order_stat_tails(B, fs, ss):
     for q in range(K):
         binom_pmf_all(B, fs[q], ss[q], pmf)
         _upper_tail(pmf, B, tail)
-        A[q, :] = tail[1:]
+        for i in range(B):
+            A[q, i] = tail[i + 1]
     return A
 
 
 @njit(**_OPTS)
-def _pairs_block(B, fx, sx, fy, sy, wt, start, stop, out):
+def order_stat_pair_block(B, fx, sx, fy, sy, wt, start, stop, out):
+    """Add node pairs ``start..stop - 1``'s terms to half the covariance matrix.
+
+    For node pairs ``x <= y`` with CDF values ``fx, fy`` (survival
+    ``sx, sy``) and quadrature weights ``wt``, adds
+    ``wt_k Cov(1[X_(i) <= x_k], 1[X_(j) <= y_k])`` to ``out[i, j]``; over
+    all pairs, the covariance matrix is ``out + out.T``.
+    """
     pmf_x = np.empty(B + 1)
     pmf_y = np.empty(B + 1)
     ax = np.empty(B + 1)
@@ -100,29 +109,6 @@ def _pairs_block(B, fx, sx, fy, sy, wt, start, stop, out):
                 axa = ax[a]
                 for j in range(1, B + 1):
                     out[a - 1, j - 1] += w * (run[j] - axa * ay[j])
-
-
-@njit(parallel=True, **_OPTS)
-def order_stat_pair_sums(B, fx, sx, fy, sy, wt, nblocks):
-    """Half of the order statistics' covariance matrix from node pairs.
-
-    For node pairs ``x <= y`` with CDF values ``fx, fy`` (survival
-    ``sx, sy``) and quadrature weights ``wt``, returns
-    ``S[i, j] = sum_k wt_k Cov(1[X_(i) <= x_k], 1[X_(j) <= y_k])``;
-    the covariance matrix is ``S + S.T``. Pairs are split into ``nblocks``
-    fixed blocks reduced in order, so the result does not depend on the
-    number of threads.
-    """
-    P = fx.shape[0]
-    parts = np.zeros((nblocks, B, B))
-    for b in prange(nblocks):
-        start = (P * b) // nblocks
-        stop = (P * (b + 1)) // nblocks
-        _pairs_block(B, fx, sx, fy, sy, wt, start, stop, parts[b])
-    total = np.zeros((B, B))
-    for b in range(nblocks):
-        total += parts[b]
-    return total
 
 
 @njit(**_OPTS)
@@ -175,7 +161,7 @@ def order_stat_chain_sums(B, h, fs, ss):
                 for a0 in range(a + 1):
                     acc += H[i, a0] * pi[a0, a]
                 Hn[i, a] = acc
-        H[:, :] = Hn
+        copy_into(H, Hn)
         binom_pmf_all(B, fs[l], ss[l], pmf)
         _upper_tail(pmf, B, tail)
         half = 0.5 * h[l]

@@ -67,6 +67,13 @@ class Span(NamedTuple):
     chunk_size: int
     replicates: int
 
+    def split(self, parts):
+        """The span cut into at most ``parts`` consecutive spans of whole chunks."""
+        parts = max(1, min(parts, self.nchunks))
+        cuts = [self.nchunks * p // parts for p in range(parts + 1)]
+        return [self._replace(chunk0=self.chunk0 + a, nchunks=b - a)
+                for a, b in zip(cuts, cuts[1:])]
+
 
 @njit(inline="always", **_OPTS)
 def chunk_bounds(span, c):

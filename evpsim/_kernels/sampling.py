@@ -137,7 +137,42 @@ def draw_into(st, xs, sampler):
     else:
         for i in range(xs.shape[0]):
             xs[i] = table_x[_discrete_index(rng_uniform(st), params, table_c)]
-    st_arg[:] = st
+    for i in range(4):
+        st_arg[i] = st[i]
+
+
+@njit(**_OPTS)
+def _sift_down(xs, root, end):
+    v = xs[root]
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            break
+        if child + 1 < end and xs[child + 1] > xs[child]:
+            child += 1
+        if xs[child] <= v:
+            break
+        xs[root] = xs[child]
+        root = child
+    xs[root] = v
+
+
+@njit(**_OPTS)
+def heap_sort(xs):
+    """Ascending in-place heapsort, for samples longer than 64.
+
+    Written here rather than ``np.sort``, whose quicksort takes about 2 s
+    of a first run's compilation; sorted values do not depend on the
+    algorithm.
+    """
+    n = xs.shape[0]
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_down(xs, root, n)
+    for end in range(n - 1, 0, -1):
+        v = xs[end]
+        xs[end] = xs[0]
+        xs[0] = v
+        _sift_down(xs, 0, end)
 
 
 @njit(**_OPTS)
@@ -145,7 +180,7 @@ def sort_inplace(xs):
     """Ascending in-place sort: insertion sort for short arrays."""
     n = xs.shape[0]
     if n > 64:
-        xs[:] = np.sort(xs)
+        heap_sort(xs)
         return
     for i in range(1, n):
         v = xs[i]
@@ -213,8 +248,12 @@ def network_sort(xs, buf, pairs):
 @njit(**_OPTS)
 def sort_workspace(B):
     """Comparator pairs and buffer for :func:`sort_sample` of ``B`` values."""
-    pairs = sorting_network(B if B <= 64 else 1)
-    return pairs, np.empty(max(B, 1) if B > 64 else pairs.max() + 1 if B > 1 else 1)
+    if B > 64:
+        return sorting_network(1), np.empty(B)
+    padded = 1
+    while padded < B:
+        padded *= 2
+    return sorting_network(B), np.empty(padded)
 
 
 @njit(inline="always", **_OPTS)
@@ -223,7 +262,7 @@ def sort_sample(xs, buf, pairs):
     if xs.shape[0] <= 64:
         network_sort(xs, buf, pairs)
     else:
-        xs[:] = np.sort(xs)
+        heap_sort(xs)
 
 
 @njit(**_OPTS)

@@ -1,0 +1,76 @@
+"""The threads that run numba kernels: numba's thread count, one pool per process.
+
+Kernels are compiled serial, with ``nogil=True``, and run side by side on
+Python threads: compiling a ``parallel=True`` kernel took twice as long and
+loading one started numba's threading layer, while the work splits into
+pieces (chunks of replicates, blocks of resamples) as easily in Python.
+Each piece's result depends only on the piece, so results do not depend on
+the thread count. The count is numba's, so ``NUMBA_NUM_THREADS`` and
+:func:`numba.set_num_threads` set it as before.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["thread_count", "map_threads", "ranges"]
+
+_LOCK = threading.Lock()
+_POOL = {"pool": None, "pid": None}
+
+
+def thread_count():
+    """Threads a kernel call may use: :func:`numba.get_num_threads`."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _pool():
+    import numba
+
+    with _LOCK:
+        if _POOL["pool"] is None or _POOL["pid"] != os.getpid():
+            # a pool inherited through fork has no threads: start a new one
+            _POOL.update(pool=ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS,
+                                                 thread_name_prefix="evpsim"),
+                         pid=os.getpid())
+        return _POOL["pool"]
+
+
+def _run_group(func, group):
+    return [func(item) for item in group]
+
+
+def map_threads(func, items):
+    """``[func(item) for item in items]``, the items shared over the threads.
+
+    Parameters
+    ----------
+    func : callable
+        Typically a kernel call; it must release the GIL to run in parallel.
+    items : iterable
+        Its arguments.
+
+    Returns
+    -------
+    list
+        The results, in the order of ``items``.
+    """
+    items = list(items)
+    size = min(thread_count(), len(items))
+    if size <= 1 or threading.current_thread().name.startswith("evpsim"):
+        return _run_group(func, items)
+    # one contiguous group of items per thread
+    n = len(items)
+    groups = [items[n * g // size:n * (g + 1) // size] for g in range(size)]
+    futures = [_pool().submit(_run_group, func, group) for group in groups]
+    return [result for future in futures for result in future.result()]
+
+
+def ranges(n):
+    """``0..n - 1`` cut into one contiguous ``(start, stop)`` range per thread."""
+    parts = max(1, min(thread_count(), n))
+    return [(n * p // parts, n * (p + 1) // parts) for p in range(parts)]
