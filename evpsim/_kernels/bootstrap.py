@@ -48,7 +48,6 @@ import math
 import numpy as np
 from numba import njit
 
-from .arrays import copy_into
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted, sort_inplace
@@ -627,7 +626,8 @@ def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ran
     z_lo = ndtri(alpha)
     z_hi = -z_lo
     e = est[k]
-    copy_into(buf, boot[k])
+    for r in range(buf.shape[0]):
+        buf[r] = boot[k, r]
     ps[:] = np.nan
     if need_q:
         ps[0] = alpha
@@ -723,7 +723,8 @@ def user_intervals(func, boot, est, jack, level, out):
     """
     buf = np.empty(boot.shape[1])
     for k in range(boot.shape[0]):
-        copy_into(buf, boot[k])
+        for r in range(buf.shape[0]):
+            buf[r] = boot[k, r]
         lo, hi = func(buf, est[k], jack[k], level)
         out[k, 0] = lo
         out[k, 1] = hi
@@ -831,14 +832,13 @@ def coverage_boot_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
         est = np.empty(K)
         jack = np.zeros((K, B))
         ivs = np.empty((M, K, 2))
-        acc = np.zeros((M, E, N + 1, NSLOTS))
+        acc = out[c]
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, False,
                                 boot, est, jack, ivs)
             _tally(acc, ivs, thetas, E, N)
-        copy_into(out[c], acc)
     return out
 
 
@@ -860,7 +860,7 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
         est = np.empty(K)
         jack = np.zeros((K, B))
         ivs = np.empty((1, K, 2))
-        acc = np.zeros((1, E, N + 1, NSLOTS))
+        acc = out[c]
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
@@ -868,7 +868,6 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
                                 boot, est, jack, ivs)
             user_intervals(func, boot, est, jack, level, ivs[0])
             _tally(acc, ivs, thetas, E, N)
-        copy_into(out[c], acc)
     return out
 
 
@@ -888,7 +887,7 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index
         xs = np.empty(B)
         every = np.empty((nb, B, 2))
         ivs = np.empty((nb, N, 2))
-        acc = np.zeros((nb, 1, N + 1, NSLOTS))
+        acc = out[c]
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
@@ -898,7 +897,6 @@ def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index
                     ivs[g, j, 0] = every[g, index[j], 0]
                     ivs[g, j, 1] = every[g, index[j], 1]
             _tally(acc, ivs, thetas, 1, N)
-        copy_into(out[c], acc)
     return out
 
 

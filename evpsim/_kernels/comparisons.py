@@ -24,7 +24,6 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .arrays import copy_into
 from .moments import _accumulate_powers
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream, rng_below, rng_uniform
@@ -179,7 +178,7 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
         ws = workspace(smp, B)
         X = ws[0]
         est = np.empty(R)
-        acc = np.zeros((R, 2), dtype=np.int64)
+        acc = out[c]
         for b0 in range(0, reps, BLOCK):
             m = min(BLOCK, reps - b0)
             draw_block(st, m, smp, ws)
@@ -191,7 +190,6 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
                         acc[k, 1] += 1
                     elif d < 0.0:
                         acc[k, 0] += 1
-        copy_into(out[c], acc)
     return out
 
 
@@ -268,7 +266,7 @@ def running_max_chunks(span, B, sampler, centers):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
-        acc = np.zeros((B, 4))
+        acc = out[c]
         for _ in range(reps):
             draw_into(st, xs, sampler)
             m = -np.inf
@@ -276,5 +274,4 @@ def running_max_chunks(span, B, sampler, centers):
                 if xs[n] > m:
                     m = xs[n]
                 _accumulate_powers(acc, n, m - centers[n])
-        copy_into(out[c], acc)
     return out

@@ -3,7 +3,6 @@
 import numpy as np
 from numba import njit
 
-from .arrays import copy_into
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream
 from .sampling import draw_into, sort_sample, sort_workspace
@@ -51,7 +50,7 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
-        acc = np.zeros((R, 6))
+        acc = out[c]
         est = np.empty(R)
         pairs, buf = sort_workspace(B)
         for _ in range(reps):
@@ -71,7 +70,6 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
                     diff = est[k] - est[controls[k]]
                     acc[k, 4] += diff
                     acc[k, 5] += diff * diff
-        copy_into(out[c], acc)
     return out
 
 
@@ -87,12 +85,11 @@ def bias_general_chunks(span, B, sampler, func, ns, thetas):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
         xs = np.empty(B)
-        acc = np.zeros((R, 4))
+        acc = out[c]
         pairs, buf = sort_workspace(B)
         for _ in range(reps):
             draw_into(st, xs, sampler)
             sort_sample(xs, buf, pairs)
             for k in range(R):
                 _accumulate_powers(acc, k, func(xs, ns[k]) - thetas[k])
-        copy_into(out[c], acc)
     return out

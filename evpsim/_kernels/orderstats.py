@@ -5,7 +5,6 @@ import math
 import numpy as np
 from numba import njit
 
-from .arrays import copy_into
 from .options import OPTS as _OPTS
 
 
@@ -161,7 +160,9 @@ def order_stat_chain_sums(B, h, fs, ss):
                 for a0 in range(a + 1):
                     acc += H[i, a0] * pi[a0, a]
                 Hn[i, a] = acc
-        copy_into(H, Hn)
+        for i in range(B):
+            for a in range(B + 1):
+                H[i, a] = Hn[i, a]
         binom_pmf_all(B, fs[l], ss[l], pmf)
         _upper_tail(pmf, B, tail)
         half = 0.5 * h[l]

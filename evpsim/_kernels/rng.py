@@ -39,16 +39,11 @@ _ZIG_X, _ZIG_F = _ziggurat_tables()
 _ZIG_R = _ZIG_X[1]
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _mix64(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
-
-
-@njit(inline="always", **_OPTS)
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
 class Span(NamedTuple):
@@ -75,14 +70,14 @@ class Span(NamedTuple):
                 for a, b in zip(cuts, cuts[1:])]
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def chunk_bounds(span, c):
     """``(first replicate, replicate count)`` of the ``c``-th chunk of ``span``."""
     first = (span.chunk0 + c) * span.chunk_size
     return first, min(span.chunk_size, span.replicates - first)
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def chunk_stream(span, c):
     """Generator of the ``c``-th chunk of ``span``: stream ``stream0 + chunk``."""
     return rng_init(span.seed, span.stream0 + span.chunk0 + c)
@@ -99,28 +94,29 @@ def rng_init(seed, stream):
     return st
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def rng_next(st):
     s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
-    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    r = s1 * np.uint64(5)
+    result = ((r << np.uint64(7)) | (r >> np.uint64(57))) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
     s3 ^= s1
     s1 ^= s2
     s0 ^= s3
     s2 ^= t
-    s3 = _rotl(s3, 45)
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
     st[0], st[1], st[2], st[3] = s0, s1, s2, s3
     return result
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def rng_uniform(st):
     """Uniform double in the open interval (0, 1)."""
     return (float(rng_next(st) >> np.uint64(11)) + 0.5) * _TWO53
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def rng_below(st, k):
     """Uniform integer in 0..k-1 (k < 2**53)."""
     return min(int(rng_uniform(st) * k), k - 1)
@@ -148,7 +144,7 @@ def _normal_slow(st, i, x):
             return x
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def rng_normal(st):
     """Standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000).
 

@@ -69,7 +69,7 @@ class Sampler(NamedTuple):
         return cls(KIND_RESAMPLE, np.zeros(6), _floats(np.sort(scores)), np.ones(1))
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _std_truncnorm(st, a, b, case, alpha):
     if case == CASE_NORMAL:
         while True:
@@ -99,7 +99,7 @@ def _std_truncnorm(st, a, b, case, alpha):
                 return -z
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _discrete_index(u, guide, table_c):
     k = int(guide[int(u * guide.shape[0])])
     while table_c[k] <= u:
@@ -168,11 +168,12 @@ def heap_sort(xs):
     n = xs.shape[0]
     for root in range(n // 2 - 1, -1, -1):
         _sift_down(xs, root, n)
+    top = 0  # a variable, not the literal 0: one specialisation of _sift_down
     for end in range(n - 1, 0, -1):
         v = xs[end]
         xs[end] = xs[0]
         xs[0] = v
-        _sift_down(xs, 0, end)
+        _sift_down(xs, top, end)
 
 
 @njit(**_OPTS)
@@ -249,7 +250,7 @@ def network_sort(xs, buf, pairs):
 def sort_workspace(B):
     """Comparator pairs and buffer for :func:`sort_sample` of ``B`` values."""
     if B > 64:
-        return sorting_network(1), np.empty(B)
+        return np.empty((0, 2), dtype=np.int64), np.empty(B)
     padded = 1
     while padded < B:
         padded *= 2
