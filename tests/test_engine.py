@@ -102,3 +102,25 @@ def test_jobs_pickle_their_kernel_by_name():
     job = _job()
     again = pickle.loads(pickle.dumps(job))
     assert again.kernel is K.bias_lstat_chunks
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 31, 64, 65, 100, 1000])
+def test_kernel_sorts_agree_with_numpy(n):
+    # the sorting network (n <= 64) and the heapsort beyond it, ties included
+    from evpsim._kernels.sampling import sort_inplace, sort_sample, sort_workspace
+
+    x = np.random.default_rng(n).normal(size=n)
+    x[::5] = x[0]
+    a, b = x.copy(), x.copy()
+    sort_inplace(a)
+    sort_sample(b, *sort_workspace(n)[::-1])
+    assert np.array_equal(a, np.sort(x)) and np.array_equal(b, np.sort(x))
+
+
+def test_threads_split_work_in_order():
+    from evpsim.threads import map_threads, ranges
+
+    assert map_threads(lambda v: v * v, range(50)) == [v * v for v in range(50)]
+    cuts = ranges(7)
+    assert cuts[0][0] == 0 and cuts[-1][1] == 7
+    assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))

@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from .options import OPTS as _OPTS
-from .rng import chunk_bounds, rng_init, rng_next
+from .rng import chunk_bounds, next_state, rng_init, rng_next
 from .sampling import draw_sorted, sort_inplace
 
 PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
@@ -293,12 +293,15 @@ def multinomial_counts(st, counts):
     B = counts.shape[0]
     ub = np.uint64(B)
     counts[:] = 0
+    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
     for _ in range(B >> 1):
-        x = rng_next(st)
+        x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
         counts[((x >> _U32) * ub) >> _U32] += 1
         counts[((x & _MASK32) * ub) >> _U32] += 1
     if B & 1:
-        counts[((rng_next(st) >> _U32) * ub) >> _U32] += 1
+        x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
+        counts[((x >> _U32) * ub) >> _U32] += 1
+    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
 
 
 @njit(**_OPTS)

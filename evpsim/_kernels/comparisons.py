@@ -26,7 +26,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .moments import _accumulate_powers
 from .options import OPTS as _OPTS
-from .rng import chunk_bounds, chunk_stream, rng_below, rng_uniform
+from .rng import below, chunk_bounds, chunk_stream, uniform_state
 from .sampling import (KIND_POOL, KIND_RESAMPLE, KIND_TRUNCNORM, Sampler, _discrete_index,
                        draw_into, sort_sample, sort_workspace)
 
@@ -56,17 +56,16 @@ def workspace(sampler, B):
 def _draw_indices(st, idx, m, kind, params, table_c, perm, N):
     """Table indices of ``m`` samples into the rows of ``idx``.
 
-    One loop per kind, and the generator on a local copy of the state (as
-    in :func:`.sampling.draw_into`: otherwise LLVM reloads it after every
-    store, not knowing that the arrays do not overlap).
+    One loop per kind, and the generator on the state copied into scalars
+    (see :func:`.rng.next_state`).
     """
-    st_arg = st
-    st = st_arg.copy()
     B = idx.shape[1]
+    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
     if kind == KIND_POOL:  # partial Fisher-Yates shuffle of the indices
         for r in range(m):
             for i in range(B):
-                j = i + rng_below(st, N - i)
+                u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+                j = i + below(u, N - i)
                 k = perm[j]
                 perm[j] = perm[i]
                 perm[i] = k
@@ -74,13 +73,14 @@ def _draw_indices(st, idx, m, kind, params, table_c, perm, N):
     elif kind == KIND_RESAMPLE:
         for r in range(m):
             for i in range(B):
-                idx[r, i] = rng_below(st, N)
+                u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+                idx[r, i] = below(u, N)
     else:
         for r in range(m):
             for i in range(B):
-                idx[r, i] = _discrete_index(rng_uniform(st), params, table_c)
-    for i in range(4):
-        st_arg[i] = st[i]
+                u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+                idx[r, i] = _discrete_index(u, params, table_c)
+    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
 
 
 @njit(**_OPTS)
