@@ -67,7 +67,8 @@ CASES = {
     "bootstrap": _bootstrap,
     "curve": lambda: evpsim.curve({"a": evpsim.make_truth("normal").sample(25, seed=11),
                                    "b": evpsim.make_truth("tang-big").sample(25, seed=12)},
-                                  estimators=["V", "U"], ci_methods=["percentile", "ld-equal-tailed"],
+                                  estimators=["V", "U"],
+                                  ci_methods=["percentile", "ld-equal-tailed"],
                                   resamples=1000, seed=13, bounds=(0.0, 1.0)),
     "user-bias": _with_user_methods(
         lambda: evpsim.bias("normal", 20, estimators=["V", "golden-top"], method="mc",
