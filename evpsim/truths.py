@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import integrate, stats
 
 from . import _validate as check
 from ._kernels import sampling as K
@@ -233,6 +232,8 @@ class TruncatedNormal(Truth):
         self.mu, self.sigma, self.lo, self.hi = mu, sigma, lo, hi
         self.a = (self.lo - self.mu) / self.sigma
         self.b = (self.hi - self.mu) / self.sigma
+        from scipy import stats  # here, not at import: 0.4 s that other truths never need
+
         self._dist = stats.truncnorm(self.a, self.b, loc=self.mu, scale=self.sigma)
         mass = stats.norm.sf(self.a) - stats.norm.sf(self.b) if self.a > 0 else \
             stats.norm.cdf(self.b) - stats.norm.cdf(self.a)
@@ -330,6 +331,8 @@ class TruncatedNormal(Truth):
 
         An independent check of :meth:`theta`.
         """
+        from scipy import integrate
+
         out = []
         for n in np.atleast_1d(ns):
             val, _ = integrate.quad(lambda x: self.cdf(x) ** int(n), self.lo, self.hi,
@@ -348,6 +351,8 @@ class TruncatedNormal(Truth):
 
 def _choose_truncnorm_case(a, b):
     """Pick the rejection sampler with the highest acceptance rate."""
+    from scipy import integrate, stats
+
     mass = stats.norm.sf(a) - stats.norm.sf(b) if a > 0 else stats.norm.cdf(b) - stats.norm.cdf(a)
     rates = {K.CASE_NORMAL: mass}
     # uniform proposal on [a, b] with envelope exp(-c^2 / 2), c the point nearest 0
@@ -461,6 +466,8 @@ def bag(*, seed=2021, population=100_000, size=10_000, mu=0.6, sigma=0.07, lo=0.
     truth samples uniformly from the bag. Seeded, so every run has the same
     bag.
     """
+    from scipy import stats
+
     rng = np.random.default_rng(seed)
     tn = TruncatedNormal(mu, sigma, lo, hi)
     pop = stats.truncnorm.rvs(tn.a, tn.b, loc=mu, scale=sigma, size=population,
