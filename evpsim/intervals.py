@@ -304,13 +304,13 @@ def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackkni
     -------
     boot (K, R), est (K,), jack (K, B), intervals (M, K, 2)
     """
-    est, jack, need_q, packed, cuts, width, starts = _K.bootstrap_setup(
+    est, jack, need_q, packed, starts, cuts, states = _K.bootstrap_setup(
         xs, seed, stream, ptab, jws, resamples, codes, jackknife)
     K = ptab.shape[1]
     boot = np.empty((K, resamples))
     ivs = np.full((codes.shape[0], K, 2), np.nan)
-    map_threads(lambda span: _K.bootstrap_blocks(xs, starts, packed, cuts, width, *span, boot),
-                ranges(starts.shape[0]))
+    map_threads(lambda span: _K.bootstrap_blocks(xs, states, packed, starts, cuts, *span, boot),
+                ranges(states.shape[0]))
     if codes.shape[0]:
         map_threads(lambda span: _K.bootstrap_columns(*span, boot, est, jack, level, codes,
                                                       need_q, ivs), ranges(K))

@@ -520,53 +520,69 @@ def acceleration(jack):
 # each column's R estimates are contiguous for the selection.
 
 @njit(**_OPTS)
-def chunk_width(ptab):
-    """Columns per chunk of ``ptab``: an even split into chunks of at most
-    ``_CHUNK`` columns and ``_CHUNK_BYTES``, unless the table fits in
-    ``_CHUNK_BYTES`` and the chunks' :func:`tiny_rows` would not make up
-    for their extra passes."""
+def column_chunks(ptab):
+    """First columns of the chunks of ``ptab`` (B + 1, K), and K.
+
+    The columns of each estimator (B of them when K is a multiple of B)
+    are split evenly into chunks of at most ``_CHUNK`` columns and
+    ``_CHUNK_BYTES``; a table that fits in ``_CHUNK_BYTES`` stays whole
+    unless its chunks' :func:`tiny_rows` make up for their extra passes.
+    """
     B1, K = ptab.shape
-    n = max((K + _CHUNK - 1) // _CHUNK, (8 * B1 * K + _CHUNK_BYTES - 1) // _CHUNK_BYTES)
-    width = (K + n - 1) // n
-    if n == 1 or 8 * B1 * K > _CHUNK_BYTES:
-        return width
+    span = B1 - 1 if K % (B1 - 1) == 0 else K
+    n = max((span + _CHUNK - 1) // _CHUNK, (8 * B1 * span + _CHUNK_BYTES - 1) // _CHUNK_BYTES)
+    width = (span + n - 1) // n
+    per = (span + width - 1) // width
+    starts = np.empty(K // span * per + 1, dtype=np.int64)
+    for e in range(K // span):
+        for j in range(per):
+            starts[e * per + j] = e * span + j * width
+    starts[-1] = K
+    if 8 * B1 * K > _CHUNK_BYTES or starts.shape[0] == 2:
+        return starts
     split = 0
-    for k0 in range(0, K, width):
-        w = min(width, K - k0)
-        split += (B1 - 1 - tiny_rows(ptab[:, k0:k0 + w])) * (w + _PASS)
-    return width if split < (B1 - 1 - tiny_rows(ptab)) * (K + _PASS) else K
+    for c in range(starts.shape[0] - 1):
+        k0, k1 = starts[c], starts[c + 1]
+        split += (B1 - 1 - tiny_rows(ptab[:, k0:k1])) * (k1 - k0 + _PASS)
+    if split < (B1 - 1 - tiny_rows(ptab)) * (K + _PASS):
+        return starts
+    whole = np.empty(2, dtype=np.int64)
+    whole[0] = 0
+    whole[1] = K
+    return whole
 
 
 @njit(**_OPTS)
-def column_chunk(packed, B1, K, width, c):
+def column_chunk(packed, B1, starts, c):
     """First column and (B + 1, w) table of chunk ``c`` of ``packed``."""
-    k0 = c * width
-    w = min(width, K - k0)
-    return k0, packed[B1 * k0:B1 * (k0 + w)].reshape((B1, w))
+    k0, k1 = starts[c], starts[c + 1]
+    return k0, packed[B1 * k0:B1 * k1].reshape((B1, k1 - k0))
 
 
 @njit(**_OPTS)
-def pack_columns(ptab, width):
-    """The columns of ``ptab`` (B + 1, K) in chunks of ``width`` (the last
-    one possibly narrower), each a C-ordered (B + 1, w) table, one after
-    the other in a flat array (see :func:`column_chunk`); and the
+def pack_columns(ptab, starts):
+    """The chunks of columns of ``ptab`` (B + 1, K) starting at ``starts``
+    (see :func:`column_chunks`), each a C-ordered (B + 1, w) table, one
+    after the other in a flat array (see :func:`column_chunk`); and the
     :func:`tiny_rows` of each chunk."""
     B1, K = ptab.shape
     packed = np.empty(B1 * K)
-    cuts = np.empty((K + width - 1) // width, dtype=np.int64)
+    cuts = np.empty(starts.shape[0] - 1, dtype=np.int64)
     for c in range(cuts.shape[0]):
-        k0 = c * width
-        w = min(width, K - k0)
+        k0, tab = column_chunk(packed, B1, starts, c)
         for i in range(B1):
-            for j in range(w):
-                packed[B1 * k0 + i * w + j] = ptab[i, k0 + j]
-        cuts[c] = tiny_rows(column_chunk(packed, B1, K, width, c)[1])
+            for j in range(tab.shape[1]):
+                tab[i, j] = ptab[i, k0 + j]
+        cuts[c] = tiny_rows(tab)
     return packed, cuts
 
 
 @njit(**_OPTS)
-def _block_scratch(B, width):
+def _block_scratch(B, starts):
     """Scratch arrays of :func:`_block_estimates`."""
+    width = 0
+    for c in range(starts.shape[0] - 1):
+        width = max(width, starts[c + 1] - starts[c])
     counts = np.empty(B, dtype=np.int64)
     drawn = np.empty((_BLOCK, B), dtype=np.int64)
     cums = np.empty((_BLOCK, B), dtype=np.int64)
@@ -576,21 +592,20 @@ def _block_scratch(B, width):
 
 
 @njit(**_OPTS)
-def _block_estimates(st, xs, packed, cuts, width, r0, nb, boot, counts, drawn, cums, ms, tile):
+def _block_estimates(st, xs, packed, starts, cuts, r0, nb, boot, counts, drawn, cums, ms, tile):
     """Draw resamples ``r0:r0 + nb`` (at most ``_BLOCK``) from ``st`` and
     write their estimates into ``boot``, one chunk of columns at a time.
 
-    ``packed`` and ``cuts`` come from :func:`pack_columns`; the rest is
-    scratch from :func:`_block_scratch`.
+    ``starts`` comes from :func:`column_chunks`, ``packed`` and ``cuts``
+    from :func:`pack_columns`; the rest is scratch from
+    :func:`_block_scratch`.
     """
     bound = tiny_bound(xs)
-    B = xs.shape[0]
-    K = boot.shape[0]
     for r in range(nb):
         multinomial_counts(st, counts)
         ms[r] = compact_counts(counts, drawn[r], cums[r])
-    for c in range((K + width - 1) // width):
-        k0, tab = column_chunk(packed, B + 1, K, width, c)
+    for c in range(cuts.shape[0]):
+        k0, tab = column_chunk(packed, xs.shape[0] + 1, starts, c)
         w = tab.shape[1]
         for r in range(nb):
             if cuts[c] > 0:
@@ -701,11 +716,11 @@ def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
     B = xs.shape[0]
     K = est.shape[0]
     need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
-    width = chunk_width(ptab)
-    packed, cuts = pack_columns(ptab, width)
-    scratch = _block_scratch(B, width)
+    starts = column_chunks(ptab)
+    packed, cuts = pack_columns(ptab, starts)
+    scratch = _block_scratch(B, starts)
     for r0 in range(0, resamples, _BLOCK):
-        _block_estimates(st, xs, packed, cuts, width, r0, min(_BLOCK, resamples - r0), boot,
+        _block_estimates(st, xs, packed, starts, cuts, r0, min(_BLOCK, resamples - r0), boot,
                          *scratch)
     if codes.shape[0] == 0:
         return
@@ -916,7 +931,7 @@ def bootstrap_setup(xs, seed, stream, ptab, jws, resamples, codes, jackknife):
 
     Returns
     -------
-    est (K,), jack (K, B), need_q, packed, cuts, width, starts (blocks, 4)
+    est (K,), jack (K, B), need_q, packed, starts, cuts, states (blocks, 4)
     """
     B = xs.shape[0]
     K = ptab.shape[1]
@@ -924,26 +939,26 @@ def bootstrap_setup(xs, seed, stream, ptab, jws, resamples, codes, jackknife):
     est = np.empty(K)
     jack = np.zeros((K, B))
     need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
-    width = chunk_width(ptab)
-    packed, cuts = pack_columns(ptab, width)
+    starts = column_chunks(ptab)
+    packed, cuts = pack_columns(ptab, starts)
     nblocks = (resamples + _BLOCK - 1) // _BLOCK
-    starts = np.empty((nblocks, 4), dtype=np.uint64)
+    states = np.empty((nblocks, 4), dtype=np.uint64)
     for b in range(nblocks):
         for i in range(4):
-            starts[b, i] = st[i]
+            states[b, i] = st[i]
         for _ in range(min(_BLOCK, resamples - b * _BLOCK) * ((B + 1) >> 1)):
             rng_next(st)  # a resample takes ceil(B / 2) draws (multinomial_counts)
-    return est, jack, need_q, packed, cuts, width, starts
+    return est, jack, need_q, packed, starts, cuts, states
 
 
 @njit(**_OPTS)
-def bootstrap_blocks(xs, starts, packed, cuts, width, b0, b1, boot):
+def bootstrap_blocks(xs, states, packed, starts, cuts, b0, b1, boot):
     """Estimates of the resamples of blocks ``b0:b1`` into ``boot`` (K, R)."""
     resamples = boot.shape[1]
-    scratch = _block_scratch(xs.shape[0], width)
+    scratch = _block_scratch(xs.shape[0], starts)
     for b in range(b0, b1):
         r0 = b * _BLOCK
-        _block_estimates(starts[b].copy(), xs, packed, cuts, width, r0,
+        _block_estimates(states[b].copy(), xs, packed, starts, cuts, r0,
                          min(_BLOCK, resamples - r0), boot, *scratch)
 
 
