@@ -50,7 +50,7 @@ from numba import njit
 
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, next_state, rng_init, rng_next
-from .sampling import draw_sorted, sort_inplace
+from .sampling import draw_sorted
 
 PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
 # slots of the per-chunk tallies
@@ -82,7 +82,7 @@ _D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
       3.754408661907416e+00)
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def ndtr(x):
     """Standard normal CDF."""
     return 0.5 * math.erfc(-x / _SQRT2)
@@ -123,7 +123,7 @@ def ndtri(p):
 
 # --- selection and quantiles --------------------------------------------------
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _partition_less(a, lo, hi, pivot):
     """Branch-free Lomuto partition: ``a[lo:j] < pivot <= a[j:hi]``; returns j.
 
@@ -140,7 +140,7 @@ def _partition_less(a, lo, hi, pivot):
     return j
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _partition_leq(a, lo, hi, pivot):
     """As :func:`_partition_less` with ``a[lo:j] <= pivot < a[j:hi]``."""
     j = lo
@@ -152,7 +152,7 @@ def _partition_leq(a, lo, hi, pivot):
     return j
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _narrow(a, lo, hi, k, pivot):
     """Partition ``a[lo:hi]`` around ``pivot`` (one of its entries) and
     return the part that holds rank ``k``. When nothing is below the pivot,
@@ -203,7 +203,7 @@ def select_inplace(a, lo, hi, k):
     _quickselect(a, lo, hi, k)
 
 
-@njit(inline="always", **_OPTS)
+@njit(**_OPTS)
 def _hf7(p, R):
     """Indices ``j, j+1`` and weight ``g`` of the linear (type 7) quantile,
     with the operations of ``scipy.stats.quantile(method="linear")``."""
@@ -265,8 +265,14 @@ def quantiles_by_selection(a, ps, out, ranks):
             ranks[nr] = j
             ranks[nr + 1] = jp1
             nr += 2
-    # sort and deduplicate the few ranks
-    sort_inplace(ranks[:nr])
+    # sort (insertion: at most 8) and deduplicate the few ranks
+    for i in range(1, nr):
+        v = ranks[i]
+        j = i - 1
+        while j >= 0 and ranks[j] > v:
+            ranks[j + 1] = ranks[j]
+            j -= 1
+        ranks[j + 1] = v
     nu = 0
     for i in range(nr):
         if nu == 0 or ranks[i] != ranks[nu - 1]:
@@ -368,44 +374,39 @@ def _all_at_least(out, bound):
 
 
 @njit(**_OPTS)
-def compact_estimates(xs, drawn, cums, m, ptab, out):
+def skip_start(cums, m, cut):
+    """Where :func:`compact_estimates` may stop: the first pair of terms
+    from the top whose upper row is at most ``cut`` (see :func:`tiny_rows`),
+    or -1 if there is none."""
+    lo = m - 2
+    while lo >= 0 and cums[lo] > cut:
+        lo -= 2
+    return lo if lo >= 0 else -1
+
+
+@njit(**_OPTS)
+def compact_estimates(xs, drawn, cums, m, ptab, out, lo, bound):
     """Every column of ``ptab`` evaluated on a resample compacted by
     :func:`compact_counts`.
 
     ``ptab`` may be any (B + 1, w) block of columns of the table: the
-    estimates of a column depend on that column alone.
+    estimates of a column depend on that column alone. With ``lo >= 0``
+    (from :func:`skip_start`), when every entry of ``ptab`` up to the row
+    ``cut`` is at most ``_TINY`` in magnitude and every estimate is at
+    least ``bound`` (see :func:`tiny_bound`) once the terms reach ``lo``,
+    the terms left are skipped: they cannot change any estimate. With
+    ``lo = -1`` every term is computed.
     """
     B = xs.shape[0]
     top = xs[drawn[m - 1]]
     for k in range(out.shape[0]):
         out[k] = top * ptab[B, k]
-    _subtract_terms(xs, drawn, cums, ptab, out, m - 2, -1)
-
-
-@njit(**_OPTS)
-def skipping_estimates(xs, drawn, cums, m, ptab, out, cut, bound):
-    """:func:`compact_estimates`, without the terms that cannot change
-    any estimate.
-
-    When every entry of ``ptab[:cut + 1]`` is at most ``_TINY`` in
-    magnitude and every estimate is at least ``bound`` (see
-    :func:`tiny_bound`) once the terms reach those rows, the terms left
-    are skipped: the estimates are those of :func:`compact_estimates`.
-    """
-    # the first pair of terms from the top with its upper row at most cut
-    lo = m - 2
-    while lo >= 0 and cums[lo] > cut:
-        lo -= 2
-    if lo < 0:
-        compact_estimates(xs, drawn, cums, m, ptab, out)
-        return
-    B = xs.shape[0]
-    top = xs[drawn[m - 1]]
-    for k in range(out.shape[0]):
-        out[k] = top * ptab[B, k]
-    _subtract_terms(xs, drawn, cums, ptab, out, m - 2, lo)
-    if not _all_at_least(out, bound):
-        _subtract_terms(xs, drawn, cums, ptab, out, lo, -1)
+    t = m - 2
+    while True:  # one call site: _subtract_terms is inlined, and long to compile
+        _subtract_terms(xs, drawn, cums, ptab, out, t, lo)
+        if lo < 0 or _all_at_least(out, bound):
+            return
+        t, lo = lo, -1
 
 
 @njit(**_OPTS)
@@ -425,11 +426,11 @@ def tiny_bound(xs):
 
 
 @njit(**_OPTS)
-def tiny_rows(tab):
-    """The last row r with every entry of ``tab[:r + 1]`` at most
+def tiny_rows(tab, k0, k1):
+    """The last row r with every entry of ``tab[:r + 1, k0:k1]`` at most
     ``_TINY`` in magnitude (-1 if there is none)."""
     for i in range(tab.shape[0]):
-        for j in range(tab.shape[1]):
+        for j in range(k0, k1):
             if not abs(tab[i, j]) <= _TINY:
                 return i - 1
     return tab.shape[0] - 1
@@ -452,7 +453,7 @@ def resample_estimates(xs, counts, ptab, out, drawn, cums):
     drawn, cums : (B,) int arrays
         Scratch: indices of the points drawn and the cumulative counts.
     """
-    compact_estimates(xs, drawn, cums, compact_counts(counts, drawn, cums), ptab, out)
+    compact_estimates(xs, drawn, cums, compact_counts(counts, drawn, cums), ptab, out, -1, 0.0)
 
 
 @njit(**_OPTS)
@@ -543,8 +544,8 @@ def column_chunks(ptab):
     split = 0
     for c in range(starts.shape[0] - 1):
         k0, k1 = starts[c], starts[c + 1]
-        split += (B1 - 1 - tiny_rows(ptab[:, k0:k1])) * (k1 - k0 + _PASS)
-    if split < (B1 - 1 - tiny_rows(ptab)) * (K + _PASS):
+        split += (B1 - 1 - tiny_rows(ptab, k0, k1)) * (k1 - k0 + _PASS)
+    if split < (B1 - 1 - tiny_rows(ptab, 0, K)) * (K + _PASS):
         return starts
     whole = np.empty(2, dtype=np.int64)
     whole[0] = 0
@@ -573,7 +574,7 @@ def pack_columns(ptab, starts):
         for i in range(B1):
             for j in range(tab.shape[1]):
                 tab[i, j] = ptab[i, k0 + j]
-        cuts[c] = tiny_rows(tab)
+        cuts[c] = tiny_rows(tab, 0, tab.shape[1])
     return packed, cuts
 
 
@@ -608,11 +609,9 @@ def _block_estimates(st, xs, packed, starts, cuts, r0, nb, boot, counts, drawn, 
         k0, tab = column_chunk(packed, xs.shape[0] + 1, starts, c)
         w = tab.shape[1]
         for r in range(nb):
-            if cuts[c] > 0:
-                skipping_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w],
-                                   cuts[c], bound)
-            else:
-                compact_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w])
+            lo = skip_start(cums[r], ms[r], cuts[c]) if cuts[c] > 0 else -1
+            compact_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w], lo,
+                              bound)
         for k in range(w):
             for r in range(nb):
                 boot[k0 + k, r0 + r] = tile[r * w + k]
