@@ -1,7 +1,9 @@
 """Where users wait: first runs, start-up, the papers, a user's own estimator.
 
-Run with ``python benchmarks/bench_startup.py [--repeat N]``. Prints a
-markdown table, each row beside its goal.
+Run with ``python benchmarks/bench_startup.py [--repeat N] [--before DIR]``.
+Prints a markdown table, each row beside its goal; with ``--before`` (a
+checkout of an earlier commit, e.g. ``git worktree add /tmp/before REV``)
+every command also runs against that code, side by side in the same run.
 
 * Cold: each command in a fresh process with an empty ``NUMBA_CACHE_DIR``
   (nothing compiled yet, as after an install).
@@ -111,10 +113,12 @@ print(json.dumps(times), file=sys.stderr)
 """
 
 
-def run(argv, cache, tmp):
-    """Wall seconds of one process; its stderr."""
+def run(argv, cache, tmp, code=None):
+    """Wall seconds of one process; its stderr. ``code``: evpsim's checkout."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     env.pop("EVPSIM_QUICK", None)
+    if code:
+        env["PYTHONPATH"] = code
     argv = [a.format(tmp=tmp) for a in argv]
     t0 = time.perf_counter()
     res = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tmp)
@@ -124,11 +128,11 @@ def run(argv, cache, tmp):
     return wall, res.stderr
 
 
-def cold_and_warm(argv, repeat):
+def cold_and_warm(argv, repeat, code=None):
     cache, tmp = tempfile.mkdtemp(prefix="evpsim-cache-"), tempfile.mkdtemp(prefix="evpsim-")
     try:
-        cold, _ = run(argv, cache, tmp)
-        warm = statistics.median(run(argv, cache, tmp)[0] for _ in range(repeat))
+        cold, _ = run(argv, cache, tmp, code)
+        warm = statistics.median(run(argv, cache, tmp, code)[0] for _ in range(repeat))
     finally:
         shutil.rmtree(cache)
         shutil.rmtree(tmp)
@@ -142,7 +146,9 @@ def verdict(value, goal):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per command (median)")
+    ap.add_argument("--before", metavar="DIR", help="an earlier checkout to time beside")
     args = ap.parse_args()
+    before = os.path.abspath(args.before) if args.before else None
     import evpsim
     import numba
 
@@ -151,20 +157,26 @@ def main():
           f"average at start {os.getloadavg()[0]:.2f}; dask "
           f"{'installed' if _has('dask') else 'not installed'}\n")
     rows = []
-    for name, cmd in COMMANDS.items():
+    runs = {**{name: [PY, "-m", "evpsim", *cmd] for name, cmd in COMMANDS.items()},
+            "bootstrap_intervals": [PY, "-c", BOOTSTRAP]}
+    for name, argv in runs.items():
         print(f"  {name} ...", file=sys.stderr, flush=True)
-        cold, warm = cold_and_warm([PY, "-m", "evpsim", *cmd], args.repeat)
+        cold, warm = cold_and_warm(argv, args.repeat)
+        old = cold_and_warm(argv, args.repeat, before) if before else None
         goal = 8 if name == "bias" else 10
         note = verdict(cold, goal)
         if name == "bias":
             note += f"; warm: {verdict(warm, 1.2)}"
-        rows.append((f"`evpsim {' '.join(cmd)}`".replace("{tmp}/", ""), cold, warm, note))
-    cold, warm = cold_and_warm([PY, "-c", BOOTSTRAP], args.repeat)
-    rows.append(("`bootstrap_intervals` of 50 scores, U,V,W x percentile,basic,bca, R = 5,000",
-                 cold, warm, verdict(cold, 10)))
-    print("| first run of | cold s | warm s (median) | goal |\n|---|---:|---:|---|")
-    for what, cold, warm, note in rows:
-        print(f"| {what} | {cold:.1f} | {warm:.2f} | {note} |")
+        what = (f"`evpsim {' '.join(COMMANDS[name])}`".replace("{tmp}/", "")
+                if name in COMMANDS else
+                "`bootstrap_intervals` of 50 scores, U,V,W x percentile,basic,bca, R = 5,000")
+        rows.append((what, cold, warm, old, note))
+    print("| first run of | cold s | warm s (median) | "
+          + ("before: cold s | before: warm s | " if before else "") + "goal |")
+    print("|---|---:|---:|" + ("---:|---:|" if before else "") + "---|")
+    for what, cold, warm, old, note in rows:
+        was = f"{old[0]:.1f} | {old[1]:.2f} | " if old else ""
+        print(f"| {what} | {cold:.1f} | {warm:.2f} | {was}{note} |")
 
     cache, tmp = tempfile.mkdtemp(prefix="evpsim-cache-"), tempfile.mkdtemp(prefix="evpsim-")
     try:
@@ -175,14 +187,15 @@ def main():
               f"functions; the ten longest (own time, callees excluded): "
               + ", ".join(f"{k} {v:.2f} s" for k, v in top[:10]) + ".")
 
-        run([PY, "-c", USER_FUNC], cache, tmp)  # caches the library kernels
-        _, err = run([PY, "-c", USER_FUNC], cache, tmp)
-        imp, reg, first = map(float, err.strip().splitlines()[-1].split())
-        print(f"\nA user's `func=` estimator, first use in a new process (library kernels "
-              f"cached): `register_estimator` {reg:.2f} s + first `bias` call (100,000 "
-              f"searches of B = 30, V and the user's estimator) {first:.2f} s = "
-              f"{reg + first:.2f} s after `import evpsim` ({imp:.2f} s); "
-              f"{verdict(reg + first, 5)}.")
+        for code, label in ((None, ""), (before, "before: ")) if before else ((None, ""),):
+            run([PY, "-c", USER_FUNC], cache, tmp, code)  # caches the library kernels
+            _, err = run([PY, "-c", USER_FUNC], cache, tmp, code)
+            imp, reg, first = map(float, err.strip().splitlines()[-1].split())
+            print(f"\n{label}A user's `func=` estimator, first use in a new process (library "
+                  f"kernels cached): `register_estimator` {reg:.2f} s + first `bias` call "
+                  f"(100,000 searches of B = 30, V and the user's estimator) {first:.2f} s = "
+                  f"{reg + first:.2f} s after `import evpsim` ({imp:.2f} s)"
+                  + ("." if label else f"; {verdict(reg + first, 5)}."))
 
         run([PY, "-m", "evpsim", "reproduce", "tang2020", "--quick", "--out", "q"], cache, tmp)
         wall, err = run([PY, "-c", TANG, "full"], cache, tmp)
@@ -194,6 +207,14 @@ def main():
               f"{figs['_fig1']:.1f} s, Fig. 2 {figs['_fig2']:.1f} s, Fig. 5 "
               f"{figs['_fig5']:.1f} s; the rest (start-up, plots, files) "
               f"{wall - sum(figs.values()):.1f} s.")
+        if before:
+            old_cache = tempfile.mkdtemp(prefix="evpsim-cache-", dir=tmp)
+            quick = ["reproduce", "tang2020", "--quick", "--out", "q0"]
+            run([PY, "-m", "evpsim", *quick], old_cache, tmp, before)
+            wall, err = run([PY, "-c", TANG, "full0"], old_cache, tmp, before)
+            figs = json.loads(err.strip().splitlines()[-1])
+            print(f"\nbefore: `evpsim reproduce tang2020` {wall:.1f} s; Fig. 4 "
+                  f"{figs['_fig4']:.1f} s, Fig. 3 {figs['_fig3']:.1f} s.")
     finally:
         shutil.rmtree(cache)
         shutil.rmtree(tmp)

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["bench_bias.py", "bench_coverage.py", "bench_compare.py", "bench_curve.py",
-           "bench_sweep.py"]
+SCRIPTS = ["bench_startup.py", "bench_bias.py", "bench_coverage.py", "bench_compare.py",
+           "bench_curve.py", "bench_sweep.py"]
 
 
 def main():
