@@ -119,7 +119,7 @@ def run(argv, cache, tmp, code=None):
     env.pop("EVPSIM_QUICK", None)
     if code:
         env["PYTHONPATH"] = code
-    argv = [a.format(tmp=tmp) for a in argv]
+    argv = [a.replace("{tmp}", tmp) for a in argv]
     t0 = time.perf_counter()
     res = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tmp)
     wall = time.perf_counter() - t0
@@ -143,26 +143,15 @@ def verdict(value, goal):
     return f"goal <= {goal:g} s: {'met' if value <= goal else 'not met'}"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3, help="warm runs per command (median)")
-    ap.add_argument("--before", metavar="DIR", help="an earlier checkout to time beside")
-    args = ap.parse_args()
-    before = os.path.abspath(args.before) if args.before else None
-    import evpsim
-    import numba
-
-    print(f"evpsim {evpsim.__version__}, numba {numba.__version__}, "
-          f"{numba.config.NUMBA_NUM_THREADS} numba threads on {os.cpu_count()} CPUs; load "
-          f"average at start {os.getloadavg()[0]:.2f}; dask "
-          f"{'installed' if _has('dask') else 'not installed'}\n")
+def commands(repeat, before):
+    """The first and later runs of every subcommand and of ``bootstrap_intervals``."""
     rows = []
     runs = {**{name: [PY, "-m", "evpsim", *cmd] for name, cmd in COMMANDS.items()},
             "bootstrap_intervals": [PY, "-c", BOOTSTRAP]}
     for name, argv in runs.items():
         print(f"  {name} ...", file=sys.stderr, flush=True)
-        cold, warm = cold_and_warm(argv, args.repeat)
-        old = cold_and_warm(argv, args.repeat, before) if before else None
+        cold, warm = cold_and_warm(argv, repeat)
+        old = cold_and_warm(argv, repeat, before) if before else None
         goal = 8 if name == "bias" else 10
         note = verdict(cold, goal)
         if name == "bias":
@@ -178,43 +167,74 @@ def main():
         was = f"{old[0]:.1f} | {old[1]:.2f} | " if old else ""
         print(f"| {what} | {cold:.1f} | {warm:.2f} | {was}{note} |")
 
+
+def compile_times(cache, tmp):
+    """numba's compile time per function of the main job, cold."""
+    _, err = run([PY, "-c", COMPILE_EVENTS, *MAIN], cache, tmp)
+    own = json.loads(err.strip().splitlines()[-1])
+    top = sorted(own.items(), key=lambda kv: -kv[1])
+    print(f"\nCompilation of the main job, cold: {sum(own.values()):.1f} s in {len(own)} "
+          f"functions; the ten longest (own time, callees excluded): "
+          + ", ".join(f"{k} {v:.2f} s" for k, v in top[:10]) + ".")
+
+
+def user_function(cache, tmp, before):
+    """A user's ``func=`` estimator, first use, library kernels cached."""
+    for code, label in ((None, ""), (before, "before: ")) if before else ((None, ""),):
+        run([PY, "-c", USER_FUNC], cache, tmp, code)  # caches the library kernels
+        _, err = run([PY, "-c", USER_FUNC], cache, tmp, code)
+        imp, reg, first = map(float, err.strip().splitlines()[-1].split())
+        print(f"\n{label}A user's `func=` estimator, first use in a new process (library "
+              f"kernels cached): `register_estimator` {reg:.2f} s + first `bias` call "
+              f"(100,000 searches of B = 30, V and the user's estimator) {first:.2f} s = "
+              f"{reg + first:.2f} s after `import evpsim` ({imp:.2f} s)"
+              + ("." if label else f"; {verdict(reg + first, 5)}."))
+
+
+def tang(cache, tmp, before):
+    """``reproduce tang2020`` at the paper's sizes, warm, and each figure's computation."""
+    for code, label in ((None, ""), (before, "before: ")) if before else ((None, ""),):
+        own_cache = tempfile.mkdtemp(prefix="evpsim-cache-", dir=tmp) if code else cache
+        out = "full-before" if code else "full"
+        run([PY, "-m", "evpsim", "reproduce", "tang2020", "--quick", "--out", "quick"],
+            own_cache, tmp, code)
+        wall, err = run([PY, "-c", TANG, out], own_cache, tmp, code)
+        figs = json.loads(err.strip().splitlines()[-1])
+        goals = "" if code else f" ({verdict(wall, 15)})"
+        print(f"\n{label}`evpsim reproduce tang2020` at the paper's sizes, warm cache: "
+              f"{wall:.1f} s{goals}; Fig. 4's computation (four truths, B = 50, M = 1,000, "
+              f"R = 5,000, U, V, W, every CI method) {figs['_fig4']:.1f} s"
+              + ("" if code else f" ({verdict(figs['_fig4'], 8)})")
+              + f"; Fig. 3 {figs['_fig3']:.1f} s, Fig. 1 {figs['_fig1']:.1f} s, Fig. 2 "
+              f"{figs['_fig2']:.1f} s, Fig. 5 {figs['_fig5']:.1f} s; the rest (start-up, "
+              f"plots, files) {wall - sum(figs.values()):.1f} s.")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="warm runs per command (median)")
+    ap.add_argument("--before", metavar="DIR", help="an earlier checkout to time beside")
+    ap.add_argument("--only", choices=["commands", "compile", "func", "tang"],
+                    help="run one part (default: all)")
+    args = ap.parse_args()
+    before = os.path.abspath(args.before) if args.before else None
+    import evpsim
+    import numba
+
+    print(f"evpsim {evpsim.__version__}, numba {numba.__version__}, "
+          f"{numba.config.NUMBA_NUM_THREADS} numba threads on {os.cpu_count()} CPUs; load "
+          f"average at start {os.getloadavg()[0]:.2f}; dask "
+          f"{'installed' if _has('dask') else 'not installed'}\n")
+    if args.only in (None, "commands"):
+        commands(args.repeat, before)
     cache, tmp = tempfile.mkdtemp(prefix="evpsim-cache-"), tempfile.mkdtemp(prefix="evpsim-")
     try:
-        _, err = run([PY, "-c", COMPILE_EVENTS, *MAIN], cache, tmp)
-        own = json.loads(err.strip().splitlines()[-1])
-        top = sorted(own.items(), key=lambda kv: -kv[1])
-        print(f"\nCompilation of the main job, cold: {sum(own.values()):.1f} s in {len(own)} "
-              f"functions; the ten longest (own time, callees excluded): "
-              + ", ".join(f"{k} {v:.2f} s" for k, v in top[:10]) + ".")
-
-        for code, label in ((None, ""), (before, "before: ")) if before else ((None, ""),):
-            run([PY, "-c", USER_FUNC], cache, tmp, code)  # caches the library kernels
-            _, err = run([PY, "-c", USER_FUNC], cache, tmp, code)
-            imp, reg, first = map(float, err.strip().splitlines()[-1].split())
-            print(f"\n{label}A user's `func=` estimator, first use in a new process (library "
-                  f"kernels cached): `register_estimator` {reg:.2f} s + first `bias` call "
-                  f"(100,000 searches of B = 30, V and the user's estimator) {first:.2f} s = "
-                  f"{reg + first:.2f} s after `import evpsim` ({imp:.2f} s)"
-                  + ("." if label else f"; {verdict(reg + first, 5)}."))
-
-        run([PY, "-m", "evpsim", "reproduce", "tang2020", "--quick", "--out", "q"], cache, tmp)
-        wall, err = run([PY, "-c", TANG, "full"], cache, tmp)
-        figs = json.loads(err.strip().splitlines()[-1])
-        print(f"\n`evpsim reproduce tang2020` at the paper's sizes, warm cache: {wall:.1f} s "
-              f"({verdict(wall, 15)}); Fig. 4's computation (four truths, B = 50, M = 1,000, "
-              f"R = 5,000, U, V, W, every CI method) {figs['_fig4']:.1f} s "
-              f"({verdict(figs['_fig4'], 8)}); Fig. 3 {figs['_fig3']:.1f} s, Fig. 1 "
-              f"{figs['_fig1']:.1f} s, Fig. 2 {figs['_fig2']:.1f} s, Fig. 5 "
-              f"{figs['_fig5']:.1f} s; the rest (start-up, plots, files) "
-              f"{wall - sum(figs.values()):.1f} s.")
-        if before:
-            old_cache = tempfile.mkdtemp(prefix="evpsim-cache-", dir=tmp)
-            quick = ["reproduce", "tang2020", "--quick", "--out", "q0"]
-            run([PY, "-m", "evpsim", *quick], old_cache, tmp, before)
-            wall, err = run([PY, "-c", TANG, "full0"], old_cache, tmp, before)
-            figs = json.loads(err.strip().splitlines()[-1])
-            print(f"\nbefore: `evpsim reproduce tang2020` {wall:.1f} s; Fig. 4 "
-                  f"{figs['_fig4']:.1f} s, Fig. 3 {figs['_fig3']:.1f} s.")
+        if args.only in (None, "compile"):
+            compile_times(cache, tmp)
+        if args.only in (None, "func"):
+            user_function(cache, tmp, before)
+        if args.only in (None, "tang"):
+            tang(cache, tmp, before)
     finally:
         shutil.rmtree(cache)
         shutil.rmtree(tmp)

@@ -131,8 +131,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     every sample, and wide: nothing in a sample excludes mass between its
     maximum and the upper bound.
 
-    A user's bootstrap method is compiled into its own parallel kernel on
-    first use in each process (about 20 s); built-in methods are cached.
+    A user's bootstrap method is compiled into its own kernel on first use
+    in each process (about 5 s); built-in methods are cached.
 
     Examples
     --------

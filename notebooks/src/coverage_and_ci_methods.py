@@ -318,7 +318,7 @@ fig.tight_layout()
 # normal-approximation interval centred on the bootstrap bias-corrected
 # estimate, `2·estimate − mean(boots) ± z·sd(boots)`. The z quantile comes
 # from bisection on `math.erf`, so the method works at any level. Its
-# kernel is compiled on first use (about 20 s).
+# kernel is compiled on first use (a few seconds).
 
 # %%
 def normal_bc(boots, estimate, jackknife, level):
