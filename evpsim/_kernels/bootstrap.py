@@ -50,7 +50,7 @@ from numba import njit
 
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, next_state, rng_init, rng_next
-from .sampling import draw_sorted
+from .sampling import draw_sorted, insertion_sort
 
 PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
 # slots of the per-chunk tallies
@@ -265,14 +265,8 @@ def quantiles_by_selection(a, ps, out, ranks):
             ranks[nr] = j
             ranks[nr + 1] = jp1
             nr += 2
-    # sort (insertion: at most 8) and deduplicate the few ranks
-    for i in range(1, nr):
-        v = ranks[i]
-        j = i - 1
-        while j >= 0 and ranks[j] > v:
-            ranks[j + 1] = ranks[j]
-            j -= 1
-        ranks[j + 1] = v
+    # sort and deduplicate the few ranks (at most 8)
+    insertion_sort(ranks, nr)
     nu = 0
     for i in range(nr):
         if nu == 0 or ranks[i] != ranks[nu - 1]:

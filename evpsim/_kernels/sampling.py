@@ -175,12 +175,8 @@ def heap_sort(xs):
 
 
 @njit(**_OPTS)
-def sort_inplace(xs):
-    """Ascending in-place sort: insertion sort for short arrays."""
-    n = xs.shape[0]
-    if n > 64:
-        heap_sort(xs)
-        return
+def insertion_sort(xs, n):
+    """Sort ``xs[:n]`` ascending in place, for short arrays of any dtype."""
     for i in range(1, n):
         v = xs[i]
         j = i - 1
@@ -188,6 +184,16 @@ def sort_inplace(xs):
             xs[j + 1] = xs[j]
             j -= 1
         xs[j + 1] = v
+
+
+@njit(**_OPTS)
+def sort_inplace(xs):
+    """Ascending in-place sort: insertion sort for short arrays."""
+    n = xs.shape[0]
+    if n > 64:
+        heap_sort(xs)
+    else:
+        insertion_sort(xs, n)
 
 
 @njit(**_OPTS)
