@@ -114,11 +114,9 @@ class Job:
     stream0: int = 0
 
     def __call__(self, span):
-        parts = map_threads(self._call, span.split(thread_count()))
+        kernel = _runner(self.kernel, self.args)
+        parts = map_threads(lambda part: kernel(part, *self.args), span.split(thread_count()))
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-    def _call(self, span):
-        return self.kernel(span, *self.args)
 
     def __reduce__(self):
         # a worker process finds the kernel by name, compiled or loaded from
@@ -127,10 +125,36 @@ class Job:
                               tuple(_portable(a) for a in self.args), self.stream0)
 
 
-def _portable(arg):
+def _is_dispatcher(arg):
     from numba.core.registry import CPUDispatcher
 
-    return _DispatcherRef.of(arg) if isinstance(arg, CPUDispatcher) else arg
+    return isinstance(arg, CPUDispatcher)
+
+
+def _portable(arg):
+    return _DispatcherRef.of(arg) if _is_dispatcher(arg) else arg
+
+
+#: kernel -> its twin compiled without numba's cache, for users' functions
+_UNCACHED = {}
+
+
+def _runner(kernel, args):
+    """``kernel``, or its uncached twin when an argument is a user's function.
+
+    A cached specialisation on a user's function would pickle that function
+    into the kernel's cache index, and every later process that cannot
+    import the function's module would then fail to read the index, for any
+    arguments.
+    """
+    if not any(_is_dispatcher(a) for a in args):
+        return kernel
+    twin = _UNCACHED.get(kernel)
+    if twin is None:
+        import numba
+
+        twin = _UNCACHED[kernel] = numba.njit(**kernel.targetoptions)(kernel.py_func)
+    return twin
 
 
 def _rebuild_job(module, name, args, stream0):

@@ -1,5 +1,7 @@
 """The engine kit: options, stream layout, runner and worker processes."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,24 @@ def test_threads_split_work_in_order():
     cuts = ranges(7)
     assert cuts[0][0] == 0 and cuts[-1][1] == 7
     assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+
+
+@pytest.mark.slow  # two fresh processes compiling the false-conclusion kernels
+def test_a_user_function_leaves_the_kernel_cache_readable(tmp_path):
+    # a kernel cached on a user's function would pickle the function into
+    # the cache index; a process that cannot import its module must still
+    # run the same kernel
+    import subprocess
+    import sys
+
+    (tmp_path / "mod").mkdir()
+    (tmp_path / "mod" / "userest.py").write_text(
+        "def top(xs, n):\n    return xs[xs.shape[0] - 1]\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    run = "evpsim.falseconc('normal', 10, estimators={}, replicates=5000, truth_replicates=5000)"
+    with_user = (f"import sys, evpsim; sys.path.insert(0, {str(tmp_path / 'mod')!r}); "
+                 "import userest; evpsim.register_estimator('TOP', func=userest.top); "
+                 + run.format("'V,TOP'"))
+    for script in (with_user, "import evpsim; " + run.format("'V'")):
+        subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=tmp_path,
+                       capture_output=True)
