@@ -627,6 +627,18 @@ def _sample_part(xs, ptab, jws, codes, jackknife, est, jack):
 
 
 @njit(**_OPTS)
+def _prepare(xs, ptab, jws, codes, jackknife, est, jack):
+    """:func:`_sample_part`, then the weight table packed in chunks of columns.
+
+    Returns ``need_q, packed, starts, cuts``.
+    """
+    need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
+    starts = column_chunks(ptab)
+    packed, cuts = pack_columns(ptab, starts)
+    return need_q, packed, starts, cuts
+
+
+@njit(**_OPTS)
 def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out):
     """Intervals ``out[:, k]`` of column ``k`` for the built-in methods.
 
@@ -708,21 +720,13 @@ def bootstrap_intervals(st, xs, ptab, jws, resamples, level, codes, jackknife,
     """
     B = xs.shape[0]
     K = est.shape[0]
-    need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
-    starts = column_chunks(ptab)
-    packed, cuts = pack_columns(ptab, starts)
+    need_q, packed, starts, cuts = _prepare(xs, ptab, jws, codes, jackknife, est, jack)
     scratch = _block_scratch(B, starts)
     for r0 in range(0, resamples, _BLOCK):
         _block_estimates(st, xs, packed, starts, cuts, r0, min(_BLOCK, resamples - r0), boot,
                          *scratch)
-    if codes.shape[0] == 0:
-        return
-    buf = np.empty(resamples)
-    ps = np.empty(4)
-    qs = np.empty(4)
-    ranks = np.empty(8, dtype=np.int64)
-    for k in range(K):
-        _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out)
+    if codes.shape[0] > 0:
+        bootstrap_columns(0, K, boot, est, jack, level, codes, need_q, out)
 
 
 @njit(**_NOCACHE)
@@ -931,9 +935,7 @@ def bootstrap_setup(xs, seed, stream, ptab, jws, resamples, codes, jackknife):
     st = rng_init(seed, stream)
     est = np.empty(K)
     jack = np.zeros((K, B))
-    need_q = _sample_part(xs, ptab, jws, codes, jackknife, est, jack)
-    starts = column_chunks(ptab)
-    packed, cuts = pack_columns(ptab, starts)
+    need_q, packed, starts, cuts = _prepare(xs, ptab, jws, codes, jackknife, est, jack)
     nblocks = (resamples + _BLOCK - 1) // _BLOCK
     states = np.empty((nblocks, 4), dtype=np.uint64)
     for b in range(nblocks):
