@@ -188,12 +188,6 @@ def below(u, k):
 
 
 @njit(**_OPTS)
-def rng_below(st, k):
-    """Uniform integer in 0..k-1 (k < 2**53) from the state array ``st``."""
-    return below(rng_uniform(st), k)
-
-
-@njit(**_OPTS)
 def rng_normal(st):
     """Standard normal from the state array ``st`` (:func:`normal_state`)."""
     z, st[0], st[1], st[2], st[3] = normal_state(st[0], st[1], st[2], st[3])
