@@ -1,10 +1,22 @@
-"""Numbers and lists of budgets as text, for tables and summaries."""
+"""Numbers and lists of budgets as text, for tables and summaries.
+
+One rule for every table evpsim prints: the numbers of a column share one
+layout, chosen from the column's own values (:func:`formatter`), so that
+scores of any scale (1e-9 ... 1e9, negative, losses) keep enough
+significant digits, and columns are as wide as their widest cell plus a gap
+(:func:`render`), so that neighbouring columns never run into each other.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["fmt", "spans"]
+__all__ = ["fmt", "spans", "formatter", "number", "interval", "render"]
+
+#: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
+FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
 
 
 def fmt(x, width=10, digits=4, zero_below=1e-13):
@@ -23,6 +35,127 @@ def fmt(x, width=10, digits=4, zero_below=1e-13):
     else:
         s = f"{x:.{digits}f}" if ax < 10 else f"{x:.{max(digits - 2, 0)}f}"
     return s.rjust(width)
+
+
+def formatter(values, digits=4, *, spread=True):
+    """A function that prints every number of a column in one layout.
+
+    The layout is chosen from the column's finite values: fixed point when
+    the largest magnitude lies in ``[FIXED_LOW, FIXED_HIGH)``, with enough
+    decimals to give it ``digits`` significant digits (and, with
+    ``spread``, enough to tell apart values that differ by a thousandth of
+    the column's range, at most six more); scientific notation with ``digits`` significant
+    digits otherwise. NaN, infinities and None print as ``-``.
+
+    Parameters
+    ----------
+    values : array_like of float
+        Every number the column will show.
+    digits : int
+        Significant digits of the largest magnitude.
+    spread : bool
+        Add decimals when the values are close relative to their size
+        (scores of 1e5 that differ in the second decimal).
+
+    Returns
+    -------
+    callable
+        ``f(x) -> str``, unpadded.
+
+    Examples
+    --------
+    >>> f = formatter([0.7787, 0.8019])
+    >>> f(0.77871), f(float("nan"))
+    ('0.7787', '-')
+    >>> formatter([123456.25, 123456.75])(123456.25)
+    '123456.250'
+    >>> formatter([3e-9, 4e-9])(3.14159e-9)
+    '3.142e-09'
+    """
+    xs = np.asarray([np.nan if v is None else v for v in np.ravel(values)], dtype=float)
+    xs = xs[np.isfinite(xs)]
+    top = float(np.abs(xs).max()) if xs.size else 0.0
+    if top == 0.0:
+        return _fixed(min(digits, 4))
+    if not FIXED_LOW <= top < FIXED_HIGH:
+        return _scientific(digits)
+    decimals = digits - 1 - math.floor(math.log10(top))
+    if spread and xs.size > 1:
+        width = float(xs.max() - xs.min())
+        if width > 0:  # at most 6 more: a range of rounding noise is no reason for 12
+            decimals = max(decimals, min(2 - math.floor(math.log10(width)), decimals + 6))
+    return _fixed(int(min(max(decimals, 0), 12)))
+
+
+def _fixed(decimals):
+    def f(x):
+        return "-" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
+    return f
+
+
+def _scientific(digits):
+    def f(x):
+        if x is None or not np.isfinite(x):
+            return "-"
+        return "0" if x == 0 else f"{x:.{digits - 1}e}"
+    return f
+
+
+def number(x, digits=6):
+    """One number in prose: ``digits`` significant digits at any scale.
+
+    Examples
+    --------
+    >>> number(3.2e-9), number(0.059233), number(123456789.0)
+    ('3.2e-09', '0.059233', '1.23457e+08')
+    """
+    return "-" if x is None or not np.isfinite(x) else f"{x:.{digits}g}"
+
+
+def interval(lo, hi, f):
+    """``[lo, hi]`` with formatter ``f``."""
+    return f"[{f(lo)}, {f(hi)}]"
+
+
+def render(headers, columns, *, gap=2, indent=0, align=None):
+    """Lines of a table whose columns are as wide as their widest cell.
+
+    Parameters
+    ----------
+    headers : sequence of str
+        A header per column.
+    columns : sequence of sequence of str
+        The cells of each column, top to bottom (all the same length).
+    gap : int
+        Spaces between columns (at least one).
+    indent : int
+        Spaces before the first column.
+    align : str, optional
+        ``"<"`` or ``">"`` per column (default: first column right-aligned
+        like the rest; numbers read best right-aligned).
+
+    Returns
+    -------
+    list of str
+        The header line, then a line per row.
+
+    Examples
+    --------
+    >>> print("\\n".join(render(["n", "V"], [["1", "10"], ["0.5", "123456.2"]], indent=2)))
+       n         V
+       1       0.5
+      10  123456.2
+    """
+    align = align or ">" * len(headers)
+    widths = [max([len(h), *(len(c) for c in col)]) for h, col in zip(headers, columns)]
+    sep = " " * max(gap, 1)
+    nrows = len(columns[0]) if columns else 0
+
+    def line(cells):
+        parts = [f"{c:{a}{w}}" for c, a, w in zip(cells, align, widths)]
+        return (" " * indent + sep.join(parts)).rstrip()
+
+    return [line(headers)] + [line([col[r] for col in columns]) for r in range(nrows)]
 
 
 def spans(ns):
