@@ -37,15 +37,18 @@ def fmt(x, width=10, digits=4, zero_below=1e-13):
     return s.rjust(width)
 
 
-def formatter(values, digits=4, *, spread=True):
+def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     """A function that prints every number of a column in one layout.
 
     The layout is chosen from the column's finite values: fixed point when
     the largest magnitude lies in ``[FIXED_LOW, FIXED_HIGH)``, with enough
-    decimals to give it ``digits`` significant digits (and, with
-    ``spread``, enough to tell apart values that differ by a thousandth of
-    the column's range, at most six more); scientific notation with ``digits`` significant
-    digits otherwise. NaN, infinities and None print as ``-``.
+    decimals to give it ``digits`` significant digits; scientific notation
+    with ``digits`` significant digits otherwise. With ``spread``, either
+    layout shows more digits (at most six more) when the values are close
+    relative to their size: enough to show the column's range with three
+    significant digits. NaN, infinities and None print as ``-``; a value
+    that rounds to zero prints as an unsigned zero (``0`` in scientific
+    notation).
 
     Parameters
     ----------
@@ -54,8 +57,16 @@ def formatter(values, digits=4, *, spread=True):
     digits : int
         Significant digits of the largest magnitude.
     spread : bool
-        Add decimals when the values are close relative to their size
+        Add digits when the values are close relative to their size
         (scores of 1e5 that differ in the second decimal).
+    zero : float
+        Magnitudes at or below it are rounding noise of a value that is
+        exactly zero: they print, and choose the layout, as 0. Set it from
+        the scale of the quantity (e.g. ``1e-12`` times the largest score),
+        never as an absolute number, which would hide values of small
+        scales.
+    sign : bool
+        Print ``+`` before positive numbers (differences).
 
     Returns
     -------
@@ -71,33 +82,42 @@ def formatter(values, digits=4, *, spread=True):
     '123456.250'
     >>> formatter([3e-9, 4e-9])(3.14159e-9)
     '3.142e-09'
+    >>> formatter([3.0e9 + 250.0, 3.0e9 + 750.0])(3.0e9 + 250.0)
+    '3.000000250e+09'
+    >>> g = formatter([-0.02125, 0.0, 4e-17], zero=1e-12, sign=True)
+    >>> g(-0.02125), g(4e-17), g(-1e-7), g(0.5)
+    ('-0.02125', '0.00000', '0.00000', '+0.50000')
     """
     xs = np.asarray([np.nan if v is None else v for v in np.ravel(values)], dtype=float)
     xs = xs[np.isfinite(xs)]
+    xs = np.where(np.abs(xs) <= zero, 0.0, xs)
     top = float(np.abs(xs).max()) if xs.size else 0.0
+    width = float(xs.max() - xs.min()) if xs.size > 1 else 0.0
     if top == 0.0:
-        return _fixed(min(digits, 4))
-    if not FIXED_LOW <= top < FIXED_HIGH:
-        return _scientific(digits)
-    decimals = digits - 1 - math.floor(math.log10(top))
-    if spread and xs.size > 1:
-        width = float(xs.max() - xs.min())
-        if width > 0:  # at most 6 more: a range of rounding noise is no reason for 12
+        layout = f".{min(digits, 4)}f"
+    elif FIXED_LOW <= top < FIXED_HIGH:
+        decimals = digits - 1 - math.floor(math.log10(top))
+        if spread and width > 0:  # at most 6 more: a range of rounding noise is no reason for 12
             decimals = max(decimals, min(2 - math.floor(math.log10(width)), decimals + 6))
-    return _fixed(int(min(max(decimals, 0), 12)))
+        layout = f".{int(min(max(decimals, 0), 12))}f"
+    else:
+        places = digits
+        if spread and width > 0:
+            places = max(places, min(math.floor(math.log10(top)) - math.floor(math.log10(width))
+                                     + 3, digits + 6))
+        layout = f".{places - 1}e"
+    layout = ("+" if sign else "") + layout
+    scientific = layout.endswith("e")
+    unsigned = layout.lstrip("+")
 
-
-def _fixed(decimals):
-    def f(x):
-        return "-" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
-    return f
-
-
-def _scientific(digits):
     def f(x):
         if x is None or not np.isfinite(x):
             return "-"
-        return "0" if x == 0 else f"{x:.{digits - 1}e}"
+        if abs(x) <= zero or x == 0:
+            return "0" if scientific else f"{0.0:{unsigned}}"
+        s = f"{x:{layout}}"
+        return f"{0.0:{unsigned}}" if not s.strip("+-0.") else s  # rounds to zero: no sign
+
     return f
 
 
@@ -117,7 +137,7 @@ def interval(lo, hi, f):
     return f"[{f(lo)}, {f(hi)}]"
 
 
-def render(headers, columns, *, gap=2, indent=0, align=None):
+def render(headers, columns, *, gap=2, indent=0, align=None, widths=None):
     """Lines of a table whose columns are as wide as their widest cell.
 
     Parameters
@@ -133,6 +153,9 @@ def render(headers, columns, *, gap=2, indent=0, align=None):
     align : str, optional
         ``"<"`` or ``">"`` per column (default: first column right-aligned
         like the rest; numbers read best right-aligned).
+    widths : sequence of int, optional
+        Least width of each column (a table's layout at typical scale);
+        a column is still as wide as its widest cell.
 
     Returns
     -------
@@ -147,7 +170,9 @@ def render(headers, columns, *, gap=2, indent=0, align=None):
       10  123456.2
     """
     align = align or ">" * len(headers)
-    widths = [max([len(h), *(len(c) for c in col)]) for h, col in zip(headers, columns)]
+    least = widths or [0] * len(headers)
+    widths = [max([w, len(h), *(len(c) for c in col)])
+              for w, h, col in zip(least, headers, columns)]
     sep = " " * max(gap, 1)
     nrows = len(columns[0]) if columns else 0
 
