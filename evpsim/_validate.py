@@ -21,7 +21,7 @@ import numpy as np
 __all__ = [
     "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
     "number", "scores", "bounds", "boolean", "choice", "string", "counts", "check_memory",
-    "text_file", "MAX_SCORE",
+    "text_file", "unmasked", "MAX_SCORE",
 ]
 
 #: largest magnitude of a score: fourth powers of differences of scores, summed
@@ -91,13 +91,34 @@ def B(value, name="B", *, minimum=2):
     return integer(value, name, minimum=minimum)
 
 
+def unmasked(values, name):
+    """``values`` without a numpy mask: a masked array must have no masked entry.
+
+    A masked array's hidden values would otherwise be used as if they were
+    data (``np.asarray`` drops the mask). They are refused, not dropped, so
+    that what is computed is always what was passed: ``values.compressed()``
+    leaves them out, ``values.filled(x)`` replaces them.
+    """
+    if not isinstance(values, np.ma.MaskedArray):
+        return values
+    mask = np.ma.getmaskarray(values)
+    if mask.any():
+        first = np.unravel_index(int(np.argmax(mask)), mask.shape)
+        where = first[0] if len(first) == 1 else first
+        raise InvalidArgument(name, f"{name} is a masked array with {int(mask.sum())} masked "
+                                    f"value(s), first at index {where}: evpsim neither uses "
+                                    f"masked values nor drops them silently; leave them out "
+                                    f"with .compressed() or replace them with .filled(VALUE)")
+    return np.ma.getdata(values)
+
+
 def ns(values, B, name="ns"):
     """Budgets as an int array within ``1..B`` (``None``: all of them)."""
     if values is None:
         return np.arange(1, B + 1)
     if isinstance(values, (str, bytes)):
         raise InvalidType(name, f"{name} must be integers, got {values!r}")
-    items = np.atleast_1d(np.asarray(values))
+    items = np.atleast_1d(np.asarray(unmasked(values, name)))
     if items.ndim != 1 or items.size == 0:
         raise InvalidArgument(name, f"{name} must be a non-empty 1-D sequence of budgets")
     if items.dtype.kind in "iu":
@@ -162,6 +183,7 @@ def counts(values, name, *, minimum=0):
         for v in values:  # numpy turns [True, 2] into [1, 2]
             if isinstance(v, (bool, np.bool_)):
                 integer(v, name)
+    values = unmasked(values, name)
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError):
@@ -199,7 +221,8 @@ def scores(values, name="scores", *, min_size=2):
 
     Strings and booleans are refused even where numpy would convert them,
     and so are magnitudes above :data:`MAX_SCORE`, whose fourth powers
-    would overflow the batteries' sums.
+    would overflow the batteries' sums, and masked arrays with masked
+    entries (see :func:`unmasked`).
     """
     if isinstance(values, (str, bytes)):
         raise InvalidType(name, f"{name} must be numbers, got a string")
@@ -208,6 +231,7 @@ def scores(values, name="scores", *, min_size=2):
         flag = next((v for v in values if isinstance(v, (bool, np.bool_))), None)
         if flag is not None:
             raise InvalidType(name, f"{name} must be numbers, found a value of type bool")
+    values = unmasked(values, name)
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError):

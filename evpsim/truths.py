@@ -378,7 +378,10 @@ class Discrete(Truth):
     Parameters
     ----------
     support : array_like of float
-        Support points (any order; duplicates are merged).
+        Support points (any order; duplicates are merged). Distinct points
+        must span at least 1e-70 (1 / :data:`evpsim._validate.MAX_SCORE`, as
+        a truncated normal's spread must): below that, fourth powers of
+        differences underflow and subnormal numbers leave theta_n no digits.
     pmf : array_like of float
         Non-negative weights, one per support point, not all zero;
         normalised to sum to one.
@@ -409,6 +412,15 @@ class Discrete(Truth):
         keep = ps > 0
         self.support, self.pmf = uniq[keep], ps[keep]
         self.lo, self.hi = float(self.support[0]), float(self.support[-1])
+        if 0 < self.hi - self.lo < 1.0 / check.MAX_SCORE:
+            # as for a truncated normal: below this, fourth powers of differences
+            # underflow, and among subnormal numbers theta_n has no digits left
+            raise check.InvalidArgument(
+                "support", f"support (the truth's distinct values) spans "
+                           f"{self.hi - self.lo:.3g}, from {self.lo:.3g} to {self.hi:.3g}, "
+                           f"below {1.0 / check.MAX_SCORE:g}, where variances and standard "
+                           f"errors underflow to 0; rescale the values (e.g. multiply them "
+                           f"by 1e300)")
         self.name = name
         self.description = description or (
             f"discrete distribution on {self.support.size} points in "
