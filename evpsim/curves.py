@@ -5,25 +5,27 @@ their own models (Dodge et al. 2019, sections 3 and 4): :func:`curve` gives,
 for every model and every budget n up to the trials it ran, the estimated
 expected best score, the standard deviation of the best of n, confidence
 intervals by any registered CI method, and, for two or more models, which
-is ahead, an interval for the difference and the bootstrap probability that
-one is ahead; with a target, the smallest budget that reaches it. The
+is ahead, an interval for the difference and the share of bootstrap
+differences in which one is ahead; with a target, the smallest budget that reaches it. The
 smaller tools :func:`evp_curve` and :func:`budget_to_reach` serve the
 reproductions of the papers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 import xarray as xr
 
 from . import _validate as check
+from .results import provenance
 from .estimators import estimator_weights, get_estimator
 from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
 
-__all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching"]
+__all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
+           "share_ahead"]
 
 
 def best_of_n_sd(xs, ns):
@@ -154,6 +156,11 @@ class Model:
         Where the scores came from (a file name, or ``""``).
     metric : str
         The field or column the scores were read from (or ``""``).
+    records : int
+        Records read for the model, kept and dropped (its B when the
+        scores were given directly).
+    dropped : dict
+        ``{reason: count}`` of the records dropped while reading.
     """
 
     label: str
@@ -161,6 +168,8 @@ class Model:
     mean_duration: float = np.nan
     source: str = ""
     metric: str = ""
+    records: int = 0
+    dropped: dict = field(default_factory=dict)
 
 
 def _mean_duration(durations, label):
@@ -222,7 +231,8 @@ def as_models(scores, labels=None, durations=None):
     for label, xs, dur, search in items:
         xs = check.scores(xs, "scores" if len(items) == 1 else f"scores of {label!r}")
         out.append(Model(label, xs, _mean_duration(dur, label), getattr(search, "source", ""),
-                         getattr(search, "metric", "")))
+                         getattr(search, "metric", ""), getattr(search, "records", xs.size),
+                         dict(getattr(search, "dropped", {}))))
     return out
 
 
@@ -237,7 +247,7 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     extrapolated beyond the trials it ran), the estimated expected best
     score, the SD of the best of n, and confidence intervals; for every
     pair of models, which is ahead, an interval for the difference and the
-    bootstrap probability that the first is ahead. All are estimates from
+    share of bootstrap differences in which the first is ahead. All are estimates from
     the data given, not truths; :func:`evpsim.self_check` tells how far the
     intervals can be trusted for distributions like these.
 
@@ -297,10 +307,14 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
           ci_method, n: for bootstrap methods the percentile interval of
           the bootstrap differences, models resampled independently; for
           bands, both models' bands at level ``1 - (1 - level) / 2``
-          combined, simultaneous over n), ``p_ahead`` (bootstrap
-          probability that ``model_a`` is ahead, ties counting half) and
-          ``ahead`` (the label ahead by the estimates, or ``"tie"``), for n
-          up to the smaller B;
+          combined, simultaneous over n), ``share_ahead`` (the share of
+          bootstrap differences, recentred on the estimated difference, in
+          which ``model_a`` is ahead, ties counting half: a description of
+          the bootstrap distribution, not the probability that ``model_a``
+          is truly better; see :func:`share_ahead`) and ``ahead`` (the
+          label ahead by the estimates, or ``"tie"``; ``share_ahead`` is at
+          least 1/2 exactly when ``model_a`` is), for n up to the smaller
+          B;
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
           n <= B reaches it.
@@ -352,10 +366,31 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
         _add_comparisons(ds, models, per_model, sign, level, band_ivs)
     if target is not None:
         _add_budgets(ds, sign, target)
-    ds.attrs.update(level=level, resamples=resamples, seed=int(seed), metric=metric,
-                    minimize=str(minimize), bounds="none" if bounds is None else list(bounds),
-                    target="none" if target is None else target)
+    _add_reading(ds, models)
+    nan = float("nan")
+    ds = ds.assign_coords(
+        minimize=((), minimize, {"long_name": "the scores are losses: curves of the minimum"}),
+        bounds_lo=((), nan if bounds is None else bounds[0], {"long_name": "metric's range, "
+                                                                           "low end"}),
+        bounds_hi=((), nan if bounds is None else bounds[1], {"long_name": "metric's range, "
+                                                                           "high end"}),
+        target=((), nan if target is None else target, {"long_name": "score to reach"}))
+    ds.attrs.update(provenance(level=level, resamples=resamples, seed=int(seed),
+                               metric=metric))
     return ds
+
+
+def _add_reading(ds, models):
+    """Per model: where its scores came from, records read and dropped by reason."""
+    reasons = list(dict.fromkeys(r for m in models for r in m.dropped))
+    ds.coords["source"] = ("model", [m.source for m in models])
+    ds.coords["records"] = ("model", [m.records for m in models],
+                            {"long_name": "records read, kept and dropped"})
+    ds.coords["drop_reason"] = ("drop_reason", np.array(reasons, dtype=str))
+    ds["dropped"] = (("model", "drop_reason"),
+                     np.array([[m.dropped.get(r, 0) for r in reasons] for m in models],
+                              dtype=np.int64).reshape(len(models), len(reasons)),
+                     {"long_name": "records dropped while reading, by reason"})
 
 
 def _assemble(models, ests, meths, per_model, sign, level):
@@ -414,7 +449,7 @@ def _band_intervals(models, ests, bands, level, bounds, sign):
 
 
 def _add_comparisons(ds, models, per_model, sign, level, bands):
-    """``difference`` with its intervals, ``p_ahead`` and ``ahead`` for every pair.
+    """``difference`` with its intervals, ``share_ahead`` and ``ahead`` for every pair.
 
     ``bands`` holds the band intervals of each model at level ``1 - (1 -
     level) / 2`` (from :func:`_band_intervals`, or None): two such
@@ -427,7 +462,7 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
     boot_cols = [c for c, kind in enumerate(kinds) if kind == "bootstrap"]
     band_cols = [c for c, kind in enumerate(kinds) if kind == "band"]
     shape = (len(pairs), E, nmax)
-    diff, p_ahead = np.full(shape, np.nan), np.full(shape, np.nan)
+    diff, share = np.full(shape, np.nan), np.full(shape, np.nan)
     dlo, dhi = np.full((len(pairs), E, C, nmax), np.nan), np.full((len(pairs), E, C, nmax), np.nan)
     ahead = np.full(shape, "", dtype=object)
     alpha = 0.5 * (1.0 - level)
@@ -439,9 +474,9 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
         boot_a = per_model[a]["bootstrap_distribution"].values[..., :nn]
         boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
         d = boot_a - boot_b
-        p_ahead[p, :, :nn] = (d > 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0)
         q_lo, q_hi = np.quantile(d, [alpha, 1.0 - alpha], axis=0)
         gap = est[a, :, :nn] - est[b, :, :nn]
+        share[p, :, :nn] = share_ahead(d, gap)
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
         lo, hi = np.empty((E, C, nn)), np.empty((E, C, nn))
@@ -460,9 +495,44 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
            f"combined (Bonferroni)")
     ds["difference_lower"] = (idims, dlo, {"long_name": f"lower end of the {how}"})
     ds["difference_upper"] = (idims, dhi, {"long_name": f"upper end of the {how}"})
-    ds["p_ahead"] = (dims, p_ahead, {"long_name": "bootstrap probability that model_a is "
-                                                  "ahead (ties count half)"})
+    ds["share_ahead"] = (dims, share, {
+        "long_name": "share of the bootstrap differences, recentred on the estimated "
+                     "difference, in which model_a is ahead (ties count half); not the "
+                     "probability that model_a is truly better"})
     ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})
+
+
+def share_ahead(differences, estimate):
+    """Share of bootstrap differences on the first model's side, recentred on the estimate.
+
+    Each model's bootstrap estimates are biased relative to its estimate
+    (V's most, near n = B), so raw bootstrap differences need not be
+    centred on the estimated difference, and their raw share can favour
+    the model that the estimates put behind. The differences are shifted
+    so that their median is the estimated difference; the share is then
+    at least 1/2 exactly when the first model is ahead by the estimates,
+    and the two never contradict each other.
+
+    Parameters
+    ----------
+    differences : ndarray
+        Bootstrap differences ``theta_a* - theta_b*``, resamples on axis 0.
+    estimate : ndarray
+        The estimated differences (the shape of ``differences[0]``).
+
+    Returns
+    -------
+    ndarray
+        The share in which the first model is ahead, ties counting half.
+
+    Examples
+    --------
+    >>> d = np.array([[-0.3], [-0.1], [0.2], [0.4], [0.5]])   # raw share ahead: 0.6
+    >>> share_ahead(d, np.array([-0.05]))                     # ahead by the estimate: b
+    array([0.4])
+    """
+    shifted = differences + (estimate - np.median(differences, axis=0))
+    return (shifted > 0).mean(axis=0) + 0.5 * (shifted == 0).mean(axis=0)
 
 
 def _add_budgets(ds, sign, target):

@@ -320,21 +320,27 @@ MODEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"
 
 
 def _evp_figure(rows, *, xlabel, ylabel, log_x, title=None, title_size=None,
-                best_label="best observed"):
-    """One panel in :data:`CURVE_STYLE`: a curve per model, its band shaded, its best
+                best_label="best observed", panels=None):
+    """EVP panels in :data:`CURVE_STYLE`: a curve per model, its band shaded, its best
     observed score dotted.
 
     ``rows`` holds ``(label, x, y, lower, upper, best)`` per model; ``lower``
-    and ``upper`` may be None (no shading), ``best`` None (no line). Returns
-    a :class:`matplotlib.figure.Figure`, not attached to pyplot.
+    and ``upper`` may be None (no shading), ``best`` None (no line). With
+    ``panels``, a list of ``(title, rows)``, one panel each, side by side
+    and sharing the y axis (``rows`` and ``title`` are then unused).
+    Returns a :class:`matplotlib.figure.Figure`, not attached to pyplot.
     """
     import matplotlib
     from matplotlib.figure import Figure
 
+    panels = panels or [(title, rows)]
     with matplotlib.rc_context(CURVE_STYLE):
-        fig = Figure(figsize=(7.0, 4.3))
-        _draw_models(fig.subplots(), rows, xlabel=xlabel, ylabel=ylabel, log_x=log_x,
-                     title=title, title_size=title_size, best_label=best_label)
+        fig = Figure(figsize=(7.0 if len(panels) == 1 else 5.2 * len(panels), 4.3))
+        axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+        for k, (ax, (head, panel)) in enumerate(zip(axes, panels)):
+            _draw_models(ax, panel, xlabel=xlabel, ylabel=ylabel if k == 0 else None,
+                         log_x=log_x, title=head, title_size=title_size,
+                         best_label=best_label)
         fig.tight_layout()
     return fig
 
@@ -360,7 +366,8 @@ def _draw_models(ax, rows, *, xlabel, ylabel, log_x, title, title_size, best_lab
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
     ax.legend(handles, labels, frameon=False)
     ax.grid(alpha=0.3)
     if title:
@@ -427,7 +434,7 @@ def plot_evp_time(ds, path, *, log_x=False, metric="score"):
 
 def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=False,
                title=None):
-    """One panel: each model's EVP curve with its interval shaded.
+    """Each model's EVP curve with its intervals shaded, a panel per CI method.
 
     Parameters
     ----------
@@ -438,13 +445,14 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
     estimator : str, optional
         The estimator drawn (default the first).
     ci_method : str, optional
-        The interval shaded (default the first; ``"none"`` for no shading).
+        The interval shaded, in one panel; default every CI method of
+        ``ds``, a panel each; ``"none"`` for one panel without shading.
     x : {"n", "time"}
         Trials, or expected wall-clock (needs durations).
     log_x : bool
         Log-scaled x axis.
     title : str, optional
-        Panel title.
+        Title of a single panel (default: the estimator and the interval).
 
     Returns
     -------
@@ -454,42 +462,46 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
     Examples
     --------
     >>> import evpsim
-    >>> ds = evpsim.curve([0.71, 0.74, 0.69, 0.80, 0.77], resamples=200)
+    >>> ds = evpsim.curve([0.71, 0.74, 0.69, 0.80, 0.77], resamples=200,
+    ...                   ci_methods="percentile,basic")
     >>> fig = plot_curve(ds)
-    >>> fig.axes[0].get_ylabel()
-    'expected best score'
+    >>> [ax.get_title() for ax in fig.axes]
+    ['estimator V; shaded: 95% percentile interval', 'estimator V; shaded: 95% basic interval']
     """
     estimator = check.choice(estimator if estimator is not None else
                              str(ds["estimator"].values[0]), "estimator",
                              [str(e) for e in ds["estimator"].values])
     methods = [str(m) for m in ds["ci_method"].values]
-    ci_method = check.choice(ci_method if ci_method is not None else methods[0], "ci_method",
-                             methods + ["none"])
+    if ci_method is not None:
+        methods = [check.choice(ci_method, "ci_method", methods + ["none"])]
     x = check.choice(x, "x", ("n", "time"))
     if x == "time" and "expected_time" not in ds:
         raise check.InvalidArgument("x", "x='time' needs durations (a time field)")
     level = float(ds.attrs["level"])
     metric = ds.attrs.get("metric", "score")
-    best = "lowest" if ds.attrs.get("minimize") == "True" else "best"
+    best = "lowest" if bool(ds["minimize"]) else "best"
     if x == "time":
         unit, length = _time_unit(ds["expected_time"].values)
         xlabel = f"expected wall-clock ({unit}; n x mean duration per trial)"
     else:
         xlabel = "hyperparameter trials (n)"
-    rows = []
-    for model in ds["model"].values:
-        sub = ds.sel(model=model, estimator=estimator)
-        sub = sub.isel(n=slice(0, int(sub["B"])))
-        xs = sub["expected_time"].values / length if x == "time" else sub["n"].values
-        iv = None if ci_method == "none" else sub.sel(ci_method=ci_method)
-        rows.append((str(model), xs, sub["estimate"].values,
-                     None if iv is None else iv["lower"].values,
-                     None if iv is None else iv["upper"].values,
-                     float(sub["best_observed"])))
-    shading = "" if ci_method == "none" else f"; shaded: {level:.0%} {ci_method} interval"
-    fig = _evp_figure(rows, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
-                      title=title if title is not None else f"estimator {estimator}{shading}",
-                      best_label=f"{best} observed")
+    panels = []
+    for method in methods:
+        rows = []
+        for model in ds["model"].values:
+            sub = ds.sel(model=model, estimator=estimator)
+            sub = sub.isel(n=slice(0, int(sub["B"])))
+            xs = sub["expected_time"].values / length if x == "time" else sub["n"].values
+            iv = None if method == "none" else sub.sel(ci_method=method)
+            rows.append((str(model), xs, sub["estimate"].values,
+                         None if iv is None else iv["lower"].values,
+                         None if iv is None else iv["upper"].values,
+                         float(sub["best_observed"])))
+        shading = "" if method == "none" else f"; shaded: {level:.0%} {method} interval"
+        head = title if title is not None and len(methods) == 1 else f"estimator {estimator}{shading}"
+        panels.append((head, rows))
+    fig = _evp_figure(None, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
+                      best_label=f"{best} observed", panels=panels)
     if path is not None:
         atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=200, bbox_inches="tight"))
     return fig

@@ -95,21 +95,44 @@ def test_comparison_of_clearly_separated_models():
     sub = ds.isel(pair=0).sel(estimator="V")
     assert str(sub["model_a"].values) == "low"
     assert (sub["ahead"][:40] == "high").all()
-    assert (sub["p_ahead"][:40] == 0).all()
+    assert (sub["share_ahead"][:40] == 0).all()
     assert (sub["difference_upper"].sel(ci_method="percentile")[:40] < 0).all()
     est = ds["estimate"].sel(estimator="V")
     np.testing.assert_allclose(sub["difference"][:40],
                                est.sel(model="low")[:40] - est.sel(model="high")[:40])
 
 
-def test_p_ahead_of_identical_models_is_near_half():
+def test_share_ahead_of_identical_models_is_near_half():
     xs = _scores("reuters_mlp_f1.txt")
     ds = evpsim.curve({"a": xs, "b": xs}, resamples=4000)
-    p = ds["p_ahead"].isel(pair=0).sel(estimator="V").values
+    p = ds["share_ahead"].isel(pair=0).sel(estimator="V").values
     assert (ds["ahead"].values == "tie").all()
-    # independent resampling streams: each p is a mean of 4000 draws (SE <= 0.008)
-    assert np.abs(p - 0.5).max() < 0.05
-    assert not np.all(p == 0.5)
+    # recentred on a difference of 0, the median difference moves to 0: half on each side
+    assert np.abs(p - 0.5).max() <= 1 / 4000
+
+
+def test_share_ahead_never_contradicts_ahead():
+    # Reuters at n = 22: the raw bootstrap share had MLP ahead (0.533) while the
+    # estimates put the LSTM ahead; recentred, the two agree at every n
+    ds = evpsim.curve({"MLP": _scores("reuters_mlp_f1.txt"),
+                       "LSTM": _scores("reuters_lstm_f1.txt")}, estimators="U,V,W",
+                      resamples=4000)
+    share, ahead = ds["share_ahead"].isel(pair=0).values, ds["ahead"].isel(pair=0).values
+    live = ahead != ""
+    assert live.sum() == 3 * 145
+    assert (share[ahead == "MLP"] >= 0.5).all() and (share[ahead == "LSTM"] <= 0.5).all()
+    assert (share[live] > 0.5).any() and (share[live] < 0.5).any()
+
+
+def test_share_ahead_recentres_on_the_estimate():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.02, 0.01, size=(1001, 4))   # raw share of the first side: about 0.98
+    est = np.array([-0.001, 0.0, 0.001, 0.02])
+    got = evpsim.curves.share_ahead(d, est)
+    shifted = d + est - np.median(d, axis=0)
+    np.testing.assert_array_equal(got, (shifted > 0).mean(axis=0)
+                                  + 0.5 * (shifted == 0).mean(axis=0))
+    assert got[0] < 0.5 < got[2] and got[1] == 0.5 and got[3] > 0.95
 
 
 def test_minimize_mirrors_maximize():
@@ -122,7 +145,8 @@ def test_minimize_mirrors_maximize():
     np.testing.assert_allclose(down["lower"], -up["upper"], atol=1e-15)
     np.testing.assert_allclose(down["upper"], -up["lower"], atol=1e-15)
     np.testing.assert_allclose(down["difference"], -up["difference"], atol=1e-15)
-    np.testing.assert_array_equal(down["p_ahead"], up["p_ahead"])
+    np.testing.assert_array_equal(down["share_ahead"], up["share_ahead"])
+    assert bool(down["minimize"]) and not bool(up["minimize"])
     np.testing.assert_array_equal(down["budget"], up["budget"])
     np.testing.assert_array_equal(down["budget_interval"], up["budget_interval"])
     assert float(down["best_observed"].sel(model="a")) == -xs.max()

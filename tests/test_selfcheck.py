@@ -16,7 +16,7 @@ SMALL = dict(replicates=300, resamples=400, seed=1)
 
 def test_equals_the_coverage_battery_on_the_fitted_kde():
     ds = evpsim.self_check(GLOVE, ci_methods="percentile,ks", bounds=(0, 1), **SMALL)
-    fit = evpsim.fit_kde(GLOVE, construction="centered", bounds=(0, 1))
+    fit = evpsim.fit_kde(GLOVE, construction="centered", bounds=(0, 1), bandwidth="cv")
     ref = evpsim.coverage(evpsim.load_kde(fit), GLOVE.size, estimators="V",
                           ci_methods="percentile,ks", bounds=(0, 1), **SMALL)
     for key in ("coverage", "coverage_lower", "coverage_upper", "coverage_all"):
@@ -52,8 +52,8 @@ def test_band_method_passes():
 def test_two_models_rank_errors_equal_compare_curves():
     ds = evpsim.self_check({"bcn": GLOVE, "lstm": LSTM[:40]}, **SMALL)
     assert list(ds["model_a"].values) == ["bcn"] and list(ds["model_b"].values) == ["lstm"]
-    truths = [evpsim.load_kde(evpsim.fit_kde(x, construction="centered", bounds=(0, 1)))
-              for x in (GLOVE, LSTM[:40])]
+    truths = [evpsim.load_kde(evpsim.fit_kde(x, construction="centered", bounds=(0, 1),
+                                             bandwidth="cv")) for x in (GLOVE, LSTM[:40])]
     ref = evpsim.compare_curves(truths[0], truths[1], 40, estimators="V",
                                 replicates=SMALL["replicates"], seed=SMALL["seed"])
     got = ds["check_wrong"].isel(pair=0).sel(estimator="V")

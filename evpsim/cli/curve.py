@@ -7,10 +7,11 @@ import numpy as np
 from .. import _validate as check
 from ..curves import curve
 from ..searchfiles import describe_dropped, read_searches
-from ..selfcheck import check_warnings, self_check
+from .._format import formatter, interval, number, render
+from ..selfcheck import SHORTFALL, check_warnings, fit_lines, model_error, self_check
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
-                     ci_methods_note, default, integer, number, pair, paragraph, save_outputs,
-                     select_ns)
+                     ci_methods_note, default, integer, pair, paragraph, save_outputs)
+from .common import number as real
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 
@@ -21,10 +22,13 @@ def add_parser(subparsers):
             "Read the validation scores of one or more hyperparameter searches and print, for "
             "every budget n up to each model's B, the estimated expected best score, the SD of "
             "the best of n, and confidence intervals; for two or more models, which is ahead, "
-            "an interval for the difference and the bootstrap probability that one is ahead; "
+            "an interval for the difference and the share of bootstrap differences in which one "
+            "is ahead; "
             "with --target, the budget that reaches a score; with --check, how often intervals "
-            "built this way covered the truth in searches simulated from a distribution like "
-            "yours. Everything printed is an estimate from your data."),
+            "built this way covered the truth in searches simulated from a KDE fitted to your "
+            "scores, and how like your scores that KDE is. Tables show n = 1, 2, 3, 5, 10, 20, "
+            "50, ..., B and the budgets where two models change places or a target is "
+            "reached (--all: every n). Everything printed is an estimate from your data."),
         notes=[ci_methods_note(), paragraph(
             "Your own files: scores.txt with one score per line; allentune's results.jsonl "
             "with --field best_validation_accuracy --group model --time-field "
@@ -60,7 +64,7 @@ def add_parser(subparsers):
     c.add_argument("--ci-methods", "--methods", dest="ci_methods",
                    default=default(curve, "ci_methods"), metavar="LIST",
                    help="comma-separated CI methods (default: %(default)s; see below)")
-    c.add_argument("--level", type=number, default=default(curve, "level"),
+    c.add_argument("--level", type=real, default=default(curve, "level"),
                    help="two-sided confidence level (default: %(default)s)")
     c.add_argument("--resamples", type=integer, default=default(curve, "resamples"),
                    help="bootstrap resamples per model (default: %(default)s)")
@@ -69,7 +73,7 @@ def add_parser(subparsers):
     c.add_argument("--bounds", type=pair, metavar="LO,HI",
                    help="the metric's range (e.g. 0,1): needed by band methods; the self-check "
                         "guesses 0,1 or 0,100 without it")
-    c.add_argument("--target", type=number,
+    c.add_argument("--target", type=real,
                    help="a score to reach: report the smallest budget that reaches it")
     k = p.add_argument_group("self-check")
     k.add_argument("--check", action="store_true",
@@ -79,12 +83,24 @@ def add_parser(subparsers):
                    help="simulated searches per model (default: %(default)s)")
     k.add_argument("--check-resamples", type=integer, default=default(self_check, "resamples"),
                    help="bootstrap resamples per simulated search (default: %(default)s)")
+    k.add_argument("--check-bandwidth", type=_check_bandwidth,
+                   default=default(self_check, "bandwidth"), metavar="RULE|NUMBER",
+                   help="the KDE's bandwidth: cv (leave-one-out, what evpsim's kde-validity "
+                        "study found best), normal-reference, scott, silverman, or a number "
+                        "(default: %(default)s)")
+    k.add_argument("--check-construction", choices=("centered", "tang2020"),
+                   default=default(self_check, "construction"),
+                   help="the KDE's construction: centered (clipped to --bounds) or tang2020 "
+                        "(Tang et al.'s, unclipped) (default: %(default)s)")
     k.add_argument("--workers", type=integer, default=default(self_check, "workers"),
                    help="worker processes of the self-check (default: %(default)s)")
     f = p.add_argument_group("figure")
     f.add_argument("--x-axis", choices=("n", "time"), default="n",
                    help="trials, or expected wall-clock (needs --time-field) (default: n)")
     f.add_argument("--log-x", action="store_true", help="log-scaled x axis")
+    f.add_argument("--plot-ci-method", metavar="NAME",
+                   help="shade this CI method only, or none (default: every CI method, a "
+                        "panel each)")
     add_output_args(p)
     p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
                                             "path": "results"})
@@ -111,65 +127,106 @@ def _describe(search):
     xs = search.scores
     line = (f"{search.label}: {xs.size} scores from {search.source}"
             + (f" ({search.metric})" if search.metric else "")
-            + f", in [{xs.min():.6g}, {xs.max():.6g}]")
+            + f", in [{number(xs.min())}, {number(xs.max())}]")
     if search.dropped:
         line += (f"; dropped {sum(search.dropped.values())} of {search.records} records: "
                  f"{describe_dropped(search.dropped)}")
     return line
 
 
-def _decimals(ds):
-    """Decimals that show scores of this magnitude to about four significant digits."""
-    top = float(np.nanmax(np.abs(ds["best_observed"].values)))
-    return int(np.clip(3 - np.floor(np.log10(top)) if top > 0 else 4, 0, 8))
+def table_ns(B, extra=(), show_all=False):
+    """The budgets a table shows: 1, 2, 3, 5, 10, 20, 50, ... below B, then B, and ``extra``.
+
+    ``extra`` holds budgets that matter to the reader (where two models
+    change places, where a target is reached); those beyond B are left out.
+
+    Examples
+    --------
+    >>> table_ns(441, extra=[22, 500])
+    [1, 2, 3, 5, 10, 20, 22, 50, 100, 200, 441]
+    """
+    if show_all or B <= 12:
+        return list(range(1, B + 1))
+    picks = {1, 2, 3, B}
+    scale = 1
+    while scale < B:
+        picks |= {m * scale for m in (1, 2, 5) if m * scale < B}
+        scale *= 10
+    picks |= {int(n) for n in extra if 1 <= n <= B}
+    return sorted(picks)
 
 
-def _number(x, width, decimals):
-    return "-".rjust(width) if not np.isfinite(x) else f"{x:{width}.{decimals}f}"
+def _crossings(ds):
+    """Budgets at which the model ahead changes, for any pair and estimator."""
+    if "ahead" not in ds:
+        return set()
+    ahead = ds["ahead"].values  # (pair, estimator, n), "" beyond the pair's B
+    moved = (ahead[..., 1:] != ahead[..., :-1]) & (ahead[..., 1:] != "")
+    return {int(n) for n in np.flatnonzero(moved.any(axis=(0, 1))) + 2}
 
 
-def _model_table(sub, ns, d):
-    """Estimates, SD and intervals of one model, a row per n, ``d`` decimals."""
+def _budgets(ds):
+    """Budgets named by the target lines."""
+    if "budget" not in ds:
+        return set()
+    found = np.concatenate([ds["budget"].values.ravel(), ds["budget_interval"].values.ravel()])
+    return {int(n) for n in found[np.isfinite(found)]}
+
+
+def _time_unit(seconds):
+    """A unit for wall-clock times of this size: ``(name, seconds per unit)``."""
+    top = float(np.nanmax(seconds)) if np.isfinite(seconds).any() else 0.0
+    for unit, length in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if top >= 2 * length:
+            return unit, length
+    return "s", 1.0
+
+
+def _model_table(sub, ns):
+    """Estimates, SD, expected time and intervals of one model, a row per n."""
     ests = [str(e) for e in sub["estimator"].values]
     meths = [str(m) for m in sub["ci_method"].values]
-    w = d + 6
-    cell = 2 * w + 6
-    head = f"{'n':>5}" + "".join(f"{e:>{w}}" for e in ests) + f"{'sd':>{w}}"
-    head += "".join(f"{e + ' ' + m:>{cell}}" for e in ests for m in meths)
-    rows = [head]
-    for n in ns:
-        s = sub.sel(n=n)
-        row = f"{n:>5}" + "".join(_number(float(s["estimate"].sel(estimator=e)), w, d)
-                                  for e in ests)
-        row += _number(float(s["sd"]), w, d)
-        for e in ests:
-            for m in meths:
-                iv = s.sel(estimator=e, ci_method=m)
-                row += (f"[{_number(float(iv['lower']), 0, d)}, "
-                        f"{_number(float(iv['upper']), 0, d)}]").rjust(cell)
-        rows.append(row)
-    return rows
+    rows = sub.sel(n=ns)
+    score = formatter(np.concatenate([rows["estimate"].values.ravel(),
+                                      rows["lower"].values.ravel(),
+                                      rows["upper"].values.ravel()]))
+    spread = formatter(rows["sd"].values)
+    headers, columns = ["n"], [[str(n) for n in ns]]
+    if "expected_time" in sub:
+        unit, length = _time_unit(sub["expected_time"].values)
+        hours = rows["expected_time"].values / length
+        headers.append(f"time ({unit})")
+        columns.append([formatter(hours, 3)(t) for t in hours])
+    for e in ests:
+        headers.append(e)
+        columns.append([score(v) for v in rows["estimate"].sel(estimator=e).values])
+    headers.append("sd")
+    columns.append([spread(v) for v in rows["sd"].values])
+    for e in ests:
+        for m in meths:
+            iv = rows.sel(estimator=e, ci_method=m)
+            headers.append(f"{e} {m}")
+            columns.append([interval(lo, hi, score) for lo, hi in
+                            zip(iv["lower"].values, iv["upper"].values)])
+    return render(headers, columns)
 
 
-def _pair_table(ds, p, est, ns, level, d):
-    sub = ds.isel(pair=p).sel(estimator=est)
-    a, b = str(sub["model_a"].values), str(sub["model_b"].values)
+def _pair_table(ds, p, est, ns):
+    sub = ds.isel(pair=p).sel(estimator=est).sel(n=ns)
+    a = str(sub["model_a"].values)
     meths = [str(m) for m in ds["ci_method"].values]
-    label = max(5, *(len(str(m)) for m in ds["model"].values)) + 2
-    w = max(d + 7, len(a + b) + 4)
-    cell = max(2 * d + 14, max(len(m) for m in meths) + 2)
-    head = (f"{'n':>5}  {'ahead':<{label}}{a + ' - ' + b:>{w}}"
-            + "".join(f"{m:>{cell}}" for m in meths) + f"  P({a} ahead)")
-    rows = [head]
-    for n in ns:
-        s = sub.sel(n=n)
-        ivs = "".join(f"[{_number(float(s['difference_lower'].sel(ci_method=m)), 0, d)}, "
-                      f"{_number(float(s['difference_upper'].sel(ci_method=m)), 0, d)}]"
-                      .rjust(cell) for m in meths)
-        rows.append(f"{n:>5}  {str(s['ahead'].values):<{label}}"
-                    f"{_number(float(s['difference']), w, d)}{ivs}"
-                    f"{float(s['p_ahead']):{len(a) + 11}.3f}")
-    return rows
+    diff = formatter(np.concatenate([sub["difference"].values,
+                                     sub["difference_lower"].values.ravel(),
+                                     sub["difference_upper"].values.ravel()]))
+    headers = ["n", "ahead", f"{a} - {sub['model_b'].values}", *meths, f"share {a} ahead"]
+    columns = [[str(n) for n in ns], [str(v) for v in sub["ahead"].values],
+               [diff(v) for v in sub["difference"].values]]
+    for m in meths:
+        iv = sub.sel(ci_method=m)
+        columns.append([interval(lo, hi, diff) for lo, hi in
+                        zip(iv["difference_lower"].values, iv["difference_upper"].values)])
+    columns.append([f"{v:.3f}" for v in sub["share_ahead"].values])
+    return render(headers, columns, align="><" + ">" * (len(headers) - 2))
 
 
 def _pair_B(ds, p):
@@ -179,45 +236,61 @@ def _pair_B(ds, p):
 
 
 def _budget_lines(ds):
-    target = ds.attrs["target"]
-    lines = [f"budget to reach {target:g}:"]
+    target = float(ds["target"])
+    lines = [f"budget to reach {number(target)}:"]
+    timed = "expected_time" in ds
+    unit, length = _time_unit(ds["expected_time"].values) if timed else ("", 1.0)
 
-    def when(v):
-        return "not within B" if v != v else f"n = {int(v)}"
+    def when(v, model):
+        if v != v:
+            return "not within B"
+        if not timed:
+            return f"n = {int(v)}"
+        t = float(ds["expected_time"].sel(model=model, n=int(v))) / length
+        return f"n = {int(v)} (~{number(t, 3)} {unit})"
 
     for model in ds["model"].values:
         for est in ds["estimator"].values:
             s = ds.sel(model=model, estimator=est)
             ivs = "; ".join(f"{m} interval's pessimistic end: "
-                            f"{when(float(s['budget_interval'].sel(ci_method=m)))}"
+                            f"{when(float(s['budget_interval'].sel(ci_method=m)), model)}"
                             for m in ds["ci_method"].values)
-            lines.append(f"  {model} ({est}): estimate {when(float(s['budget']))}; {ivs}")
+            lines.append(f"  {model} ({est}): estimate {when(float(s['budget']), model)}; "
+                         f"{ivs}")
     return lines
 
 
-def _check_lines(ds, ns_of, seconds, d):
+def _check_lines(ds, ns_of, seconds):
     a = ds.attrs
     lo, hi = a["check_bounds"]
     boot = "bootstrap" in ds["ci_method_kind"].values.tolist()
+    where = f" on [{lo:g}, {hi:g}]" if a["check_construction"] == "centered" else ""
     lines = [f"self-check: {a['check_replicates']:,} searches of each model's B simulated from "
-             f"the centered KDE of its scores on [{lo:g}, {hi:g}]"
+             f"the {a['check_construction']} KDE of its scores{where} (bandwidth: "
+             f"{a['check_bandwidth_asked']})"
              + (f", {a['check_resamples']:,} resamples each" if boot else "")
              + f"; {seconds:.1f} s",
-             "coverage of the intervals [Clopper-Pearson 95% bounds] at the KDE's exact curve:"]
+             "each KDE beside the scores it was fitted to (quantile: share of the KDE's "
+             "searches of B trials whose best is at most the best observed; near 0% or 100%, "
+             "unlike your search):"]
+    lines += [f"  {line}" for line in fit_lines(ds)]
+    lines.append("coverage of the intervals at the KDE's exact curve [Clopper-Pearson 95% "
+                 "bounds, Monte Carlo error only]:")
     cols = [(str(e), str(m)) for e in ds["estimator"].values for m in ds["ci_method"].values]
     for model in ds["model"].values:
         sub = ds.sel(model=model)
         B = int(sub["B"])
+        ns = ns_of(B)
+        rows = sub.sel(n=ns)
+        theta = formatter(rows["check_theta"].values)
         lines.append(f"  {model} (B = {B})")
-        lines.append(f"{'n':>7}{'KDE theta':>11}" + "".join(f"{e + ' ' + m:>24}" for e, m in cols))
-        for n in ns_of(B):
-            s = sub.sel(n=n)
-            row = f"{n:>7}{_number(float(s['check_theta']), 11, d)}"
-            for e, m in cols:
-                c = s.sel(estimator=e, ci_method=m)
-                row += (f"{float(c['check_coverage']):.3f} [{float(c['check_coverage_lower']):.3f}"
-                        f", {float(c['check_coverage_upper']):.3f}]").rjust(24)
-            lines.append(row)
+        columns = [[str(n) for n in ns], [theta(v) for v in rows["check_theta"].values]]
+        for e, m in cols:
+            c = rows.sel(estimator=e, ci_method=m)
+            columns.append([f"{v:.3f} [{lo_:.3f}, {hi_:.3f}]" for v, lo_, hi_ in
+                            zip(c["check_coverage"].values, c["check_coverage_lower"].values,
+                                c["check_coverage_upper"].values)])
+        lines += render(["n", "KDE theta", *(f"{e} {m}" for e, m in cols)], columns, indent=4)
     if "check_wrong" in ds:
         lines.append("ranking errors: how often one search of each (the smaller B) ranks the "
                      "pair opposite to the KDEs' exact curves")
@@ -233,21 +306,23 @@ def _check_lines(ds, ns_of, seconds, d):
     return lines
 
 
-def run(args):
-    check_outputs(args)
-    if args.x_axis == "time" and args.time_field is None:
-        raise UserError("--x-axis time needs --time-field")
-    if args.check:  # before any work, and named by their own flags
-        check.replicates(args.check_replicates, "check_replicates")
-        check.integer(args.check_resamples, "check_resamples", minimum=2)
-    searches = _read(args)
-    with Timer() as t:
-        ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
-                   level=args.level, resamples=args.resamples, seed=args.seed,
-                   bounds=args.bounds, minimize=args.minimize, target=args.target,
-                   metric=args.metric)
-    for s in searches:
-        print(_describe(s))
+def _check_bandwidth(text):
+    """argparse type of ``--check-bandwidth``: a rule's name or a positive number."""
+    from ..kde import RULES
+
+    return text if text in RULES else real(text)
+
+
+def _inputs(args):
+    """How the results were read, as attributes of ``--out``."""
+    given = {"paths": args.results, "field": args.field, "column": args.column,
+             "reduce": args.reduce, "group": args.group, "select": args.select,
+             "time_field": args.time_field, "labels": args.labels}
+    return {f"input_{k}": ", ".join(v) if isinstance(v, list) else v
+            for k, v in given.items() if v is not None}
+
+
+def _header(ds, seconds):
     a = ds.attrs
     kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
     how = []
@@ -255,54 +330,108 @@ def run(args):
         how.append(f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})")
     bands = [m for m, k in kinds.items() if k == "band"]
     if bands:
-        lo, hi = a["bounds"]
         how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "
-                   f"score range [{lo:g}, {hi:g}]")
-    best = "lowest" if args.minimize else "best"
-    print(f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
-          f"{' and '.join(how)}; {t.seconds:.2f} s")
-    d = _decimals(ds)
+                   f"score range [{float(ds['bounds_lo']):g}, {float(ds['bounds_hi']):g}]")
+    best = "lowest" if bool(ds["minimize"]) else "best"
+    return (f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
+            f"{' and '.join(how)}; {seconds:.2f} s")
+
+
+def _pair_head(ds, p, est, nn):
+    a = ds.attrs
+    kinds = ds["ci_method_kind"].values.tolist()
+    how = (["bootstrap methods: percentile interval of the bootstrap differences"]
+           if "bootstrap" in kinds else []) + \
+        ([f"bands: both models' {1 - (1 - a['level']) / 2:.1%} bands combined"]
+         if "band" in kinds else [])
+    sub = ds.isel(pair=p)
+    first = str(sub["model_a"].values)
+    return [f"{first} vs {sub['model_b'].values} ({est}), n up to {nn}: {a['level']:.0%} "
+            f"intervals for the difference ({'; '.join(how)})",
+            f"ahead: by the estimates; share {first} ahead: of {a['resamples']:,} bootstrap "
+            f"differences recentred on the estimate, the share with {first} ahead (0.5 or more "
+            f"where it is ahead, 0.5 or less where it is behind).",
+            f"The share describes the resampling: it is not the probability that {first} is "
+            f"better, and it inherits the percentile bootstrap's undercoverage near n = B."]
+
+
+def run(args):
+    check_outputs(args)
+    if args.x_axis == "time" and args.time_field is None:
+        raise UserError("--x-axis time needs --time-field")
+    if args.check:  # before any work, and named by their own flags
+        check.replicates(args.check_replicates, "check_replicates")
+        check.integer(args.check_resamples, "check_resamples", minimum=2)
+        if not isinstance(args.check_bandwidth, str):
+            check.number(args.check_bandwidth, "check_bandwidth", low=0)
+    searches = _read(args)
+    with Timer() as t:
+        ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+                   level=args.level, resamples=args.resamples, seed=args.seed,
+                   bounds=args.bounds, minimize=args.minimize, target=args.target,
+                   metric=args.metric)
+    if args.plot_ci_method is not None:
+        check.choice(args.plot_ci_method, "plot_ci_method",
+                     [str(m) for m in ds["ci_method"].values] + ["none"])
+    ds.attrs.update(_inputs(args))
+    for s in searches:
+        print(_describe(s))
+    print(_header(ds, t.seconds))
+    extra = _crossings(ds) | _budgets(ds)
+
+    def ns_of(B):
+        return table_ns(B, extra, args.all)
+
     for model in ds["model"].values:
         sub = ds.sel(model=model)
         B = int(sub["B"])
         if ds.sizes["model"] > 1:
             print(f"\n{model} (B = {B})")
-        print("\n".join(_model_table(sub, select_ns(B, args.all), d)))
-    diff_how = (["bootstrap methods: percentile interval of the bootstrap differences"]
-                if "bootstrap" in kinds.values() else []) + \
-        ([f"bands: both models' {1 - (1 - a['level']) / 2:.1%} bands combined"] if bands else [])
+        print("\n".join(_model_table(sub, ns_of(B))))
     for p in range(ds.sizes.get("pair", 0)):
-        sub = ds.isel(pair=p)
         nn = _pair_B(ds, p)
         for est in ds["estimator"].values:
-            print(f"\n{sub['model_a'].values} vs {sub['model_b'].values} ({est}), n up to {nn}: "
-                  f"{a['level']:.0%} intervals for the difference ({'; '.join(diff_how)}); "
-                  f"P(ahead) from {a['resamples']:,} bootstrap differences")
-            print("\n".join(_pair_table(ds, p, str(est), select_ns(nn, args.all), a["level"],
-                                         d)))
+            print()
+            print("\n".join(_pair_head(ds, p, est, nn)))
+            print("\n".join(_pair_table(ds, p, str(est), ns_of(nn))))
     if args.target is not None:
         print()
         print("\n".join(_budget_lines(ds)))
     if args.check:
-        with Timer() as tc:
-            chk = self_check(searches, estimators=args.estimators, ci_methods=args.ci_methods,
-                             level=args.level, bounds=args.bounds, minimize=args.minimize,
-                             replicates=args.check_replicates, resamples=args.check_resamples,
-                             seed=args.seed, workers=args.workers, progress=not args.quiet)
-        ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
-        ds.attrs.update(chk.attrs)
-        print()
-        print("\n".join(_check_lines(ds, lambda B: select_ns(B, args.all), tc.seconds, d)))
-        warnings = check_warnings(ds)
-        for w in warnings:
-            print(f"warning: {w}")
-        if not warnings:
-            print(f"ok: coverage stayed within 0.05 of {a['level']:.0%} at every n")
-        elif not bands:
-            print("distribution-free bands hold at every n whatever the distribution: try "
-                  "--ci-methods ld-equal-tailed --bounds LO,HI")
+        ds = _self_check(args, searches, ds, ns_of)
     from ..plots import plot_curve
 
     save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
-                                                     log_x=args.log_x))
+                                                     log_x=args.log_x,
+                                                     ci_method=args.plot_ci_method))
     return 0
+
+
+def _self_check(args, searches, ds, ns_of):
+    """Run and print the self-check; ``ds`` with its results merged in."""
+    with Timer() as tc:
+        chk = self_check(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+                         level=args.level, bounds=args.bounds, minimize=args.minimize,
+                         replicates=args.check_replicates, resamples=args.check_resamples,
+                         seed=args.seed, bandwidth=args.check_bandwidth,
+                         construction=args.check_construction, workers=args.workers,
+                         progress=not args.quiet)
+    ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
+    ds.attrs.update(chk.attrs)
+    print()
+    print("\n".join(_check_lines(ds, ns_of, tc.seconds)))
+    warnings = check_warnings(ds)
+    for w in warnings:
+        print(f"warning: {w}")
+    if bool(ds["check_unlike"].any()):
+        print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
+              "--check-construction")
+    level = ds.attrs["level"]
+    if not warnings:
+        print(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
+    elif "band" not in ds["ci_method_kind"].values.tolist():
+        print("distribution-free bands hold at every n whatever the distribution: try "
+              "--ci-methods ld-equal-tailed --bounds LO,HI")
+    print(f"note: the coverage bounds cover Monte Carlo error only, not the KDE's error as a "
+          f"model of your search; {model_error(ds)}")
+    return ds
