@@ -22,9 +22,8 @@ from . import _validate as check
 from .searchfiles import describe_dropped, read_searches
 from .truths import empirical, register_truth_prefix
 
-__all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "resolve_results",
-           "package_data", "user_data_dir", "find_search_file", "shipped_scores",
-           "default_field"]
+__all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "read_results",
+           "package_data", "user_data_dir", "find_search_file", "shipped_scores"]
 
 #: shipped searches: name -> (file, name of the original in the project's
 #: data folder or None for evpsim's own searches, description, JSON field of
@@ -80,9 +79,18 @@ def search_path(name):
     'reuters-mlp.txt'
     """
     if name not in SEARCHES:
-        raise check.InvalidArgument("name", f"no shipped search {name!r}; shipped: "
-                                            f"{', '.join(SEARCHES)}")
+        raise _unknown_search(name, "name")
     return package_data("searches", SEARCHES[name][0])
+
+
+def _unknown_search(name, argument):
+    """The error for a shipped search that does not exist, with the closest name."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(str(name), SEARCHES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return check.InvalidArgument(argument, f"no shipped search {name!r}{hint}; shipped: "
+                                           f"{', '.join(SEARCHES)} ('evpsim list' shows them)")
 
 
 def shipped_scores(name):
@@ -101,25 +109,61 @@ def _shipped_search(name):
     return read_searches([search_path(name)], field=SEARCHES[name][3])[0]
 
 
-def default_field(paths):
-    """The JSON field holding the score when every result named is a shipped
-    search stored as JSON Lines with the same field (else None).
+def read_results(results, *, field=None, column=None, **options):
+    """Read search results named as on the command line, shipped ones included.
+
+    ``data:NAME`` names a shipped search, read with its own field (each
+    brings its own format, so shipped searches of different formats mix);
+    any other name is a file, read with ``field`` and ``column``.
+    ``options`` go to :func:`~evpsim.searchfiles.read_searches` for every
+    file.
+
+    Parameters
+    ----------
+    results : str, path, or a list of them
+        Files and ``data:NAME`` names.
+    field, column : str, optional
+        The score's JSON Lines field or CSV column in the user's own files.
+        Given with shipped searches alone, they must be the searches' own.
+    **options
+        ``group``, ``select``, ``reduce``, ``time_field``, ``labels``,
+        ``diverged`` (see :func:`~evpsim.searchfiles.read_searches`).
+
+    Returns
+    -------
+    list of Search
 
     Examples
     --------
-    >>> default_field(["data:sklearn-mlp", "data:sklearn-svm"])
-    'best_validation_accuracy'
-    >>> default_field(["data:reuters-mlp"]) is None
-    True
+    >>> [s.metric for s in read_results(["data:reuters-mlp", "data:sklearn-svm"])]
+    ['', 'best_validation_accuracy']
     """
-    fields = {SEARCHES[p[len(PREFIX):]][3] if str(p).startswith(PREFIX)
-              and p[len(PREFIX):] in SEARCHES else None for p in paths}
-    return fields.pop() if len(fields) == 1 else None
+    items = list(results) if isinstance(results, (list, tuple)) else [results]
+    shipped = [_shipped_name(item) for item in items]
+    own = [None if name is None else SEARCHES[name][3] for name in shipped]
+    if items and all(name is not None for name in shipped):
+        for value, name in ((field, "field"), (column, "column")):
+            if value is not None and any(value != f for f in own):
+                raise check.InvalidArgument(
+                    name, f"{name} applies to your own files; a shipped search is read with "
+                          f"its own field (" + ", ".join(
+                              f"{PREFIX}{s}: {f or 'one score per line'}"
+                              for s, f in zip(shipped, own)) + ")")
+    paths = [item if name is None else search_path(name) for item, name in zip(items, shipped)]
+    return read_searches(paths, field=[field if name is None else f
+                                       for name, f in zip(shipped, own)],
+                         column=[column if name is None else None for name in shipped],
+                         **options)
 
 
-def resolve_results(paths):
-    """Command-line results: ``data:NAME`` becomes the shipped file's path."""
-    return [search_path(p[len(PREFIX):]) if p.startswith(PREFIX) else p for p in paths]
+def _shipped_name(item):
+    """The shipped search a command-line result names (``data:NAME``), else None."""
+    if not (isinstance(item, str) and item.startswith(PREFIX)):
+        return None
+    name = item[len(PREFIX):]
+    if name not in SEARCHES:
+        raise _unknown_search(name, "path")
+    return name
 
 
 def user_data_dir(path=None):

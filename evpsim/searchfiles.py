@@ -27,7 +27,7 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field as _field
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +40,11 @@ __all__ = [
     "read_scores",
     "read_jsonl_scores",
     "describe_dropped",
+    "describe_reading",
     "REDUCTIONS",
     "MODEL_FIELD",
+    "DIVERGED_FLAGS",
+    "DIVERGED_RULES",
 ]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -52,6 +55,10 @@ REDUCTIONS = ("max", "min", "last")
 MODEL_FIELD = "model"
 #: a search needs two scores (a standard error needs two)
 MIN_SCORES = 2
+#: JSON Lines fields whose value ``true`` flags a run that diverged (opda's results files)
+DIVERGED_FLAGS = ("nan_train_loss",)
+#: what becomes of a flagged record that still has a score (see :func:`read_searches`)
+DIVERGED_RULES = ("keep", "drop")
 
 # reasons for dropping a record, in the words of the counts users see
 FIELD_MISSING = "field missing"
@@ -62,6 +69,7 @@ DIVERGED = "NaN, infinite or null (diverged)"
 NOT_NUMBER = "not a number"
 NOT_JSON = "not JSON"
 NOT_OBJECT = "not a JSON object"
+FLAGGED = "flagged as diverged"
 
 _MISSING = object()  # what a dotted path reaches when the record lacks it
 _INDEX = re.compile(r"-?\d+")
@@ -98,6 +106,10 @@ class Search:
         counts.
     durations_missing : int
         Kept trials without a duration (NaN in ``durations``).
+    diverged_kept : dict
+        ``{flag: count}`` of the kept trials flagged as diverged (see
+        :data:`DIVERGED_FLAGS`), scored by their checkpoints before
+        diverging; only nonzero counts.
     """
 
     label: str
@@ -108,6 +120,7 @@ class Search:
     records: int
     dropped: dict
     durations_missing: int = 0
+    diverged_kept: dict = _field(default_factory=dict)
 
 
 @dataclass
@@ -121,6 +134,7 @@ class _Record:
     argument: str = "path"  # the argument a strict reader blames
     group: object = None    # the group value, once read
     duration: float = math.nan
+    flag: str = ""          # the flag marking the run as diverged (DIVERGED_FLAGS), if any
 
     def drop(self, reason, detail, argument="path"):
         self.reason, self.detail, self.argument = reason, f"line {self.line}: {detail}", argument
@@ -134,6 +148,8 @@ class _File:
     name: str    # repr(str(path)), as messages show it
     text: str
     fmt: str     # "text", "csv" or "jsonl"
+    field: str | None = None       # the score's field (JSON Lines)
+    column: str | int | None = None  # the score's column (CSV)
 
 
 def describe_dropped(dropped):
@@ -147,8 +163,41 @@ def describe_dropped(dropped):
     return "; ".join(f"{count} {reason}" for reason, count in dropped.items())
 
 
+def describe_reading(search):
+    """What reading left out or kept unusually, as ``"; ..."`` clauses (``""`` if nothing).
+
+    Dropped records by reason, kept trials flagged as diverged, and kept
+    trials without a duration (left out of the mean duration behind an
+    expected wall-clock axis): what a line describing the model must say.
+
+    Examples
+    --------
+    >>> s = Search("cnn", np.array([0.4, 0.5, 0.6]), np.array([60.0, np.nan, 90.0]),
+    ...            "results.jsonl", "acc", 5, {"field missing": 2}, durations_missing=1,
+    ...            diverged_kept={"nan_train_loss": 1})
+    >>> for note in describe_reading(s).split("; ")[1:]:
+    ...     print(note)
+    dropped 2 of 5 records: 2 field missing
+    kept 1 diverged run (nan_train_loss), scored by its checkpoints before diverging
+    1 of 3 kept trials has no duration: the expected wall-clock uses the mean of the other 2
+    """
+    notes = []
+    if search.dropped:
+        notes.append(f"dropped {sum(search.dropped.values())} of {search.records} records: "
+                     f"{describe_dropped(search.dropped)}")
+    for flag, count in search.diverged_kept.items():
+        one = count == 1
+        notes.append(f"kept {count} diverged run{'' if one else 's'} ({flag}), scored by "
+                     f"{'its' if one else 'their'} checkpoints before diverging")
+    if search.durations_missing:
+        k, size = search.durations_missing, search.scores.size
+        notes.append(f"{k} of {size} kept trials {'has' if k == 1 else 'have'} no duration: "
+                     f"the expected wall-clock uses the mean of the other {size - k}")
+    return "".join(f"; {note}" for note in notes)
+
+
 def read_searches(paths, *, column=None, field=None, group=None, select=None, reduce=None,
-                  time_field=None, labels=None):
+                  time_field=None, labels=None, diverged="keep"):
     """Read the trials of one or more hyperparameter searches, one model each.
 
     The format of each file comes from its suffix: ``.jsonl`` or
@@ -163,16 +212,25 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     not a number, a line that is not JSON or not a JSON object. A model left
     with fewer than 2 scores is an error that says what was dropped.
 
+    Records flagged as diverged (a true ``nan_train_loss``, as opda's
+    results files write it: see :data:`DIVERGED_FLAGS`) whose learning
+    curve still gives a score follow the ``diverged`` rule, and are counted
+    either way: kept, in :attr:`Search.diverged_kept`; dropped, in
+    :attr:`Search.dropped`.
+
     Parameters
     ----------
     paths : str, path, or a list of them
         The files.
-    column : str or int, optional
+    column : str or int, or a list of them, optional
         The CSV column of the scores, by header name or 0-based index
-        (needed when there are several columns). The first row is a header
-        unless every field of it is a number.
-    field : str, optional
-        The JSON Lines field of the scores, a dotted path. At an object the
+        (needed when there are several columns); a list gives one per path
+        (None for files without). The first row is a header unless every
+        field of it is a number. A name heading several columns is refused.
+    field : str, or a list of str, optional
+        The JSON Lines field of the scores, a dotted path; a list gives one
+        per path (None for files without), so that files of different
+        formats are read together. At an object the
         longest key matching the path's next parts is tried first, so that
         allentune's flattened keys (``model.encoder.type``) work as well as
         nested objects (``metrics.accuracy``); at an array an integer part
@@ -203,6 +261,15 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     labels : str or list of str, optional
         One label per resulting model, replacing the file stems or group
         values.
+    diverged : {"keep", "drop"}
+        What becomes of a record flagged as diverged whose learning curve
+        gave a score (its checkpoints before the loss became NaN). ``"keep"``
+        (the default) keeps it: a trial that diverged is a trial the search
+        ran and paid for, and its reduced checkpoints are the score it
+        yielded, so the curve stays the expected best of n trials of *this*
+        search; dropping such trials describes a search that never
+        diverges, with a B smaller than the trials run. ``"drop"`` leaves
+        them out, counted as ``"flagged as diverged (FLAG)"``.
 
     Returns
     -------
@@ -220,7 +287,8 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         ``group``; an unknown ``select`` value; a list without ``reduce`` or
         ``reduce`` on a single value; a malformed duration; a score beyond
         ``+-1e70``; a model with fewer than 2 scores; labels that are too
-        few, too many or repeated. Messages name the file and the line.
+        few, too many or repeated; a per-path list of the wrong length; an
+        ambiguous CSV column name. Messages name the file and the line.
 
     Examples
     --------
@@ -251,26 +319,31 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
     if not items:
         raise check.InvalidArgument("path", "path names no file: give at least one")
-    if column is not None:
-        _column_key(column)
-    for value, name in ((field, "field"), (group, "group"), (time_field, "time_field")):
+    columns = [None if c is None else _column_key(c) for c in _per_path(column, items, "column")]
+    fields = _per_path(field, items, "field")
+    for value in fields:
+        if value is not None:
+            _parts(value, "field")
+    for value, name in ((group, "group"), (time_field, "time_field")):
         if value is not None:
             _parts(value, name)
     if reduce is not None:
         check.choice(reduce, "reduce", REDUCTIONS)
+    diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
     select = _names(select, "select")
     labels = _names(labels, "labels")
     if select is not None and group is None:
-        raise check.InvalidArgument("select", "select needs group: it picks values of the group "
-                                              "field, e.g. group='model'")
-    files = [_read_text(item, _format(item, field, column)) for item in items]
-    _check_applicable(files, column=column, field=field, group=group, reduce=reduce,
-                      time_field=time_field)
+        raise check.InvalidArgument("select", "select needs group=FIELD, the field naming each "
+                                              "record's model (e.g. group='model')")
+    files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
+             for item, fd, col in zip(items, fields, columns)]
+    _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
 
     split = []  # (file, metric, {group value: records})
     for f in files:
-        records, metric = _records(f, column=column, field=field, group=group, reduce=reduce,
-                                   time_field=time_field, strict=False)
+        records, metric = _records(f, column=f.column, field=f.field, group=group,
+                                   reduce=reduce, time_field=time_field, strict=False,
+                                   diverged=diverged)
         if not records:
             raise check.InvalidArgument("path", f"{f.name} holds no scores")
         models = {}
@@ -329,7 +402,7 @@ def read_scores(path, *, column=None):
     >>> tmp.cleanup()
     """
     if column is not None:
-        _column_key(column)
+        column = _column_key(column)
     f = _read_text(path, "csv" if _suffix(path) in CSV_SUFFIXES or column is not None
                    else "text")
     records, _ = _records(f, column=column, strict=True)
@@ -393,9 +466,11 @@ def _parts(value, name):
 
 
 def _column_key(value):
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    """A CSV column: a header name or a 0-based index (numpy integers too)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, int, np.integer)):
         raise check.InvalidType("column", f"column must be a column's name or 0-based index, "
                                           f"got {value!r}")
+    return value if isinstance(value, str) else int(value)
 
 
 def _names(value, name):
@@ -426,26 +501,38 @@ def _format(path, field, column):
     return "jsonl" if field is not None else "csv" if column is not None else "text"
 
 
-def _read_text(path, fmt):
+def _read_text(path, fmt, **options):
     text = check.text_file(path)
-    return _File(Path(path), repr(str(path)), text, fmt)
+    return _File(Path(path), repr(str(path)), text, fmt, **options)
+
+
+def _per_path(value, items, name):
+    """An option given once or per path, as one value per path."""
+    if not isinstance(value, list):
+        return [value] * len(items)
+    if len(value) != len(items):
+        raise check.InvalidArgument(name, f"{name} has {len(value)} entries for {len(items)} "
+                                          f"path(s): give one per path (None for a file "
+                                          f"without), or a single {name} for all")
+    return value
 
 
 def _file_list(files):
     return ", ".join(f.name for f in files)
 
 
-def _check_applicable(files, *, column, field, group, reduce, time_field):
+def _check_applicable(files, *, group, reduce, time_field):
     """Refuse an option that applies to none of the files, or to a plain-text file."""
-    formats = {f.fmt for f in files}
-    for value, name, fmt, what in ((field, "field", "jsonl", "JSON Lines files"),
-                                   (reduce, "reduce", "jsonl", "JSON Lines fields"),
-                                   (column, "column", "csv", "CSV files")):
-        if value is not None and fmt not in formats:
+    for name, fmt, what in (("field", "jsonl", "JSON Lines files"),
+                            ("reduce", "jsonl", "JSON Lines fields"),
+                            ("column", "csv", "CSV files")):
+        given = [f for f in files if (reduce if name == "reduce" else getattr(f, name))
+                 is not None]
+        if given and fmt not in {f.fmt for f in given}:
             raise check.InvalidArgument(name, f"{name} applies to {what}, and "
-                                              f"{_file_list(files)} holds none")
+                                              f"{_file_list(given)} holds none")
     for f in files:
-        if f.fmt == "jsonl" and field is None:
+        if f.fmt == "jsonl" and f.field is None:
             raise check.InvalidArgument("field", f"field must name the score's key: {f.name} is "
                                                  f"JSON Lines")
         for value, name in ((group, "group"), (time_field, "time_field")):
@@ -456,10 +543,11 @@ def _check_applicable(files, *, column, field, group, reduce, time_field):
 
 # --- reading the records of a file --------------------------------------------------------
 
-def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict):
+def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict,
+             diverged="keep"):
     """The file's records and the name of the score's field or column."""
     if f.fmt == "jsonl":
-        return _jsonl_records(f, field, group, reduce, time_field, strict), field
+        return _jsonl_records(f, field, group, reduce, time_field, strict, diverged), field
     lines = [(i + 1, ln) for i, ln in enumerate(f.text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("#")]
     if f.fmt == "csv":
@@ -505,7 +593,7 @@ def _too_many_models(f, names, where, strict):
     """The error for a file whose ``model`` field or column holds several names."""
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
     how = "read them with read_searches(..., group='model')" if strict else \
-        "pass group='model' (--group model on the command line) to read them apart"
+        "pass group='model' to read them apart"
     return check.InvalidArgument("group", f"{f.name} holds {len(names)} models in its "
                                           f"{MODEL_FIELD!r} {where} ({shown}), which are never "
                                           f"pooled: {how}")
@@ -516,7 +604,7 @@ def _keys(obj):
     return ", ".join(keys[:40]) + (", ..." if len(keys) > 40 else "") if keys else "none"
 
 
-def _jsonl_records(f, field, group, reduce, time_field, strict):
+def _jsonl_records(f, field, group, reduce, time_field, strict, diverged="keep"):
     parts = _parts(field, "field")
     group_parts = _parts(group, "group") if group is not None else None
     time_parts = _parts(time_field, "time_field") if time_field is not None else None
@@ -548,6 +636,11 @@ def _jsonl_records(f, field, group, reduce, time_field, strict):
         value = _lookup(obj, parts)
         seen["field"] |= value is not _MISSING and value != []
         _json_score(record, value, field, reduce, f.name, keys=obj)
+        record.flag = next((flag for flag in DIVERGED_FLAGS if obj.get(flag) is True), "")
+        if record.flag and record.score is not None and diverged == "drop":
+            record.score = None
+            record.drop(f"{FLAGGED} ({record.flag})", f"{record.flag} is true (the run "
+                                                      f"diverged)")
     if len(models) > 1:
         raise _too_many_models(f, list(models), "field", strict)
     # a key that no record has is a typo; one that some records lack is counted
@@ -706,9 +799,21 @@ def _seconds(value, where, what):
 
 
 def _csv_index(f, header, width, key, argument):
-    """The 0-based index of a column given by header name or index."""
+    """The 0-based index of a column given by header name or index.
+
+    A name that heads several columns is refused, naming their positions:
+    which one holds the scores cannot be guessed (columns of the same name
+    that no option asks for are never looked at).
+    """
     if header is not None and str(key) in header:
-        return header.index(str(key))
+        at = [i for i, name in enumerate(header) if name == str(key)]
+        if len(at) > 1:
+            raise check.InvalidArgument(argument, f"{argument} {str(key)!r} is ambiguous: "
+                                                  f"{f.name} has {len(at)} columns of that "
+                                                  f"name, at 0-based positions "
+                                                  f"{', '.join(map(str, at))}; give the "
+                                                  f"position of the one you mean")
+        return at[0]
     if str(key).isdigit() and int(key) < width:
         return int(key)
     known = f"columns: {header}" if header else \
@@ -857,7 +962,12 @@ def _default_label(f, value, group, several):
 def _search(label, f, metric, records, timed):
     kept = [r for r in records if r.score is not None]
     durations = np.array([r.duration for r in kept]) if timed else None
+    flagged = {}
+    for r in kept:
+        if r.flag:
+            flagged[r.flag] = flagged.get(r.flag, 0) + 1
     return Search(label=label, scores=np.array([r.score for r in kept]), durations=durations,
                   source=f.path.name, metric=metric, records=len(records),
                   dropped=_counts([r for r in records if r.score is None]),
-                  durations_missing=int(np.isnan(durations).sum()) if timed else 0)
+                  durations_missing=int(np.isnan(durations).sum()) if timed else 0,
+                  diverged_kept=flagged)

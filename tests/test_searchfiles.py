@@ -78,7 +78,7 @@ def test_allentune_models_are_never_pooled():
     message = _error("holds 2 models", "group", read_searches, ALLENTUNE,
                      field="best_validation_accuracy")
     assert "in its 'model' field (mlp, reg_lstm), which are never pooled" in message
-    assert "pass group='model' (--group model on the command line)" in message
+    assert "pass group='model' to read them apart" in message
     # the strict reader refuses too, pointing at read_searches
     message = _error("holds 2 models", "group", read_jsonl_scores, ALLENTUNE,
                      "best_validation_accuracy")

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _validate as check
 from ..curves import curve
-from ..searchfiles import describe_dropped, read_searches
+from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
 from .._format import formatter, interval, number, render
 from ..selfcheck import SHORTFALL, check_warnings, fit_lines, model_error, self_check
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
@@ -53,6 +53,11 @@ def add_parser(subparsers):
     g.add_argument("--select", metavar="LIST", help="comma-separated models of --group to keep")
     g.add_argument("--time-field", metavar="FIELD",
                    help="per-trial duration: seconds, or H:MM:SS as AllenNLP writes it")
+    g.add_argument("--diverged", choices=DIVERGED_RULES, default=default(read_searches, "diverged"),
+                   help="trials flagged as diverged (opda's nan_train_loss) that still have a "
+                        "learning curve: keep them, scored by their checkpoints before "
+                        "diverging (they are trials the search ran), or drop them; counted in "
+                        "the reading line either way (default: %(default)s)")
     g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
     g.add_argument("--minimize", action="store_true",
                    help="the scores are losses: curves of the expected minimum")
@@ -112,15 +117,14 @@ def _split(text):
 
 
 def _read(args):
-    from ..datasets import default_field, resolve_results
+    from ..datasets import read_results
 
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    field = args.field if args.field is not None else default_field(args.results)
-    return read_searches(resolve_results(args.results), column=args.column, field=field,
-                         group=args.group, select=select, reduce=args.reduce,
-                         time_field=args.time_field, labels=_split(args.labels))
+    return read_results(args.results, column=args.column, field=args.field, group=args.group,
+                        select=select, reduce=args.reduce, time_field=args.time_field,
+                        labels=_split(args.labels), diverged=args.diverged)
 
 
 def _describe(search):
@@ -128,10 +132,7 @@ def _describe(search):
     line = (f"{search.label}: {xs.size} scores from {search.source}"
             + (f" ({search.metric})" if search.metric else "")
             + f", in [{number(xs.min())}, {number(xs.max())}]")
-    if search.dropped:
-        line += (f"; dropped {sum(search.dropped.values())} of {search.records} records: "
-                 f"{describe_dropped(search.dropped)}")
-    return line
+    return line + describe_reading(search)
 
 
 def table_ns(B, extra=(), show_all=False):

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde
-from ..searchfiles import REDUCTIONS, describe_dropped, read_searches
+from ..searchfiles import DIVERGED_RULES, REDUCTIONS, describe_reading, read_searches
 from .common import (UserError, add_subcommand, check_outputs, default, integer, pair,
                      paragraph, save_outputs)
 
@@ -57,6 +57,9 @@ def add_parser(subparsers):
     p.add_argument("--reduce", choices=REDUCTIONS,
                    help="one score per trial from a --field holding a learning curve: its best, "
                         "worst or last checkpoint")
+    p.add_argument("--diverged", choices=DIVERGED_RULES, default=default(read_searches, "diverged"),
+                   help="trials flagged as diverged (opda's nan_train_loss) that still have a "
+                        "learning curve: keep or drop them (default: %(default)s)")
     p.add_argument("--bandwidth", type=_bandwidth, default=default(fit_kde, "bandwidth"),
                    metavar="RULE",
                    help=f"{', '.join(RULES)}, or a number (default: %(default)s); cv "
@@ -83,13 +86,12 @@ def run(args):
     if args.out is None:
         args.out = f"{args.name}.nc"
     check_outputs(args)
-    from ..datasets import default_field, resolve_results
+    from ..datasets import read_results
 
-    path = Path(resolve_results([args.input])[0])
-    searches = read_searches(path, column=args.column,
-                             field=args.field if args.field is not None
-                             else default_field([args.input]), group=args.group,
-                             select=args.select, reduce=args.reduce)
+    searches = read_results([args.input], column=args.column, field=args.field,
+                            group=args.group, select=args.select, reduce=args.reduce,
+                            diverged=args.diverged)
+    path = Path(searches[0].source)
     if len(searches) > 1:
         raise UserError(f"{path.name!r} holds {len(searches)} models "
                         f"({', '.join(s.label for s in searches)}): fit-kde fits one; choose it "
@@ -109,9 +111,8 @@ def run(args):
     print(f"  scores: {a['runs']} from {path.name}"
           + (f" ({args.group} {search.label})" if args.group else "")
           + f", in [{a['scores_min']:.6g}, {a['scores_max']:.6g}]")
-    if search.dropped:
-        print(f"  dropped: {sum(search.dropped.values())} of {search.records} records "
-              f"({describe_dropped(search.dropped)})")
+    if describe_reading(search):
+        print(f"  read: {describe_reading(search).removeprefix('; ')}")
     print(f"  bandwidth: {a['bandwidth']:.6f} ({a['bandwidth_rule']})")
     print(f"  grid: {a['bins']} intervals on [{a['grid_lo']:.6g}, {a['grid_hi']:.6g}]; KDE mass "
           f"outside it (dropped): {a['mass_outside_grid']:.3g}")
