@@ -5,6 +5,10 @@ searches, and the batteries that measure EVP estimators: bias, variance and
 MSE; false conclusions; model comparisons; confidence-interval coverage.
 """
 
+from . import _startup
+
+_startup.guard()  # Ctrl-C while the evpsim command imports: one line, not a traceback
+
 from ._version import __version__
 from .bands import ld_band
 from .batteries.bias import bias

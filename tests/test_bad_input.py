@@ -1018,7 +1018,7 @@ C("truth", "bias-sigma-0", "bias --sigma 0", "--sigma must lie in (0, inf), got 
 C("truth", "bias-sigma-negative", "bias --sigma -1", "--sigma must lie in (0, inf), got -1.0")
 C("truth", "bias-sigma-flat", "bias --mu 0.5 --sigma 1e12",
   "--sigma = 1e+12 is more than 1000 times the width of [0, 1]")
-C("truth", "bias-lo-above-hi", "bias --lo 1 --hi 0", "--lo must be below hi, got lo=1, hi=0")
+C("truth", "bias-lo-above-hi", "bias --lo 1 --hi 0", "--lo must be below hi, got --lo 1, --hi 0")
 C("truth", "bias-lo-equals-hi", "bias --lo 0.5 --hi 0.5", "--lo must be below hi")
 C("truth", "bias-sigma-narrow", "bias --mu 1e10 --sigma 1e-7 --lo 0 --hi 2e10",
   "--sigma = 1e-07 on [0, 2e+10] gives the truncated normal a spread of 1e-07")
@@ -1283,14 +1283,14 @@ C("jsonl", "fit-jsonl-empty-field", "fit-kde {d}/nested.jsonl --name x --field '
   "--field must be a non-empty key, got ''")
 C("jsonl", "fit-jsonl-models", "fit-kde {d}/models.jsonl --name x --field acc",
   "--group: ", "models.jsonl' holds 2 models in its 'model' field (a, b)",
-  "(--group model on the command line)")
+  "pass --group model to read them apart")
 C("usage", "fit-jsonl-models-unselected",
   "fit-kde {d}/models.jsonl --name x --field acc --group model",
   "'models.jsonl' holds 2 models (a, b): fit-kde fits one; choose it with --select")
 C("unknown", "fit-jsonl-select", "fit-kde {d}/models.jsonl --name x --field acc --group model "
   "--select c", "--select 'c' is not a value of 'model'", "its values: a, b")
 C("usage", "fit-select-no-group", "fit-kde {d}/models.jsonl --name x --field acc --select a",
-  "--select needs group")
+  "--select needs --group FIELD, the field naming each record's model (e.g. --group model)")
 C("jsonl", "fit-jsonl-curve", "fit-kde {d}/curve.jsonl --name x --field curve",
   "--reduce is needed: ", "curve holds a list of 2 checkpoints")
 C("unknown", "fit-reduce-choice", "fit-kde {d}/curve.jsonl --name x --field curve --reduce mean",

@@ -16,6 +16,7 @@ import re
 import signal
 import sys
 
+from .._startup import release
 from .._validate import InvalidArgument
 from .._version import __version__
 from .common import UserError, epilog, paragraph
@@ -88,21 +89,62 @@ def _terminate(signum, frame):
     raise Terminated
 
 
-def flag_message(err, subparser):
-    """The library's message, its argument's name replaced by the subcommand's flag.
+#: an argument in the library's spelling inside a message: ``group='model'``,
+#: ``bounds=(lo, hi)``, ``distribution=True``, ``lo=1``
+_SPELLED = re.compile(r"(?<![\w.-])([a-z_]+)=(\([^()]*\)|'[^']*'|True\b|[\w.+-]*\w)")
 
+
+def _flags(subparser):
+    """``{library argument: flag}`` of a subcommand (its longest option string).
+
+    A flag stands for the library argument of its own name, or for the one
+    that the subcommand's default ``argument_flags = {library name: dest}``
+    maps to its dest.
+    """
+    by_dest = {action.dest: max(action.option_strings, key=len)
+               for action in subparser._actions if action.option_strings}
+    names = {dest: dest for dest in by_dest}
+    names.update({name: dest for name, dest in
+                  (subparser.get_default("argument_flags") or {}).items()})
+    return {name: by_dest[dest] for name, dest in names.items() if dest in by_dest}
+
+
+def _flag_value(value):
+    """A Python value as a command line writes it: ``(lo, hi)`` as ``LO,HI``."""
+    if value.startswith("("):
+        parts = [p.strip() for p in value[1:-1].split(",")]
+        return ",".join(p.upper() if p.isidentifier() else p for p in parts)
+    return value.strip("'")
+
+
+def flag_message(err, subparser):
+    """The library's message in the subcommand's flags.
+
+    The argument's name opening the message becomes its flag:
     ``replicates must be at least 2`` becomes ``--replicates must be at
-    least 2``; an argument without a flag keeps the library's words. A
-    subcommand whose flag stands for a library argument of another name
-    says so with the default ``argument_flags = {library name: dest}``.
+    least 2``; an argument without a flag keeps the library's words. Every
+    argument written in the library's spelling inside the message
+    (``name=value``, the convention of the library's messages) becomes the
+    flag's: ``pass group='model'`` becomes ``pass --group model``,
+    ``bounds=(lo, hi)`` becomes ``--bounds LO,HI``, ``distribution=True``
+    becomes ``--distribution``. A subcommand whose flag stands for a
+    library argument of another name says so with the default
+    ``argument_flags = {library name: dest}``.
     """
     text, name = str(err), err.argument
-    dest = (subparser.get_default("argument_flags") or {}).get(name, name)
-    for action in subparser._actions:
-        if action.dest == dest and action.option_strings:
-            flag = max(action.option_strings, key=len)
-            return flag + text[len(name):] if text.startswith(name) else f"{flag}: {text}"
-    return text
+    flags = _flags(subparser)
+
+    def spelled(match):
+        flag = flags.get(match.group(1))
+        if flag is None:
+            return match.group(0)
+        value = match.group(2)
+        return flag if value == "True" else f"{flag} {_flag_value(value)}"
+
+    flag = flags.get(name)
+    if flag is not None:
+        text = flag + text[len(name):] if text.startswith(name) else f"{flag}: {text}"
+    return _SPELLED.sub(spelled, text)
 
 
 def main(argv=None):
@@ -117,6 +159,7 @@ def main(argv=None):
     if extra:
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     previous = signal.signal(signal.SIGTERM, _terminate)
+    release()  # from here on, Ctrl-C is a KeyboardInterrupt handled below
     try:
         return args.run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
