@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["fmt", "spans", "formatter", "number", "interval", "render"]
+__all__ = ["fmt", "spans", "formatter", "number", "rate", "interval", "render"]
 
 #: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
 FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
@@ -41,19 +41,20 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     """A function that prints every number of a column in one layout.
 
     The layout is chosen from the column's finite values: fixed point when
-    the largest magnitude lies in ``[FIXED_LOW, FIXED_HIGH)``, with enough
-    decimals to give it ``digits`` significant digits; scientific notation
-    with ``digits`` significant digits otherwise. With ``spread``, either
-    layout shows more digits (at most six more) when the values are close
-    relative to their size: enough to show the column's range with three
-    significant digits. NaN, infinities and None print as ``-``; a value
-    that rounds to zero prints as an unsigned zero (``0`` in scientific
-    notation).
+    the largest magnitude lies in ``[FIXED_LOW, FIXED_HIGH)``, with the
+    decimals that give it ``digits`` significant digits and the smallest
+    nonzero magnitude two, unless that takes more than six decimals more;
+    scientific notation with ``digits`` significant digits otherwise. With
+    ``spread``, either layout shows more digits (at most six more) when the
+    values are close relative to their size: enough to show the column's
+    range with three significant digits. NaN, infinities and None print as
+    ``-``; a value that rounds to zero prints as an unsigned zero (``0`` in
+    scientific notation).
 
     Parameters
     ----------
-    values : array_like of float
-        Every number the column will show.
+    values : array_like of float, or a list of them
+        Every number the column will show (None counts as NaN).
     digits : int
         Significant digits of the largest magnitude.
     spread : bool
@@ -84,28 +85,37 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     '3.142e-09'
     >>> formatter([3.0e9 + 250.0, 3.0e9 + 750.0])(3.0e9 + 250.0)
     '3.000000250e+09'
+    >>> formatter([0.1023, 0.0027], digits=3)(0.0027)
+    '0.0027'
+    >>> formatter([-407.4, 6.8e-10])(6.8e-10)
+    '6.800e-10'
     >>> g = formatter([-0.02125, 0.0, 4e-17], zero=1e-12, sign=True)
     >>> g(-0.02125), g(4e-17), g(-1e-7), g(0.5)
     ('-0.02125', '0.00000', '0.00000', '+0.50000')
     """
-    xs = np.asarray([np.nan if v is None else v for v in np.ravel(values)], dtype=float)
+    parts = values if isinstance(values, (list, tuple)) else [values]
+    xs = np.concatenate([np.ravel(np.asarray(np.nan if v is None else v, dtype=float))
+                         for v in parts] or [np.empty(0)])
     xs = xs[np.isfinite(xs)]
     xs = np.where(np.abs(xs) <= zero, 0.0, xs)
-    top = float(np.abs(xs).max()) if xs.size else 0.0
+    sizes = np.abs(xs[xs != 0])
     width = float(xs.max() - xs.min()) if xs.size > 1 else 0.0
-    if top == 0.0:
+    if not sizes.size:
         layout = f".{min(digits, 4)}f"
-    elif FIXED_LOW <= top < FIXED_HIGH:
-        decimals = digits - 1 - math.floor(math.log10(top))
-        if spread and width > 0:  # at most 6 more: a range of rounding noise is no reason for 12
-            decimals = max(decimals, min(2 - math.floor(math.log10(width)), decimals + 6))
-        layout = f".{int(min(max(decimals, 0), 12))}f"
     else:
-        places = digits
-        if spread and width > 0:
-            places = max(places, min(math.floor(math.log10(top)) - math.floor(math.log10(width))
-                                     + 3, digits + 6))
-        layout = f".{places - 1}e"
+        top = math.floor(math.log10(sizes.max()))  # powers of ten
+        decimals = digits - 1 - top
+        least = 1 - math.floor(math.log10(sizes.min()))  # two digits of the smallest
+        # at most 6 more: a range of rounding noise is no reason for 12
+        if FIXED_LOW <= sizes.max() < FIXED_HIGH and least <= decimals + 6:
+            if spread and width > 0:
+                least = max(least, 2 - math.floor(math.log10(width)))
+            layout = f".{min(max(decimals, least, 0), decimals + 6, 12)}f"
+        else:
+            places = digits
+            if spread and width > 0:
+                places = max(places, min(top - math.floor(math.log10(width)) + 3, digits + 6))
+            layout = f".{places - 1}e"
     layout = ("+" if sign else "") + layout
     scientific = layout.endswith("e")
     unsigned = layout.lstrip("+")
@@ -130,6 +140,17 @@ def number(x, digits=6):
     ('3.2e-09', '0.059233', '1.23457e+08')
     """
     return "-" if x is None or not np.isfinite(x) else f"{x:.{digits}g}"
+
+
+def rate(x, decimals=4):
+    """A rate or probability: fixed point, as its scale is [0, 1] whatever the scores'.
+
+    Examples
+    --------
+    >>> rate(0.50642), rate(float("nan")), rate(1.0, 3)
+    ('0.5064', '-', '1.000')
+    """
+    return "-" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
 
 
 def interval(lo, hi, f):
