@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._format import formatter, render
 from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
 from ..estimators import get_estimator
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, add_truth_args, check_outputs, default, fmt, save_outputs,
+                     add_subcommand, add_truth_args, check_outputs, default, save_outputs,
                      select_ns, truth_from_args)
 
 HELP = "bias, variance and MSE of EVP estimators, exact and Monte Carlo"
@@ -33,32 +34,60 @@ def add_parser(subparsers):
     return p
 
 
+#: each quantity's power of the scores' unit (a variance is in squared units)
+POWERS = {"bias": 1, "variance": 2, "mse": 2}
+#: exact zeros come out of floating point as noise this small relative to the scores
+NOISE = 1e-12
+
+
+def _columns(ds):
+    """``(header, variable, key)`` of every column after n, theta and the mean.
+
+    The key names the column's formatter: the exact and Monte Carlo values
+    of a quantity share one.
+    """
+    method = ds.attrs["method"]
+    exact = "exact_" if method == "both" else ""
+    cols = []
+    for q in POWERS:
+        if method != "mc":
+            cols.append((f"{q} exact", exact + q, q))
+        if method != "exact":
+            cols += [(f"{q} MC", q, q), ("(SE)", q + "_se", q + "_se")]
+    return cols
+
+
+def _mean(ds):
+    """The exact mean where an estimator has one, else the Monte Carlo mean."""
+    if ds.attrs["method"] == "mc":
+        return ds["mean"]
+    exact = ds["exact_mean" if ds.attrs["method"] == "both" else "mean"]
+    return exact.where(np.isfinite(exact), ds["mean"])
+
+
 def _estimator_table(ds, name, ns):
-    sub = ds.sel(estimator=name)
-    has_exact = "exact_mean" in ds or ds.attrs["method"] == "exact"
-    has_mc = ds.attrs["method"] != "exact"
-    ex = {q: sub[("exact_" if ds.attrs["method"] == "both" else "") + q] for q in QUANTITIES} \
-        if has_exact else None
-    head = f"{'n':>4} {'theta':>8} {'mean':>8}"
-    for q in ("bias", "variance", "mse"):
-        if has_exact:
-            head += f" {q + ' exact':>11}"
-        if has_mc:
-            head += f" {q + ' MC':>11} {'(SE)':>9}"
-    lines = [head]
-    for n in ns:
-        row = f"{n:>4} {fmt(float(ds['theta'].sel(n=n)), 8)}"
-        mean = ex["mean"] if ex is not None and np.isfinite(float(ex["mean"].sel(n=n))) \
-            else sub["mean"]
-        row += f" {fmt(float(mean.sel(n=n)), 8)}"
-        for q in ("bias", "variance", "mse"):
-            if has_exact:
-                row += f" {fmt(float(ex[q].sel(n=n)), 11)}"
-            if has_mc:
-                row += (f" {fmt(float(sub[q].sel(n=n)), 11)} "
-                        f"{fmt(float(sub[q + '_se'].sel(n=n)), 9, 2)}")
-        lines.append(row)
-    return lines
+    """Lines of estimator ``name``'s table at budgets ``ns``.
+
+    Each column has a layout of its own (:func:`evpsim._format.formatter`),
+    except that theta and the mean share one, and so do the exact and Monte
+    Carlo values of a quantity, so that they read side by side. Values
+    within :data:`NOISE` of zero relative to the scores (to their square for
+    variances) are exact zeros and print as such, at any scale.
+    """
+    sub = ds.sel(estimator=name, n=ns)
+    tol = NOISE * float(np.abs(ds["theta"]).max())
+    cols = [("theta", sub["theta"], "theta"), ("mean", _mean(sub), "theta")]
+    cols += [(head, sub[var], key) for head, var, key in _columns(ds)]
+    fmts = {"theta": formatter([values.values for _, values, k in cols[:2]])}
+    for key in dict.fromkeys(k for _, _, k in cols[2:]):
+        q = key.removesuffix("_se")
+        se = key != q  # standard errors: two significant digits
+        fmts[key] = formatter([values.values for _, values, k in cols if k == key],
+                              digits=2 if se else 4, spread=not se, zero=tol ** POWERS[q])
+    cells = [[str(n) for n in ns]] + [[fmts[key](float(x)) for x in values.values]
+                                      for _, values, key in cols]
+    widths = [4, 8, 8] + [9 if head == "(SE)" else 11 for head, _, _ in cols[2:]]
+    return render(["n"] + [head for head, _, _ in cols], cells, gap=1, widths=widths)
 
 
 def run(args):

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import xarray as xr
 
+from .._format import formatter, interval, rate, render
 from ..batteries.compare import compare_curves, comparison_errors
 from ..estimators import get_estimator
 from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, check_outputs, default, fmt, integer, save_outputs,
+                     add_subcommand, check_outputs, default, integer, save_outputs,
                      select_ns, spans)
 from .falseconc import add_truth_method_args
 
@@ -68,26 +70,30 @@ def add_parser(subparsers):
     return p
 
 
-def _truth_cols(ds, key, label_width):
-    sub = ds.sel(key)
-    return (f" {fmt(float(sub['theta_a']), 9)} {fmt(float(sub['theta_b']), 9)}  "
-            f"{str(sub['better'].item()):>{label_width}} {float(sub['theta_diff']):>+10.4f}")
+def _truth_columns(ds):
+    """Headers, cells and least widths of the truth's columns, a row per entry of ``ds``.
+
+    theta A and theta B share a layout (they are read against each other);
+    A - B has its own, signed.
+    """
+    theta = formatter([ds["theta_a"].values, ds["theta_b"].values])
+    diff = formatter(ds["theta_diff"].values, sign=True)
+    headers = ["theta A", "theta B", "truly better", "A - B"]
+    cells = [[theta(x) for x in ds["theta_a"].values], [theta(x) for x in ds["theta_b"].values],
+             [str(x) for x in ds["better"].values], [diff(x) for x in ds["theta_diff"].values]]
+    width = max(12, len(ds["label_a"].item()), len(ds["label_b"].item())) + 1
+    return headers, cells, [9, 9, width, 10]
 
 
-def _label_width(ds):
-    return max(12, len(ds["label_a"].item()), len(ds["label_b"].item()))
-
-
-def _truth_head(label_width):
-    return (f" {'theta ' + 'A':>9} {'theta ' + 'B':>9}  {'truly better':>{label_width}} "
-            f"{'A - B':>10}")
-
-
-def _rate(sub, key):
-    v = float(sub[key])
-    if not np.isfinite(v):
-        return f"{'-':>6} {'':>17}"
-    return f"{v:>6.4f} [{float(sub[key + '_lower']):.4f}, {float(sub[key + '_upper']):.4f}]"
+def _rate_columns(ds, key, header):
+    """Headers, cells and least widths of ``|``, a rate with its interval, and ties."""
+    values, lower, upper = (ds[k].values for k in (key, key + "_lower", key + "_upper"))
+    cis = [interval(lo, hi, rate) if np.isfinite(v) else ""
+           for v, lo, hi in zip(values, lower, upper)]
+    return (["|", header, "95% CI", "tie"],
+            [["|"] * len(values), [rate(v) for v in values], cis,
+             [rate(v) for v in ds["tie"].values]],
+            [1, 6, 16, 6])
 
 
 def _print_header(ds, seconds):
@@ -108,29 +114,35 @@ def _print_header(ds, seconds):
 
 def _print_curves(ds, show_all):
     B = int(ds["B"])
-    lw = _label_width(ds)
     ns = select_ns(B, show_all or B <= 30)
-    print(f"searches of B = {B} trials; theta = true expected maximum of n trials")
-    print(f"\n{'n':>4}" + _truth_head(lw))
-    for n in ns:
-        print(f"{n:>4}" + _truth_cols(ds, {"n": n}, lw))
+    rows = ds.sel(n=ns)
+    print(f"searches of B = {B} trials; theta = true expected maximum of n trials\n")
+    headers, cells, widths = _truth_columns(rows)
+    print("\n".join(render(["n", *headers], [[str(n) for n in ns], *cells], gap=1,
+                           widths=[4, *widths])))
     summary = []
     for name in ds["estimator"].values:
         est = get_estimator(str(name))
-        sub = ds.sel(estimator=name)
+        sub = rows.sel(estimator=name)
         print(f"\n{name}: {est.description}")
-        print(f"{'n':>4} {'mean A':>9} {'(sd)':>8} {'mean B':>9} {'(sd)':>8} "
-              f"{'averaged order':>15} | {'wrong':>6} {'95% CI':>17} {'tie':>6}")
-        for n in ns:
-            s = sub.sel(n=n)
-            diff, se = float(s["mean_diff"]), float(s["mean_diff_se"])
+        mean = formatter([sub["mean_a"].values, sub["mean_b"].values])
+        sd = formatter([sub["sd_a"].values, sub["sd_b"].values], digits=3, spread=False)
+        orders = []
+        for diff, se, rev in zip(sub["mean_diff"].values, sub["mean_diff_se"].values,
+                                 sub["reversed"].values):
             order = "A > B" if diff > 0 else ("B > A" if diff < 0 else "A = B")
-            if int(s["reversed"]):
+            if rev:
                 order += " WRONG" + ("?" if abs(diff) < 3 * se else "")
-            print(f"{n:>4} {fmt(float(s['mean_a']), 9)} {float(s['sd_a']):>8.4f} "
-                  f"{fmt(float(s['mean_b']), 9)} {float(s['sd_b']):>8.4f} {order:>15} | "
-                  f"{_rate(s, 'wrong')} {float(s['tie']):>6.4f}")
-        rev = ds["n"].values[sub["reversed"].values.astype(bool)]
+            orders.append(order)
+        rate_headers, rate_cells, rate_widths = _rate_columns(sub, "wrong", "wrong")
+        print("\n".join(render(
+            ["n", "mean A", "(sd)", "mean B", "(sd)", "averaged order", *rate_headers],
+            [[str(n) for n in ns], [mean(x) for x in sub["mean_a"].values],
+             [sd(x) for x in sub["sd_a"].values], [mean(x) for x in sub["mean_b"].values],
+             [sd(x) for x in sub["sd_b"].values], orders, *rate_cells],
+            gap=1, widths=[4, 9, 8, 9, 8, 15, *rate_widths])))
+        full = ds.sel(estimator=name)
+        rev = ds["n"].values[full["reversed"].values.astype(bool)]
         summary.append(f"{name}: " + (f"averaged estimates order the models opposite to the "
                                       f"truth at n = {spans(rev.tolist())}" if rev.size
                                       else "averaged estimates order the models as the truth "
@@ -141,33 +153,30 @@ def _print_curves(ds, show_all):
 
 
 def _print_errors(ds, show_all):
-    lw = _label_width(ds)
     every_n = "n" in ds.dims
     names = [str(e) for e in ds["estimator"].values]
     print("rate at which each estimator ranks A and B opposite to the truth at n = B; "
-          "tie = tied estimates; Clopper-Pearson 95% intervals")
-    head = f"\n{'B':>4}" + _truth_head(lw)
+          "tie = tied estimates; Clopper-Pearson 95% intervals\n")
+    Bs = ds["B"].values
+    at = ds.sel(n=xr.DataArray(Bs, dims="B")) if every_n else ds
+    headers, cells, widths = _truth_columns(at)
+    headers, cells, widths = ["B", *headers], [[str(B) for B in Bs], *cells], [4, *widths]
     for name in names:
-        head += f" | {name + ' wrong':>7} {'95% CI':>16} {'tie':>6}"
-    print(head)
-    for B in ds["B"].values:
-        at = {"B": B, "n": B} if every_n else {"B": B}
-        row = f"{B:>4}" + _truth_cols(ds, at, lw)
-        for name in names:
-            s = ds.sel(estimator=name, **at)
-            row += f" | {_rate(s, 'wrong')} {float(s['tie']):>6.4f}"
-        print(row)
+        more = _rate_columns(at.sel(estimator=name), "wrong", f"{name} wrong")
+        headers, cells, widths = headers + more[0], cells + more[1], widths + more[2]
+    print("\n".join(render(headers, cells, gap=1, widths=widths)))
     if every_n:
         ns = select_ns(int(ds["B"].max()), show_all)
         for name in names:
             print(f"\n{name}: rate of wrong rankings at budget n (columns) in searches of B "
                   f"trials (rows); truly better at n: " + ", ".join(
                       f"{n}: {ds['better'].sel(n=n).item()}" for n in ns))
-            print(f"{'B':>4} " + " ".join(f"{'n=' + str(n):>7}" for n in ns))
-            for B in ds["B"].values:
-                vals = ds["wrong"].sel(estimator=name, B=B, n=ns).values
-                print(f"{B:>4} " + " ".join(f"{v:>7.4f}" if np.isfinite(v) else f"{'':>7}"
-                                            for v in vals))
+            wrong = ds["wrong"].sel(estimator=name, n=ns).transpose("n", "B")
+            print("\n".join(render(
+                ["B", *(f"n={n}" for n in ns)],
+                [[str(B) for B in Bs], *([rate(v) if np.isfinite(v) else "" for v in col]
+                                         for col in wrong.values)],
+                gap=1, widths=[4] + [7] * len(ns))))
 
 
 def run(args):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .._format import formatter, interval, rate, render
+from .._format import number as in_prose
 from ..batteries.coverage import CP_LEVEL, coverage
 from ..estimators import get_estimator
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
@@ -45,25 +47,35 @@ def add_parser(subparsers):
     return p
 
 
-def _tables(ds, methods, ns):
+def _tables(ds, methods, ns, width):
     """Coverage with CP bounds, then misses and mean widths, of ``methods`` in ``ds``
-    (one estimator's rows), and the rate of covering every n at once."""
+    (one estimator's rows), and the rate of covering every n at once.
+
+    theta has a layout of its own (:func:`evpsim._format.formatter`), the
+    mean widths that of ``width``, shared by every table so that methods
+    compare; rates are fixed point.
+    """
+    rows = ds.sel(n=ns)
+    theta = formatter(rows["theta"].values)
+    first = [[str(n) for n in ns], [theta(x) for x in rows["theta"].values]]
+    cov, miss = [], []
+    for m in methods:
+        c = rows.sel(ci_method=m)
+        cov.append([f"{rate(v, 3)} [{rate(lo, 3)},{rate(hi, 3)}]" for v, lo, hi in zip(
+            c["coverage"].values, c["coverage_lower"].values, c["coverage_upper"].values)])
+        miss.append([f"{rate(b, 3)}/{rate(a, 3)} {width(w)}" for b, a, w in zip(
+            c["miss_below"].values, c["miss_above"].values, c["mean_width"].values)])
+    # typical scale: n, theta, then columns of w characters, the first two spaces further
     w = max(19, max(len(m) for m in methods)) + 2
-    head = f"{'n':>4} {'theta':>7}  " + "".join(f"{m:>{w}}" for m in methods)
-    cov = [f"coverage [Clopper-Pearson {CP_LEVEL:.0%} bounds]", head]
-    miss = ["miss below/above, mean width", head]
-    for n in ns:
-        row = row_m = f"{n:>4} {float(ds['theta'].sel(n=n)):7.4f}  "
-        for m in methods:
-            c = ds.sel(ci_method=m, n=n)
-            row += (f"{float(c['coverage']):.3f} [{float(c['coverage_lower']):.3f},"
-                    f"{float(c['coverage_upper']):.3f}]").rjust(w)
-            row_m += (f"{float(c['miss_below']):.3f}/{float(c['miss_above']):.3f} "
-                      f"{float(c['mean_width']):.4f}").rjust(w)
-        cov.append(row)
-        miss.append(row_m)
-    simul = "  ".join(f"{m} {float(ds['coverage_all'].sel(ci_method=m)):.3f}" for m in methods)
-    return cov + [""] + miss + [f"covered at every n at once: {simul}"]
+    widths = [4, 7, w + 1] + [w - 1] * (len(methods) - 1)
+    headers = ["n", "theta", *methods]
+    simul = "  ".join(f"{m} {rate(float(ds['coverage_all'].sel(ci_method=m)), 3)}"
+                      for m in methods)
+    return ([f"coverage [Clopper-Pearson {CP_LEVEL:.0%} bounds]"]
+            + render(headers, first + cov, gap=1, widths=widths)
+            + ["", "miss below/above, mean width"]
+            + render(headers, first + miss, gap=1, widths=widths)
+            + [f"covered at every n at once: {simul}"])
 
 
 def run(args):
@@ -88,17 +100,18 @@ def run(args):
     print(f"coverage = fraction of two-sided {a['level']:g} intervals containing the exact "
           f"theta_n; miss below/above = interval entirely below/above it")
     ns = ds["n"].values.tolist() if args.ns else select_ns(int(ds["B"]), args.all)
+    width = formatter(ds["mean_width"].sel(n=ns).values)
     for name in names if boots else []:
         print(f"\n{name}: {get_estimator(name).description}")
-        print("\n".join(_tables(ds.sel(estimator=name), boots, ns)))
+        print("\n".join(_tables(ds.sel(estimator=name), boots, ns, width)))
     if bands:
+        bounds = interval(a["bounds_lo"], a["bounds_hi"], in_prose)
         print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "
-              f"range [{a['bounds_lo']:g}, {a['bounds_hi']:g}] alone, the same for every "
-              f"estimator")
-        print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns)))
+              f"range {bounds} alone, the same for every estimator")
+        print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns, width)))
     undefined = float(ds["undefined"].max())
     if undefined > 0:
-        print(f"\nnote: up to {undefined:.3f} of some intervals could not be formed "
+        print(f"\nnote: up to {rate(undefined, 3)} of some intervals could not be formed "
               f"(see the 'undefined' variable)")
     from ..plots import plot_coverage
 

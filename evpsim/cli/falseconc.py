@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from .._format import formatter, interval, number, rate, render
 from ..batteries.falseconc import falseconc
 from ..mctheta import TRUTH_METHODS
 from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, add_truth_args, check_outputs, default, fmt, integer,
+                     add_subcommand, add_truth_args, check_outputs, default, integer,
                      save_outputs, select_ns, truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
@@ -41,24 +42,26 @@ def add_parser(subparsers):
 
 
 def _table(ds, ns):
+    """Lines of the table: theta in its own layout, then each estimator's rates."""
     names = [str(e) for e in ds["estimator"].values]
     has_ties = bool((ds["tie_count"] > 0).any())
-    head = f"{'n':>4} {'theta':>8}"
+    rows = ds.sel(n=ns)
+    theta = formatter(rows["theta"].values)
+    headers = ["n", "theta"]
+    cells = [[str(n) for n in ns], [theta(x) for x in rows["theta"].values]]
+    widths = [4, 8]
     for name in names:
-        head += f" | {name + ' below':>8} {'95% CI':>15}"
+        sub = rows.sel(estimator=name)
+        headers += ["|", f"{name} below", "95% CI"]
+        cells += [["|"] * len(ns), [rate(x) for x in sub["below"].values],
+                  [interval(lo, hi, rate) for lo, hi in zip(sub["below_lower"].values,
+                                                             sub["below_upper"].values)]]
+        widths += [1, 8, 15]
         if has_ties:
-            head += f" {'tie':>6}"
-    lines = [head]
-    for n in ns:
-        row = f"{n:>4} {fmt(float(ds['theta'].sel(n=n)), 8)}"
-        for name in names:
-            sub = ds.sel(estimator=name, n=n)
-            row += (f" | {float(sub['below']):>8.4f} "
-                    f"[{float(sub['below_lower']):.4f}, {float(sub['below_upper']):.4f}]")
-            if has_ties:
-                row += f" {float(sub['tie']):>6.4f}"
-        lines.append(row)
-    return lines
+            headers.append("tie")
+            cells.append([rate(x) for x in sub["tie"].values])
+            widths.append(6)
+    return render(headers, cells, gap=1, widths=widths)
 
 
 def run(args):
@@ -79,12 +82,12 @@ def run(args):
     print("below = fraction of searches whose estimate is below theta_n (0.5: no preference "
           "for negative errors); Clopper-Pearson 95% intervals")
     if (ds["tie_count"] > 0).any():
-        print(f"tie = fraction with |estimate - theta_n| <= {a['tie_tolerance']:.2g}")
+        print(f"tie = fraction with |estimate - theta_n| <= {number(a['tie_tolerance'], 2)}")
     print()
     print("\n".join(_table(ds, select_ns(args.B, args.all))))
     last = ds.sel(n=args.B)
-    print("\nat n = B: " + "; ".join(
-        f"{e} below {float(last['below'].sel(estimator=e)):.3f}" for e in ds["estimator"].values))
+    print("\nat n = B: " + "; ".join(f"{e} below {rate(float(last['below'].sel(estimator=e)), 3)}"
+                                     for e in ds["estimator"].values))
     from ..plots import plot_falseconc
 
     save_outputs(args, ds, plot_falseconc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._format import interval, number
 from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde
 from ..searchfiles import DIVERGED_RULES, REDUCTIONS, describe_reading, read_searches
 from .common import (UserError, add_subcommand, check_outputs, default, integer, pair,
@@ -110,13 +111,13 @@ def run(args):
     print(f"fit {a['name']}: {a['description']}")
     print(f"  scores: {a['runs']} from {path.name}"
           + (f" ({args.group} {search.label})" if args.group else "")
-          + f", in [{a['scores_min']:.6g}, {a['scores_max']:.6g}]")
+          + f", in {interval(a['scores_min'], a['scores_max'], number)}")
     if describe_reading(search):
         print(f"  read: {describe_reading(search).removeprefix('; ')}")
-    print(f"  bandwidth: {a['bandwidth']:.6f} ({a['bandwidth_rule']})")
-    print(f"  grid: {a['bins']} intervals on [{a['grid_lo']:.6g}, {a['grid_hi']:.6g}]; KDE mass "
-          f"outside it (dropped): {a['mass_outside_grid']:.3g}")
-    print(f"  exact theta_1 = {theta[0]:.6g}, theta_{scores.size} = {theta[1]:.6g}")
+    print(f"  bandwidth: {number(a['bandwidth'])} ({a['bandwidth_rule']})")
+    print(f"  grid: {a['bins']} intervals on {interval(a['grid_lo'], a['grid_hi'], number)}; "
+          f"KDE mass outside it (dropped): {number(a['mass_outside_grid'], 3)}")
+    print(f"  exact theta_1 = {number(theta[0])}, theta_{scores.size} = {number(theta[1])}")
     from ..plots import plot_kde
 
     save_outputs(args, fit, lambda ds, path: plot_kde(ds, scores, path))
