@@ -175,7 +175,11 @@ class Model:
 def _mean_duration(durations, label):
     if durations is None:
         return np.nan
-    d = np.asarray(durations, dtype=float).ravel()
+    try:
+        d = np.asarray(check.unmasked(durations, "durations"), dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise check.InvalidType("durations", f"durations of model {label!r} must be seconds "
+                                             f"(numbers), got {durations!r}") from None
     d = d[np.isfinite(d)]
     if d.size == 0:
         raise check.InvalidArgument("durations", f"model {label!r} has no finite duration")
@@ -196,6 +200,9 @@ def as_models(scores, labels=None, durations=None):
     if hasattr(scores, "scores") and hasattr(scores, "label"):
         scores = [scores]
     if isinstance(scores, dict):
+        if not scores:
+            raise check.InvalidArgument("scores", "scores is an empty mapping: give "
+                                                  "{label: scores} for at least one model")
         items = [(str(k), v, None, None) for k, v in scores.items()]
     elif (isinstance(scores, (list, tuple)) and scores
           and all(hasattr(s, "scores") and hasattr(s, "label") for s in scores)):
@@ -208,6 +215,9 @@ def as_models(scores, labels=None, durations=None):
     if labels is not None:
         if isinstance(labels, str):
             labels = [labels]
+        if not isinstance(labels, (list, tuple)):
+            raise check.InvalidType("labels", f"labels must be a string or a list of strings, "
+                                              f"got {labels!r}")
         labels = [check.string(lb, "labels") for lb in labels]
         if len(labels) != len(items):
             raise check.InvalidArgument("labels", f"labels: {len(labels)} given for "
@@ -223,6 +233,10 @@ def as_models(scores, labels=None, durations=None):
                 raise check.InvalidArgument("durations", f"durations for unknown model(s) "
                                                          f"{sorted(unknown)}")
             durations = [durations.get(n) for n in names]
+        elif not isinstance(durations, (list, tuple, np.ndarray)):
+            raise check.InvalidType("durations", f"durations must be a mapping by label or a "
+                                                 f"sequence with one entry per model, got "
+                                                 f"{durations!r}")
         elif len(durations) != len(items):
             raise check.InvalidArgument("durations", f"durations: {len(durations)} given for "
                                                      f"{len(items)} model(s)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as check
-from .results import atomic_write
+from .results import FIGURE_SUFFIXES, atomic_write, check_output
 
 COLORS = {"U": "#1b9e77", "V": "#d95f02", "W": "#7570b3"}
 
@@ -432,6 +432,26 @@ def plot_evp_time(ds, path, *, log_x=False, metric="score"):
         f"expected training time ({unit}; n x mean duration)", False, log_x, metric)
 
 
+#: what :func:`plot_curve` reads from a result of :func:`evpsim.curve`
+CURVE_VARIABLES = ("model", "estimator", "ci_method", "n", "B", "estimate", "lower", "upper",
+                   "best_observed", "minimize")
+
+
+def _check_curve_arguments(ds, path):
+    """Refuse what is not a result of :func:`evpsim.curve`, and a path no figure can take."""
+    import xarray as xr
+
+    if not isinstance(ds, xr.Dataset):
+        raise check.InvalidType("ds", f"ds must be the Dataset that evpsim.curve returns, got "
+                                      f"{type(ds).__name__}")
+    missing = [name for name in CURVE_VARIABLES if name not in ds.variables]
+    if missing or "level" not in ds.attrs:
+        raise check.InvalidArgument("ds", f"ds is not a result of evpsim.curve: it has no "
+                                          f"{', '.join(missing or ['level attribute'])}")
+    if path is not None:
+        check_output(path, FIGURE_SUFFIXES, "path")
+
+
 def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=False,
                title=None):
     """Each model's EVP curve with its intervals shaded, a panel per CI method.
@@ -468,6 +488,7 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
     >>> [ax.get_title() for ax in fig.axes]
     ['estimator V; shaded: 95% percentile interval', 'estimator V; shaded: 95% basic interval']
     """
+    _check_curve_arguments(ds, path)
     estimator = check.choice(estimator if estimator is not None else
                              str(ds["estimator"].values[0]), "estimator",
                              [str(e) for e in ds["estimator"].values])

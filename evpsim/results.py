@@ -4,7 +4,11 @@ Every file evpsim writes (netCDF results, figures, reproduction summaries)
 goes through :func:`atomic_write`: the content is written to a hidden
 temporary file beside the target and renamed over it, so a reader never
 sees half a file, an interruption (Ctrl-C, SIGTERM) leaves nothing behind,
-and the file gets the permissions the user's umask gives new files.
+and the file gets the permissions the user's umask gives new files. SIGTERM
+kills a Python process without unwinding it, so while files are written a
+handler turns it into an exception (unless the program has its own), and
+once the temporary files are removed the signal ends the process as it
+would have.
 :func:`check_output` tells before any work is done whether a path can be
 written at all.
 """
@@ -14,8 +18,11 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
+import signal
 import sys
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +31,12 @@ from . import _validate as check
 from ._version import __version__
 
 __all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "atomic_write_all",
-           "new_mode", "check_output", "ENGINE"]
+           "new_mode", "check_output", "ENGINE", "NETCDF_SUFFIXES", "FIGURE_SUFFIXES"]
 
 ENGINE = "h5netcdf"
+#: endings of the files evpsim writes: results and figures
+NETCDF_SUFFIXES = (".nc", ".nc4", ".netcdf")
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
 def _versions():
@@ -153,25 +163,59 @@ def atomic_write_all(items):
     """
     temps = []
     try:
-        for path, write in items:
-            path = Path(path)
-            folder = path.parent if str(path.parent) else Path(".")
-            if not folder.is_dir():
-                raise check.InvalidArgument("path", f"cannot write {str(path)!r}: folder "
-                                                    f"{str(folder)!r} does not exist")
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".part{path.suffix}",
-                                       dir=folder)
-            os.close(fd)
-            temps.append((tmp, path))
-            write(tmp)
-            os.chmod(tmp, new_mode(0o666))
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    except BaseException:
+        with _sigterm_raises():
+            for path, write in items:
+                path = Path(path)
+                folder = path.parent if str(path.parent) else Path(".")
+                if not folder.is_dir():
+                    raise check.InvalidArgument("path", f"cannot write {str(path)!r}: folder "
+                                                        f"{str(folder)!r} does not exist")
+                if path.is_dir():
+                    raise check.InvalidArgument("path", f"cannot write {str(path)!r}: it is a "
+                                                        f"folder, not a file")
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.",
+                                           suffix=f".part{path.suffix}", dir=folder)
+                os.close(fd)
+                temps.append((tmp, path))
+                write(tmp)
+                os.chmod(tmp, new_mode(0o666))
+            for tmp, path in temps:
+                os.replace(tmp, path)
+    except BaseException as err:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, _Terminated):  # die of the signal, as the process would have
+            signal.raise_signal(signal.SIGTERM)
         raise
     return [path for _, path in temps]
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived while files were written (see :func:`_sigterm_raises`)."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated
+
+
+@contextmanager
+def _sigterm_raises():
+    """SIGTERM raises :class:`_Terminated` meanwhile, if its action is the default.
+
+    The default action kills the process on the spot, leaving temporary
+    files behind; a handler the program installed itself (the command
+    line's) is left alone, as is a thread other than the main one, which
+    cannot set handlers. On the way out the default action is restored.
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def write_netcdf(ds, path):

@@ -369,6 +369,13 @@ def check_warnings(ds, shortfall=SHORTFALL):
     -------
     list of str
     """
+    if not isinstance(ds, xr.Dataset) or "check_coverage" not in ds \
+            or "check_level" not in ds.attrs:
+        raise check.InvalidType("ds", f"ds must be a result of evpsim.self_check, got "
+                                      f"{type(ds).__name__}"
+                                      + (" without check_coverage"
+                                         if isinstance(ds, xr.Dataset) else ""))
+    shortfall = check.number(shortfall, "shortfall", low=0, high=1, open_low=False)
     level = float(ds.attrs["check_level"])
     M = int(ds.attrs["check_replicates"])
     out = fit_warnings(ds) if "check_unlike" in ds else []

@@ -246,7 +246,9 @@ def test_cli_opda_file_with_empty_learning_curves(capsys):
         "learning_curve.top_1", "--reduce", "max", "--resamples", "200", "--labels", "alexnet")
     assert status == 0, err
     assert out.splitlines()[0].startswith("alexnet: 9 scores from alexnet_tuning.results.jsonl")
-    assert out.splitlines()[0].endswith("dropped 3 of 12 records: 3 empty learning curve")
+    assert out.splitlines()[0].endswith(
+        "dropped 3 of 12 records: 3 empty learning curve; kept 1 diverged run (nan_train_loss), "
+        "scored by its checkpoints before diverging")
 
 
 def test_cli_plain_and_csv_files(capsys):

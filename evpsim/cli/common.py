@@ -14,7 +14,8 @@ import textwrap
 import time
 
 from .._format import fmt, spans
-from ..results import ENGINE, atomic_write_all, check_output
+from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
+from ..results import atomic_write_all, check_output
 from ..truths import list_truths, make_truth
 
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
@@ -22,8 +23,6 @@ __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "parag
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "save_outputs", "select_ns", "fmt", "spans", "Timer"]
 
-NETCDF = (".nc", ".nc4", ".netcdf")
-FIGURES = (".png", ".pdf", ".svg")
 #: width of help text: argparse's on an 80-column terminal
 HELP_WIDTH = 78
 

@@ -67,7 +67,7 @@ BATTERIES = {b.name: b for b in [
 
 def _values(values, axis):
     """An axis's values: a non-empty list without repeats (B as integers)."""
-    if isinstance(values, (str, int)):
+    if isinstance(values, str) or not hasattr(values, "__iter__"):  # one value (np.int64 too)
         values = [values]
     values = list(values)
     if not values:
@@ -149,8 +149,10 @@ class Grid:
 
 
 def _plain(value):
-    """An option's value as JSON data (tuples as lists)."""
-    return list(value) if isinstance(value, tuple) else value
+    """An option's value as JSON data: tuples as lists, numpy values as Python's."""
+    if hasattr(value, "tolist"):  # a numpy scalar or array
+        return value.tolist()
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def load_toml(path):
