@@ -122,6 +122,9 @@ class Grid:
                 "axes", f"the {battery} battery's axes are {', '.join(spec.axes)}; "
                         + (f"unknown: {', '.join(unknown)}" if unknown else
                            f"missing: {', '.join(missing)}"))
+        if options is not None and not isinstance(options, dict):
+            raise check.InvalidType("options", f"options must map option names to values, got "
+                                               f"{type(options).__name__}")
         options = dict(options or {})
         bad = [k for k in options if k not in spec.options]
         if bad:
