@@ -331,7 +331,20 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
           B;
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
-          n <= B reaches it.
+          n <= B reaches it;
+        * how the scores were read: coordinates ``source`` and ``records``
+          (model: the file, and the records read, kept and dropped) and
+          ``drop_reason``; ``dropped`` (model, drop_reason): records
+          dropped while reading, by reason (empty for scores given
+          directly);
+        * scalar coordinates ``minimize`` (bool), ``bounds_lo``,
+          ``bounds_hi`` and ``target`` (NaN when not given);
+        * attributes: ``level``, ``resamples``, ``seed``, ``metric`` and
+          the provenance of every evpsim result (package versions, thread
+          count, creation time, command line, platform). The command line
+          adds ``input_*`` (the paths, field, column, reduce, group,
+          select, time field and labels given) and, with ``--check``, the
+          variables and attributes of :func:`evpsim.self_check`.
 
     Examples
     --------

@@ -143,23 +143,9 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
     >>> str(ds["check_bandwidth_rule"].item()), bool(ds["check_unlike"].item())
     ('cv', False)
     """
-    from .intervals import resolve_ci_methods
-    from .kde import CONSTRUCTIONS, RULES
-
     models = as_models(scores, labels)
     minimize = check.boolean(minimize, "minimize")
-    if isinstance(bandwidth, str):
-        check.choice(bandwidth, "bandwidth", RULES)
-    else:
-        bandwidth = check.number(bandwidth, "bandwidth", low=0)
-    construction = check.choice(construction, "construction", CONSTRUCTIONS)
-    if construction == "tang2020":
-        bands = [m.name for m in resolve_ci_methods(ci_methods) if m.kind == "band"]
-        if bands:
-            raise check.InvalidArgument(
-                "construction", f"construction 'tang2020' is not clipped to the metric's "
-                                f"range, so it cannot check the band method(s) "
-                                f"{', '.join(bands)}; use 'centered'")
+    bandwidth, construction = kde_options(ci_methods, bandwidth, construction)
     sign = -1.0 if minimize else 1.0
     every = np.concatenate([m.scores for m in models])
     lo, hi = check.bounds(bounds, every.min(), every.max(), "every score") \
@@ -197,6 +183,30 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
                                 + (", clipped to the bounds" if construction == "centered"
                                    else ""))
     return ds
+
+
+def kde_options(ci_methods, bandwidth, construction):
+    """The self-check's KDE options, checked: ``(bandwidth, construction)``.
+
+    Callers that do other work first (the ``curve`` command) check them
+    before it.
+    """
+    from .intervals import resolve_ci_methods
+    from .kde import CONSTRUCTIONS, RULES
+
+    if isinstance(bandwidth, str):
+        check.choice(bandwidth, "bandwidth", RULES)
+    else:
+        bandwidth = check.number(bandwidth, "bandwidth", low=0)
+    construction = check.choice(construction, "construction", CONSTRUCTIONS)
+    if construction == "tang2020":
+        bands = [m.name for m in resolve_ci_methods(ci_methods) if m.kind == "band"]
+        if bands:
+            raise check.InvalidArgument(
+                "construction", f"construction 'tang2020' is not clipped to the metric's "
+                                f"range, so it cannot check the band method(s) "
+                                f"{', '.join(bands)}; use construction='centered'")
+    return bandwidth, construction
 
 
 def _fit(xs, bandwidth, construction, bounds, k, model):
@@ -264,15 +274,15 @@ def fit_lines(ds):
     from ._format import formatter, number, render
 
     theta = ds["check_theta"].values
-    Bs = np.isfinite(theta).sum(axis=1)
-    firsts, lasts = theta[:, 0], theta[np.arange(theta.shape[0]), Bs - 1]
+    last = np.isfinite(theta).sum(axis=1) - 1
+    firsts, lasts = theta[:, 0], theta[np.arange(theta.shape[0]), last]
     means, bests = ds["check_sample_mean"].values, ds["check_best_observed"].values
     score = formatter(np.concatenate([firsts, lasts, means, bests]))
     columns = [[str(m) for m in ds["model"].values],
                [f"{number(h, 3)} ({r})" for h, r in zip(ds["check_bandwidth"].values,
                                                         ds["check_bandwidth_rule"].values)],
                [score(v) for v in firsts], [score(v) for v in means],
-               [f"{score(v)} (n = {B})" for v, B in zip(lasts, Bs)], [score(v) for v in bests],
+               [score(v) for v in lasts], [score(v) for v in bests],
                [_percent(q) for q in ds["check_best_quantile"].values],
                [_percent(m) for m in ds["check_mass_dropped"].values]]
     headers = ["model", "bandwidth", "KDE theta_1", "mean", "KDE theta_B", "best observed",

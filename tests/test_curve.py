@@ -273,8 +273,173 @@ def test_cli_check(capsys):
                                "--resamples", "300", "--quiet")
     assert status == 0, err
     assert "self-check: 200 searches of each model's B simulated from the centered KDE of its " \
-           "scores on [0, 1], 300 resamples each" in out
+           "scores on [0, 1] (bandwidth: cv), 300 resamples each" in out
     assert "warning: at n >= " in out and "ld-equal-tailed" in out
+    assert "Monte Carlo error only" in out and "kde-validity" in out
+    # the fit table: the KDE's theta_1 beside the mean, theta_B beside the best observed
+    xs = _scores("reuters_mlp_f1.txt")
+    row = next(ln for ln in out.splitlines() if ln.startswith("  reuters-mlp  "))
+    cells = row.split()
+    assert cells[2] == "(cv)" and float(cells[4]) == pytest.approx(xs.mean(), abs=1e-4)
+    assert float(cells[6]) == pytest.approx(xs.max(), abs=1e-4)
+    assert "the KDE the self-check simulates from is unlike" not in out
+
+
+def test_check_warns_when_the_kde_is_unlike_the_scores(capsys, tmp_path):
+    # a bimodal search (a quarter of the runs at chance): the normal-reference
+    # bandwidth spreads 20% of the KDE's mass past [0, 1] and its best of B far
+    # beyond the best observed; the cross-validated bandwidth fits
+    xs = evpsim.read_searches(evpsim.search_path("sklearn-mlp"),
+                              field="best_validation_accuracy")[0].scores[:441]
+    path = tmp_path / "bimodal.txt"
+    path.write_text("\n".join(map(repr, xs.tolist())))
+    small = ["--check-replicates", "20", "--check-resamples", "50", "--resamples", "100",
+             "--quiet"]
+    status, out, err = run_cli(capsys, "curve", path, "--check", "--check-bandwidth",
+                               "normal-reference", *small)
+    assert status == 0, err
+    warning = next(ln for ln in out.splitlines() if "unlike your scores" in ln)
+    assert "only <0.1% of its searches have a best as low as your best observed" in warning
+    assert "% of its mass fell outside [0, 1] and was dropped" in warning
+    assert "--check-bandwidth, --check-construction" in out
+    status, out, err = run_cli(capsys, "curve", path, "--check", *small)
+    assert status == 0, err
+    assert "unlike your scores" not in out
+    ds = evpsim.self_check(xs, replicates=20, resamples=50, bandwidth="normal-reference")
+    assert ds["check_unlike"].item() and ds["check_mass_dropped"].item() > 0.15
+    assert ds["check_best_quantile"].item() < 1e-3
+
+
+def test_check_bandwidth_and_construction(capsys):
+    small = ["--check-replicates", "20", "--check-resamples", "50", "--resamples", "100",
+             "--quiet"]
+    status, out, err = run_cli(capsys, "curve", "data:reuters-mlp", "--check",
+                               "--check-bandwidth", "0.004", "--check-construction", "tang2020",
+                               *small)
+    assert status == 0, err
+    assert "from the tang2020 KDE of its scores (bandwidth: given (0.004))" in out
+    assert "0.004 (given)" in out and "understated" not in out
+    for argv, words in [(["--check-bandwidth", "wide"], "--check-bandwidth: 'wide' is neither a rule"),
+                        (["--check-bandwidth", "-1"], "--check-bandwidth"),
+                        (["--check-bandwidth", "0"], "--check-bandwidth"),
+                        (["--check-construction", "tang"], "--check-construction"),
+                        (["--check-construction", "tang2020", "--ci-methods", "ks",
+                          "--bounds", "0,1"], "cannot check the band method(s) ks; use "
+                                              "--check-construction centered")]:
+        try:
+            status, out, err = run_cli(capsys, "curve", "data:reuters-mlp", "--check", *argv,
+                                       *small)
+        except SystemExit as stop:  # argparse's own checks
+            status, (out, err) = stop.code, capsys.readouterr()
+        assert status == 2 and words in err and out == "", (argv, err)
+
+
+def test_table_rows_follow_1_2_5_and_show_crossings_and_budgets(capsys):
+    from evpsim.cli.curve import table_ns
+
+    assert table_ns(441) == [1, 2, 3, 5, 10, 20, 50, 100, 200, 441]
+    assert table_ns(12) == list(range(1, 13))
+    assert table_ns(100, extra=[0, 37, 100, 150]) == [1, 2, 3, 5, 10, 20, 37, 50, 100]
+    status, out, err = run_cli(capsys, "curve", "data:reuters-mlp", "data:reuters-lstm",
+                               "--resamples", "200", "--target", "0.8")
+    assert status == 0, err
+    ds = evpsim.curve(evpsim.read_searches([evpsim.search_path("reuters-mlp"),
+                                            evpsim.search_path("reuters-lstm")]),
+                      resamples=200, target=0.8)
+    ahead = ds["ahead"].isel(pair=0).sel(estimator="V").values[:145]
+    crossings = [n + 1 for n in range(1, 145) if ahead[n] != ahead[n - 1]]
+    assert crossings  # the curves cross (near n = 22)
+    shown = [int(ln.split()[0]) for ln in out.split("reuters-mlp vs reuters-lstm")[1]
+             .splitlines()[4:] if ln.strip() and ln.split()[0].isdigit()]
+    budgets = {int(v) for v in ds["budget"].values.ravel() if v == v}
+    assert set(crossings) <= set(shown) and budgets <= set(shown)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-3, 1.0, 1e5, 1e9, -1.0])
+def test_tables_keep_columns_apart_at_any_scale(capsys, tmp_path, scale):
+    xs = _scores("sst2_bcn_glove_acc.txt")[:30] * scale
+    path = tmp_path / "s.txt"
+    path.write_text("\n".join(map(repr, xs.tolist())))
+    argv = ["curve", path, path, "--labels", "a,b", "--resamples", "200",
+            "--ci-methods", "percentile,basic", "--all"]
+    if scale < 0:
+        argv.append("--minimize")
+    status, out, err = run_cli(capsys, *argv)
+    assert status == 0, err
+    ds = evpsim.curve({"a": xs, "b": xs}, resamples=200, ci_methods="percentile,basic",
+                      minimize=scale < 0)
+    table = out.split("\na (B = 30)\n")[1].split("\n\n")[0].splitlines()
+    assert table[0].split() == ["n", "V", "sd", "V", "percentile", "V", "basic"]
+    for n, line in enumerate(table[1:], start=1):
+        cells = line.replace("[", " ").replace("]", " ").replace(",", " ").split()
+        assert int(cells[0]) == n
+        values = [float(c) for c in cells[1:]]
+        s = ds.sel(model="a", n=n, estimator="V")
+        want = [float(s["estimate"]), float(s["sd"]),
+                *(float(s[k].sel(ci_method=m)) for m in ("percentile", "basic")
+                  for k in ("lower", "upper"))]
+        # four significant digits of the column's largest magnitude, at least
+        np.testing.assert_allclose(values, want, rtol=0, atol=5e-5 * abs(scale),
+                                   err_msg=line)
+
+
+def test_cli_out_records_provenance(capsys, tmp_path):
+    import xarray as xr
+
+    status, out, err = run_cli(
+        capsys, "curve", FIXTURES / "results.jsonl", "--field", "best_validation_accuracy",
+        "--group", "model", "--time-field", "training_duration", "--resamples", "100",
+        "--out", tmp_path / "c.nc", "--check", "--check-replicates", "20",
+        "--check-resamples", "40", "--quiet", "--bounds", "0,1")
+    assert status == 0, err
+    ds = xr.load_dataset(tmp_path / "c.nc")
+    a = ds.attrs
+    assert a["evpsim_version"] == evpsim.__version__ and "curve" in a["command"]
+    assert a["input_paths"].endswith("results.jsonl") and a["input_group"] == "model"
+    assert a["input_field"] == "best_validation_accuracy"
+    assert a["input_time_field"] == "training_duration"
+    assert ds["minimize"].dtype == bool and not bool(ds["minimize"])
+    assert float(ds["bounds_lo"]) == 0 and float(ds["bounds_hi"]) == 1
+    assert np.isnan(float(ds["target"]))
+    assert ds["dropped"].sel(model="mlp", drop_reason="NaN, infinite or null (diverged)") == 1
+    assert ds["dropped"].sel(model="reg_lstm", drop_reason="field missing") == 1
+    assert list(ds["records"].values) == [10, 8]
+    assert a["check_construction"] == "centered" and a["check_bandwidth_asked"] == "cv"
+    for var in ("check_best_quantile", "check_mass_dropped", "check_sample_mean"):
+        assert ds[var].dims == ("model",)
+    assert ds["check_unlike"].dtype == bool
+
+
+def test_cli_time_column_and_budget_times(capsys):
+    status, out, err = run_cli(
+        capsys, "curve", FIXTURES / "results.jsonl", "--field", "best_validation_accuracy",
+        "--group", "model", "--time-field", "training_duration", "--resamples", "100",
+        "--target", "0.79", "--all")
+    assert status == 0, err
+    searches = evpsim.read_searches(FIXTURES / "results.jsonl", field="best_validation_accuracy",
+                                    group="model", time_field="training_duration")
+    mean = np.nanmean(searches[0].durations)
+    head = out.split("mlp (B = 9)\n")[1].splitlines()
+    unit = head[0].split()[1:3]
+    assert unit[0] == "time"
+    length = {"(s)": 1, "(min)": 60, "(h)": 3600, "(days)": 86400}[unit[1]]
+    for n, line in enumerate(head[1:10], start=1):
+        cell = line.split()[1]
+        decimals = len(cell.split(".")[1]) if "." in cell else 0
+        assert abs(float(cell) - n * mean / length) <= 0.5 * 10.0 ** -decimals
+    assert "budget to reach 0.79:" in out and "(~" in out
+
+
+def test_plot_shades_every_ci_method(tmp_path):
+    ds = evpsim.curve({"a": _scores("sst2_bcn_glove_acc.txt")}, resamples=50,
+                      ci_methods="percentile,basic,ks", bounds=(0, 1))
+    fig = evpsim.plot_curve(ds)
+    assert [ax.get_title().split("; shaded: ")[1] for ax in fig.axes] == [
+        "95% percentile interval", "95% basic interval", "95% ks interval"]
+    for ax in fig.axes:
+        assert len(ax.collections) == 1  # the model's interval, shaded
+    one = evpsim.plot_curve(ds, ci_method="basic")
+    assert len(one.axes) == 1 and "basic" in one.axes[0].get_title()
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -5,6 +5,7 @@ import pytest
 from conftest import DATA
 
 import evpsim
+from evpsim._format import spans
 from evpsim.selfcheck import metric_range
 
 if not DATA.is_dir():
@@ -34,9 +35,10 @@ def test_percentile_failure_is_reported_in_plain_words():
                                                 ci_method="percentile", n=50)) < 0.8
     lines = evpsim.check_warnings(ds)
     assert len(lines) == 1
-    first = int(np.flatnonzero(cov.values < 0.9)[0]) + 1
+    bad = np.flatnonzero(cov.values < 0.9) + 1
+    where = f"n >= {bad[0]}" if bad.size == 51 - bad[0] else f"n = {spans(bad)}"
     worst = cov.values.min()
-    assert lines[0].startswith(f"at n >= {first}, 95% intervals built this way (percentile "
+    assert lines[0].startswith(f"at {where}, 95% intervals built this way (percentile "
                                f"bootstrap of V) covered the truth in as few as {worst:.0%} [")
     assert lines[0].endswith("of 300 simulated searches from a distribution like yours "
                              f"(n = {int(np.argmin(cov.values)) + 1})")

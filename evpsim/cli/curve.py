@@ -8,7 +8,8 @@ from .. import _validate as check
 from ..curves import curve
 from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
 from .._format import formatter, interval, number, render
-from ..selfcheck import SHORTFALL, check_warnings, fit_lines, model_error, self_check
+from ..selfcheck import (SHORTFALL, check_warnings, fit_lines, kde_options, model_error,
+                         self_check)
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
                      ci_methods_note, default, integer, pair, paragraph, save_outputs)
 from .common import number as real
@@ -108,7 +109,9 @@ def add_parser(subparsers):
                         "panel each)")
     add_output_args(p)
     p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
-                                            "path": "results"})
+                                            "path": "results",
+                                            "bandwidth": "check_bandwidth",
+                                            "construction": "check_construction"})
     return p
 
 
@@ -197,7 +200,7 @@ def _model_table(sub, ns):
         unit, length = _time_unit(sub["expected_time"].values)
         hours = rows["expected_time"].values / length
         headers.append(f"time ({unit})")
-        columns.append([formatter(hours, 3)(t) for t in hours])
+        columns.append([formatter(hours)(t) for t in hours])
     for e in ests:
         headers.append(e)
         columns.append([score(v) for v in rows["estimate"].sel(estimator=e).values])
@@ -309,9 +312,17 @@ def _check_lines(ds, ns_of, seconds):
 
 def _check_bandwidth(text):
     """argparse type of ``--check-bandwidth``: a rule's name or a positive number."""
+    import argparse
+
     from ..kde import RULES
 
-    return text if text in RULES else real(text)
+    if text in RULES:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a rule ({', '.join(RULES)}) "
+                                         f"nor a number") from None
 
 
 def _inputs(args):
@@ -363,8 +374,7 @@ def run(args):
     if args.check:  # before any work, and named by their own flags
         check.replicates(args.check_replicates, "check_replicates")
         check.integer(args.check_resamples, "check_resamples", minimum=2)
-        if not isinstance(args.check_bandwidth, str):
-            check.number(args.check_bandwidth, "check_bandwidth", low=0)
+        kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     searches = _read(args)
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
