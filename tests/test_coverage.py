@@ -264,10 +264,10 @@ def test_rates_are_consistent(tang_run):
     for var in ("coverage", "mean_width"):
         assert np.array_equal(bands[var].sel(estimator="U"), bands[var].sel(estimator="W"))
     assert list(ds["ci_method_kind"].values) == ["bootstrap"] * 3 + ["band"] * 2
-    for key in ("level", "replicates", "resamples", "seed", "bounds_lo",
-                "numba_threads", "evpsim_version"):
+    for key in ("level", "replicates", "resamples", "seed", "numba_threads", "evpsim_version"):
         assert key in ds.attrs
-    for key in ("truth", "truth_description", "truth_lo", "truth_hi", "B"):
+    for key in ("truth", "truth_description", "truth_lo", "truth_hi", "B", "bounds_lo",
+                "bounds_hi"):
         assert key in ds.coords and ds[key].ndim == 0
 
 

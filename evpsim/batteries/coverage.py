@@ -101,8 +101,9 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         Band methods do not use the estimator: their rows are the same for
         every estimator. Coordinate ``ci_method_kind`` says which is which.
         Scalar coordinates ``truth``, ``truth_description``, ``truth_lo``,
-        ``truth_hi`` and ``B`` identify the run, so results of several
-        truths or sizes combine with
+        ``truth_hi``, ``B`` and the band methods' score range ``bounds_lo``,
+        ``bounds_hi`` (NaN without band methods) identify the run, so
+        results of several truths or sizes combine with
         ``xr.concat(results, dim="truth", coords="different")``.
 
     Raises
@@ -199,7 +200,14 @@ def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resample
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_width = np.where(defined > 0, per_n[..., K.WIDTH] / defined, np.nan)
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B})
+    # the bands' score range is a coordinate like the truth's: it survives xr.concat
+    nan = float("nan")
+    ranges = {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
+                                                                "of the band methods, lower"}),
+              "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
+                                                                "of the band methods, upper"})}
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B,
+                            **ranges})
     ds["theta"] = ("n", theta, {"long_name": "exact expected maximum of n draws"})
     add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
              f"{level:g} intervals containing theta_n")
@@ -217,6 +225,5 @@ def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resample
         experiment="coverage", estimators=[e.name for e in ests],
         ci_methods=[m.name for m in meths], level=level, replicates=Mrep,
         resamples=resamples, seed=options.seed, chunk_size=options.chunk_size,
-        workers=options.workers, coverage_ci_level=CP_LEVEL,
-        bounds_lo=bounds[0] if bounds else None, bounds_hi=bounds[1] if bounds else None))
+        workers=options.workers, coverage_ci_level=CP_LEVEL))
     return ds

@@ -25,7 +25,7 @@ def add_parser(subparsers):
         examples=["evpsim coverage --dist normal --B 50 --estimators V --replicates 200 "
                   "--resamples 1000 --plot coverage.png",
                   "evpsim coverage --dist data:sklearn-mlp --B 100 --n 10,20,50 "
-                  "--methods percentile --replicates 200 --resamples 1000"])
+                  "--ci-methods percentile --replicates 200 --resamples 1000"])
     add_truth_args(p)
     add_B_arg(p, coverage, "sample size")
     add_estimator_arg(p)
@@ -105,7 +105,7 @@ def run(args):
         print(f"\n{name}: {get_estimator(name).description}")
         print("\n".join(_tables(ds.sel(estimator=name), boots, ns, width)))
     if bands:
-        bounds = interval(a["bounds_lo"], a["bounds_hi"], in_prose)
+        bounds = interval(float(ds["bounds_lo"]), float(ds["bounds_hi"]), in_prose)
         print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "
               f"range {bounds} alone, the same for every estimator")
         print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns, width)))
