@@ -20,7 +20,12 @@ def test_quick_run_writes_every_file_and_claim(tmp_path):
     text = (tmp_path / "summary.md").read_text()
     rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
     assert len(rows) == len(report.claims) + 1 == len(kv.ERRORS) * len(kv.KDES) + 2
-    assert all(c.verdict in {"agrees", "partly", "differs"} for c in report.claims)
+    assert all(c.verdict in {"agrees", "partly", "differs", "inconclusive"}
+               for c in report.claims)
+    # with 4 subsets no interval is narrow enough to say "agrees"
+    assert not any(c.verdict == "agrees" for c in report.claims[:-1])
+    assert all("(80% power), the error that matters being" in c.evpsim
+               for c in report.claims[:-1])
     assert all(c.evpsim in text for c in report.claims)
     ds = read_netcdf(tmp_path / "kde_validity.nc")
     assert {"pool", "B", "subset", "construction", "n", "estimator", "statistic"} <= set(ds.dims)
@@ -76,3 +81,28 @@ def test_summary_intervals_carry_the_shared_reference_error():
     t_half = stats.t.ppf(0.975, 39) * per_subset.std(ddof=1) / np.sqrt(40)
     assert float(over.sel(statistic="mean_upper") - over.sel(statistic="mean")) == \
         pytest.approx(np.hypot(t_half, 1.959963984540054 * 0.01 / 2))
+
+
+def _interval(mean, half):
+    import xarray as xr
+
+    return xr.DataArray([mean, mean - half, mean + half, mean, mean, mean], dims="statistic",
+                        coords={"statistic": kv.STATISTICS})
+
+
+def test_an_interval_containing_0_agrees_only_when_the_test_has_power():
+    """Few subsets give wide intervals that contain 0: inconclusive, not agrees."""
+    from scipy import stats
+
+    material = kv.MATERIAL["theta_error"]
+    factor = 1 + stats.norm.ppf(kv.POWER) / stats.norm.ppf(0.975)
+    assert kv.detectable(_interval(0.001, 0.004)) == pytest.approx(0.004 * factor)
+    assert kv._verdict(_interval(0.001, 0.004), material) == "agrees"
+    assert kv._verdict(_interval(0.001, 0.05), material) == "inconclusive"
+    assert kv._verdict(_interval(0.03, 0.01), material) == "differs"
+    # the power is what a simulated test finds: an interval of that half-width around
+    # a mean error of `detectable` excludes 0 in about 80% of repetitions
+    rng = np.random.default_rng(21)
+    se, S = 0.002, 200_000
+    means = rng.normal(kv.detectable(_interval(0.0, 1.96 * se)), se, S)
+    assert np.mean(means - 1.959963984540054 * se > 0) == pytest.approx(kv.POWER, abs=0.005)

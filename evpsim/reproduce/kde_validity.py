@@ -28,6 +28,13 @@ Each prediction error (KDE minus pool) is summarised over the subsets by its
 mean with a 95% interval (the t interval over subsets, widened by the Monte
 Carlo error of the pool's own coverage or ranking-error rate, which every
 subset shares), its median and its 10% and 90% quantiles.
+
+A verdict "agrees" needs more than intervals containing 0: with few subsets
+they contain 0 because they are wide. Each claim states the test's power,
+the smallest mean error it detects (at 80% power: about 1.43 times the
+widest interval's half-width), and says "agrees" only when that is within
+the error that matters for the quantity (:data:`MATERIAL`), "inconclusive"
+when the intervals contain 0 but are too wide to tell.
 """
 
 from __future__ import annotations
@@ -72,6 +79,13 @@ HEADLINE_N = 20
 ERRORS = {"theta_error": "theta_n", "coverage_error": "percentile coverage",
           "bias_error": "V's exact bias at n = B", "wrong_error": "ranking-error rate"}
 STATISTICS = ["mean", "mean_lower", "mean_upper", "median", "q10", "q90"]
+#: the smallest prediction error that matters, per quantity: a point of theta_n or of
+#: V's bias (scores in 0..1), 5 points of coverage or of ranking-error rate (the
+#: self-check's tolerance); a verdict "agrees" needs a test that detects it
+MATERIAL = {"theta_error": 0.01, "coverage_error": 0.05, "bias_error": 0.01,
+            "wrong_error": 0.05}
+#: the power at which a claim quotes the smallest error its test detects
+POWER = 0.8
 
 
 def data_files():
@@ -306,11 +320,25 @@ def _cell(summary, scale=1.0, digits=3):
     return f"{m:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
-def _verdict(summary):
-    """agrees: every 95% interval of the mean error contains 0; differs: none does."""
+def detectable(summary):
+    """The smallest mean error the summary's intervals detect at :data:`POWER`.
+
+    An interval of half-width ``h`` at 95% excludes 0 with probability
+    ``POWER`` when the true mean error is ``h (1 + z_POWER / z_0.975)``
+    (normal approximation); the widest interval of ``summary`` sets it.
+    """
+    half = 0.5 * (summary.sel(statistic="mean_upper") - summary.sel(statistic="mean_lower"))
+    return float(np.nanmax(half.values)) * (1 + stats.norm.ppf(POWER) / stats.norm.ppf(0.975))
+
+
+def _verdict(summary, material):
+    """differs: no 95% interval of the mean error contains 0; partly: some do; agrees: all
+    do and the test detects an error of ``material``; inconclusive: all do, but it cannot."""
     lo, hi = summary.sel(statistic="mean_lower").values, summary.sel(statistic="mean_upper").values
     contains = (lo <= 0) & (hi >= 0)
-    return "agrees" if contains.all() else ("differs" if not contains.any() else "partly")
+    if not contains.all():
+        return "differs" if not contains.any() else "partly"
+    return "agrees" if detectable(summary) <= material else "inconclusive"
 
 
 def _claims(report, ds):
@@ -320,7 +348,8 @@ def _claims(report, ds):
     S = ds.sizes["subset"]
     why = (f"{S} subsets of B trials of each pool; mean error [95% interval: t over subsets, "
            "with the Monte Carlo error of the pool's own rate]; agrees = every interval "
-           "contains 0")
+           "contains 0 and the test detects the error that matters; inconclusive = every "
+           "interval contains 0 but is too wide to tell")
     head = {"theta_error": ("theta_n", {"n": HEADLINE_N}, 1.0, 4, ""),
             "coverage_error": ("percentile coverage of V", {"n": HEADLINE_N, "estimator": "V"},
                                100.0, 1, " points"),
@@ -350,13 +379,17 @@ def _claims(report, ds):
                                  f"KDEs reverse the pair's order in {rev:.0%} of subsets): "
                                  f"{_cell(_summary(e, s), scale, digits)}{unit}")
             n_text = f" at n = {HEADLINE_N}" if "n" in sel else ""
+            summary = ds[f"{key}_summary"].sel(construction=c, **sel)
+            power = (f"; the test detects a mean error of {scale * detectable(summary):.{digits}f}"
+                     f"{unit} ({POWER:.0%} power), the error that matters being "
+                     f"{scale * MATERIAL[key]:.{digits}f}{unit}")
             report.claims.append(Claim(
                 f"KDE truths ({ds['kde_construction'].sel(construction=c).item()} construction, "
                 f"{ds['bandwidth_rule'].sel(construction=c).item()} bandwidth) fitted to B runs "
                 f"predict {what}{n_text} on the real distribution",
                 "assumed (the KDE is taken as the truth)",
-                "KDE minus pool: " + "; ".join(per_b),
-                _verdict(ds[f"{key}_summary"].sel(construction=c, **sel)), why))
+                "KDE minus pool: " + "; ".join(per_b) + power,
+                _verdict(summary, MATERIAL[key]), why))
     _best(report, ds, head)
 
 

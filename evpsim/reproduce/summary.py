@@ -40,8 +40,9 @@ class Claim:
     evpsim : str
         evpsim's number from this run, with its interval where it has one.
     verdict : str
-        ``"agrees"``, ``"differs"`` or ``"partly"``: set from the numbers by
-        the reproduction code, never by hand.
+        ``"agrees"``, ``"differs"`` or ``"partly"`` (``"inconclusive"``
+        where a test is too weak to tell): set from the numbers by the
+        reproduction code, never by hand.
     why : str
         What differs because the data or the method differ.
     """
