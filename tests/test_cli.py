@@ -1,8 +1,11 @@
-"""Command line: the bias battery end to end, help, and user errors."""
+"""Command line: the bias battery end to end, help, user errors, and every command's
+tables read back at any scale of the scores."""
 
+import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from evpsim.cli import SUBCOMMANDS, build_parser, main
@@ -164,3 +167,187 @@ def test_module_entry_point_without_command_prints_overview():
     res = subprocess.run([sys.executable, "-m", "evpsim"], capture_output=True, text=True)
     assert res.returncode == 0 and res.stderr == ""
     assert "evpsim COMMAND --help" in res.stdout and "\n  curve " in res.stdout
+
+
+# --- tables at any scale ---------------------------------------------------------------------
+# Each command runs on scores of 1e-9, of 1e9, far from zero (1e5 + 0.6: digits that
+# used to fuse) and negative (losses); its printed tables, split by whitespace, give back
+# the Dataset's values to the printed precision, and every nonzero value with two
+# significant digits at least (no 0.0000 for a value of 1e-10).
+
+SCALES = {"tiny": (1e-9, 0.0), "huge": (1e9, 3e9), "offset": (1.0, 1e5), "losses": (-1e3, 0.0)}
+
+
+def _score_file(folder, scale, seed=0, name="scores.txt"):
+    """A search's 40 scores (N(0.6, 0.07)), times ``scale[0]`` plus ``scale[1]``."""
+    rng = np.random.default_rng(seed)
+    path = folder / name
+    np.savetxt(path, rng.normal(0.6, 0.07, 40) * scale[0] + scale[1], fmt="%.17g")
+    return str(path)
+
+
+def _tables(text):
+    """The tables of ``text``: for each, its rows as lists of tokens.
+
+    A table is a header line whose first word is ``n`` or ``B`` (not a line
+    ``B = ...``) and the lines after it that begin with an integer; brackets,
+    commas, ``/`` and ``|`` separate tokens.
+    """
+    tables, rows = [], None
+    for line in text.splitlines():
+        tokens = line.translate(str.maketrans("[],/|", "     ")).split()
+        if tokens and tokens[0] in ("n", "B") and "=" not in line:
+            rows = []
+            tables.append(rows)
+        elif rows is not None and tokens and tokens[0].isdigit():
+            rows.append(tokens)
+        else:
+            rows = None
+    return [t for t in tables if t]
+
+
+def _precision(token):
+    """Half a unit in the last place of a printed number."""
+    mantissa, _, exponent = token.partition("e")
+    return 0.5 * 10.0 ** (int(exponent or 0) - len(mantissa.partition(".")[2]))
+
+
+def _assert_prints(tokens, values, noise=0.0, digits=2):
+    """Each token prints its value to its own precision, with ``digits`` significant
+    digits at least; values within ``noise`` of zero may print as 0."""
+    assert len(tokens) == len(values)
+    for token, value in zip(tokens, np.asarray(values, dtype=float).ravel()):
+        if not np.isfinite(value):
+            assert token == "-"
+            continue
+        x = float(token)
+        if abs(value) <= noise:
+            assert x == 0 or abs(x - value) <= _precision(token) * (1 + 1e-9), (token, value)
+            continue
+        assert abs(x - value) <= _precision(token) * (1 + 1e-9) + 1e-300, (token, value)
+        assert abs(x - value) <= 0.5 * 10.0 ** (1 - digits) * abs(value), (token, value)
+
+
+def _assert_increasing(tokens):
+    """theta_n grows with n: so must its printed values (digits enough to tell them apart)."""
+    values = [float(t) for t in tokens]
+    assert all(a < b for a, b in zip(values, values[1:])), tokens
+
+
+def _tokens(row):
+    """The tokens of ``row`` that are numbers (or ``-``, printed for NaN), not labels."""
+    return [t for t in row if t == "-" or _is_number(t)]
+
+
+def _is_number(token):
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_bias_table_at_any_scale(scale, tmp_path, capsys):
+    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "b.nc"
+    assert main(["bias", "--dist", f"file:{path}", "--B", "8", "--replicates", "4000",
+                 "--all", "--quiet", "--out", str(out)]) == 0
+    ds = read_netcdf(out)
+    tables = _tables(capsys.readouterr().out)
+    assert len(tables) == 3 and all(len(t) == 8 for t in tables)
+    tol = 1e-12 * float(np.abs(ds["theta"]).max())
+    names = ["theta", "exact_mean", "exact_bias", "bias", "bias_se", "exact_variance",
+             "variance", "variance_se", "exact_mse", "mse", "mse_se"]
+    for table, est in zip(tables, ds["estimator"].values):
+        rows = [_tokens(row) for row in table]
+        assert all(len(r) == 1 + len(names) for r in rows)  # no column ran into another
+        sub = ds.sel(estimator=est)
+        _assert_prints([r[1] for r in rows], sub["theta"].values, digits=4)
+        _assert_increasing([r[1] for r in rows])
+        for j, name in enumerate(names[1:], start=2):
+            power = 2 if "variance" in name or "mse" in name else 1
+            se = name.endswith("_se")
+            _assert_prints([r[j] for r in rows], sub[name].values, noise=tol ** power,
+                           digits=1 if se else 2)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_falseconc_table_at_any_scale(scale, tmp_path, capsys):
+    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "f.nc"
+    assert main(["falseconc", "--dist", f"file:{path}", "--B", "8", "--replicates", "4000",
+                 "--all", "--quiet", "--out", str(out)]) == 0
+    ds = read_netcdf(out)
+    (table,) = _tables(capsys.readouterr().out)
+    rows = [_tokens(row) for row in table]
+    assert all(len(r) == 2 + 3 * ds.sizes["estimator"] for r in rows)
+    _assert_prints([r[1] for r in rows], ds["theta"].values, digits=4)
+    _assert_increasing([r[1] for r in rows])
+    for k, est in enumerate(ds["estimator"].values):
+        for j, name in enumerate(["below", "below_lower", "below_upper"]):
+            tokens = [r[2 + 3 * k + j] for r in rows]
+            assert all(abs(float(t) - v) <= 5e-5 for t, v in
+                       zip(tokens, ds[name].sel(estimator=est).values))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_coverage_tables_at_any_scale(scale, tmp_path, capsys):
+    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "c.nc"
+    assert main(["coverage", "--dist", f"file:{path}", "--B", "6", "--estimators", "V",
+                 "--ci-methods", "percentile,dkw", "--replicates", "40", "--resamples", "100",
+                 "--all", "--quiet", "--out", str(out)]) == 0
+    ds = read_netcdf(out).sel(estimator="V")
+    tables = _tables(capsys.readouterr().out)
+    assert len(tables) == 4  # coverage, misses: of the bootstrap method, then of the band
+    for (cov, miss), method in zip([tables[:2], tables[2:]], ["percentile", "dkw"]):
+        c = ds.sel(ci_method=method)
+        for table in (cov, miss):
+            rows = [_tokens(row) for row in table]
+            assert all(len(r) == 5 for r in rows)
+            _assert_prints([r[1] for r in rows], c["theta"].values, digits=4)
+            _assert_increasing([r[1] for r in rows])
+        _assert_prints([_tokens(r)[4] for r in miss], c["mean_width"].values)
+        assert all(abs(float(_tokens(r)[2]) - v) <= 5e-4
+                   for r, v in zip(cov, c["coverage"].values))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_compare_tables_at_any_scale(scale, tmp_path, capsys):
+    a = _score_file(tmp_path, SCALES[scale], seed=1, name="a.txt")
+    b = _score_file(tmp_path, SCALES[scale], seed=2, name="b.txt")
+    out = tmp_path / "c.nc"
+    assert main(["compare", "--a", f"file:{a}", "--b", f"file:{b}", "--B", "6",
+                 "--labels", "A,B", "--replicates", "2000", "--quiet", "--out", str(out)]) == 0
+    ds = read_netcdf(out)
+    truth, *tables = _tables(capsys.readouterr().out)
+    rows = [_tokens(row) for row in truth]
+    assert all(len(r) == 4 for r in rows)
+    for j, name in enumerate(["theta_a", "theta_b", "theta_diff"], start=1):
+        _assert_prints([r[j] for r in rows], ds[name].values, digits=4 if j < 3 else 2)
+    _assert_increasing([r[1] for r in rows])
+    for table, est in zip(tables, ds["estimator"].values):
+        rows = [_tokens(row) for row in table]
+        assert all(len(r) == 9 for r in rows)
+        sub = ds.sel(estimator=est)
+        for j, name in enumerate(["mean_a", "sd_a", "mean_b", "sd_b"], start=1):
+            _assert_prints([r[j] for r in rows], sub[name].values)
+
+    assert main(["compare", "--a", f"file:{a}", "--b", f"file:{b}", "--B", "4:6",
+                 "--labels", "A,B", "--replicates", "2000", "--quiet", "--out", str(out)]) == 0
+    ds = read_netcdf(out)
+    (table,) = _tables(capsys.readouterr().out)
+    rows = [_tokens(row) for row in table]
+    assert all(len(r) == 4 + 4 * ds.sizes["estimator"] for r in rows)
+    for j, name in enumerate(["theta_a", "theta_b", "theta_diff"], start=1):
+        _assert_prints([r[j] for r in rows], ds[name].values, digits=4 if j < 3 else 2)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_fit_kde_numbers_at_any_scale(scale, tmp_path, capsys):
+    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "k.nc"
+    assert main(["fit-kde", path, "--name", "k", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    a = read_netcdf(out).attrs
+    (bandwidth,) = re.findall(r"bandwidth: (\S+)", text)
+    lo, hi = re.search(r"in \[(\S+), (\S+)\]", text).groups()
+    _assert_prints([bandwidth, lo, hi], [a["bandwidth"], a["scores_min"], a["scores_max"]],
+                   digits=6)
