@@ -5,15 +5,21 @@ from pathlib import Path
 
 import pytest
 
-#: ../shared/data beside the repository (override with EVPSIM_SHARED_DATA)
-DATA = Path(os.environ.get("EVPSIM_SHARED_DATA",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+#: the environment variable naming the folder of real search results
+DATA_ENV = "EVPSIM_SHARED_DATA"
+#: ../shared/data beside the repository, unless $EVPSIM_SHARED_DATA names another folder
+DATA = Path(os.environ.get(DATA_ENV, Path(__file__).resolve().parents[2] / "shared" / "data"))
+#: why a test that needs them is skipped: where they were looked for, and how to say where
+DATA_MISSING = (f"real search results not found at {DATA}: set {DATA_ENV} to the folder "
+                f"holding them (the project's shared/data)")
+#: the mark of a test that needs them
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=DATA_MISSING)
 
 
 @pytest.fixture(scope="session")
 def data_dir():
     if not DATA.is_dir():
-        pytest.skip(f"real search results not found at {DATA}")
+        pytest.skip(DATA_MISSING)
     return DATA
 
 

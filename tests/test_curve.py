@@ -6,16 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA, DATA_MISSING
 
 import evpsim
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 opda_np = pytest.importorskip("opda.nonparametric")
 
 
 def _scores(name, k=None):
     if not (DATA / name).is_file():
-        pytest.skip(f"real search results not found at {DATA}")
+        pytest.skip(DATA_MISSING)
     xs = np.loadtxt(DATA / name)
     return xs if k is None else xs[:k]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA, needs_data
 from scipy import integrate, stats
 
 import evpsim
@@ -28,8 +29,6 @@ from evpsim.truths import Discrete, make_truth
 REPO = Path(__file__).resolve().parent.parent
 FITS = package_data("kde_fits")
 BUILD = REPO / "kde_fits" / "build.py"
-DATA = REPO.parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/ is not present")
 
 
 def _scores(seed=0, size=40):

@@ -2,14 +2,14 @@
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, DATA_MISSING
 
 import evpsim
 from evpsim._format import spans
 from evpsim.selfcheck import metric_range
 
 if not DATA.is_dir():
-    pytest.skip(f"real search results not found at {DATA}", allow_module_level=True)
+    pytest.skip(DATA_MISSING, allow_module_level=True)
 GLOVE = np.loadtxt(DATA / "sst2_bcn_glove_acc.txt")
 LSTM = np.loadtxt(DATA / "sst2_lstm_glove_acc.txt")
 SMALL = dict(replicates=300, resamples=400, seed=1)
