@@ -27,7 +27,8 @@ from .batteries.coverage import coverage
 from .curves import as_models
 from .kde import fit_kde, load_kde
 
-__all__ = ["self_check", "check_warnings", "fit_lines", "fit_warnings", "model_error",
+__all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
+           "model_error",
            "metric_range", "SHORTFALL"]
 
 #: coverage this far below the level draws a warning
@@ -319,6 +320,8 @@ def fit_warnings(ds):
     list of str
     """
     out = []
+    if "check_unlike" not in ds:  # a self-check of an earlier version
+        return out
     lo, hi = ds.attrs["check_bounds"]
     for model in ds["model"].values:
         s = ds.sel(model=model)
@@ -362,10 +365,8 @@ def _ranking_errors(models, truths, estimators, replicates, seed, workers, progr
 def check_warnings(ds, shortfall=SHORTFALL):
     """Plain-language warnings: KDEs unlike the scores, and coverage that fell short.
 
-    First the lines of :func:`fit_warnings`; then one line per model,
-    estimator and CI method whose coverage fell more than ``shortfall``
-    below the level at some n, naming those n and the lowest coverage with
-    its Clopper-Pearson bounds.
+    The lines of :func:`fit_warnings`, then those of
+    :func:`coverage_warnings`.
 
     Parameters
     ----------
@@ -379,16 +380,44 @@ def check_warnings(ds, shortfall=SHORTFALL):
     -------
     list of str
     """
+    return fit_warnings(_checked(ds)) + coverage_warnings(ds, shortfall)
+
+
+def _checked(ds):
+    """``ds``, if it is a result of :func:`self_check`."""
     if not isinstance(ds, xr.Dataset) or "check_coverage" not in ds \
             or "check_level" not in ds.attrs:
         raise check.InvalidType("ds", f"ds must be a result of evpsim.self_check, got "
                                       f"{type(ds).__name__}"
                                       + (" without check_coverage"
                                          if isinstance(ds, xr.Dataset) else ""))
+    return ds
+
+
+def coverage_warnings(ds, shortfall=SHORTFALL):
+    """Plain-language warnings where the self-check's coverage fell short.
+
+    One line per model, estimator and CI method whose coverage fell more
+    than ``shortfall`` below the level at some n, naming those n and the
+    lowest coverage with its Clopper-Pearson bounds.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`self_check` (or :func:`evpsim.curve` merged with
+        one).
+    shortfall : float
+        Tolerated shortfall below the level.
+
+    Returns
+    -------
+    list of str
+    """
+    _checked(ds)
     shortfall = check.number(shortfall, "shortfall", low=0, high=1, open_low=False)
     level = float(ds.attrs["check_level"])
     M = int(ds.attrs["check_replicates"])
-    out = fit_warnings(ds) if "check_unlike" in ds else []
+    out = []
     for model in ds["model"].values:
         for est in ds["estimator"].values:
             for meth in ds["ci_method"].values:

@@ -8,8 +8,8 @@ from .. import _validate as check
 from ..curves import curve
 from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
 from .._format import formatter, interval, number, render
-from ..selfcheck import (SHORTFALL, check_warnings, fit_lines, kde_options, model_error,
-                         self_check)
+from ..selfcheck import (SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
+                         model_error, self_check)
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
                      ci_methods_note, default, integer, pair, paragraph, save_outputs)
 from .common import number as real
@@ -431,14 +431,14 @@ def _self_check(args, searches, ds, ns_of):
     ds.attrs.update(chk.attrs)
     print()
     print("\n".join(_check_lines(ds, ns_of, tc.seconds)))
-    warnings = check_warnings(ds)
-    for w in warnings:
+    unlike, short = fit_warnings(ds), coverage_warnings(ds)
+    for w in unlike + short:
         print(f"warning: {w}")
-    if bool(ds["check_unlike"].any()):
+    if unlike:
         print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
               "--check-construction")
     level = ds.attrs["level"]
-    if not warnings:
+    if not short:
         print(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
     elif "band" not in ds["ci_method_kind"].values.tolist():
         print("distribution-free bands hold at every n whatever the distribution: try "
