@@ -13,28 +13,10 @@ import math
 
 import numpy as np
 
-__all__ = ["fmt", "spans", "formatter", "number", "rate", "interval", "render"]
+__all__ = ["spans", "formatter", "number", "rate", "interval", "render"]
 
 #: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
 FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
-
-
-def fmt(x, width=10, digits=4, zero_below=1e-13):
-    """Fixed-width number: plain for moderate magnitudes, else scientific.
-
-    Magnitudes below ``zero_below`` (rounding noise of exact values) print
-    as ``0``; NaN and None as ``-``.
-    """
-    if x is None or not np.isfinite(x):
-        return "-".rjust(width)
-    ax = abs(x)
-    if ax < zero_below:
-        return "0".rjust(width)
-    if ax != 0 and (ax < 0.1 or ax >= 1e5):
-        s = f"{x:.{digits - 1}e}"
-    else:
-        s = f"{x:.{digits}f}" if ax < 10 else f"{x:.{max(digits - 2, 0)}f}"
-    return s.rjust(width)
 
 
 def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):

@@ -13,7 +13,7 @@ import inspect
 import textwrap
 import time
 
-from .._format import fmt, spans
+from .._format import spans
 from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
 from ..results import atomic_write_all, check_output
 from ..truths import list_truths, make_truth
@@ -21,7 +21,7 @@ from ..truths import list_truths, make_truth
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
-           "save_outputs", "select_ns", "fmt", "spans", "Timer"]
+           "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
 HELP_WIDTH = 78
