@@ -103,7 +103,7 @@ def unmasked(values, name):
         return values
     mask = np.ma.getmaskarray(values)
     if mask.any():
-        first = np.unravel_index(int(np.argmax(mask)), mask.shape)
+        first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
         where = first[0] if len(first) == 1 else first
         raise InvalidArgument(name, f"{name} is a masked array with {int(mask.sum())} masked "
                                     f"value(s), first at index {where}: evpsim neither uses "

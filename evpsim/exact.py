@@ -125,6 +125,8 @@ def lstatistic_moments(truth, B, weights):
     if isinstance(weights, np.ndarray) and weights.ndim == 2:
         raise check.InvalidType("weights", "weights must be a sequence of (R, B) arrays, e.g. "
                                            "[w]; got one array")
+    if isinstance(weights, (list, tuple)):
+        weights = [check.unmasked(w, "weights") for w in weights]
     try:
         weights = [np.asarray(w, dtype=float) for w in weights]
     except (TypeError, ValueError):

@@ -95,6 +95,18 @@ FILES = {
     "curve.jsonl": b'{"curve": [0.5, 0.6]}\n{"curve": [0.7, NaN]}\n{"curve": []}\n',
     "duration.jsonl": b'{"acc": 0.5, "t": "0:01:00"}\n{"acc": 0.6, "t": "an hour"}\n',
     "fake.nc": b"this is not netCDF\n",
+    "dup.csv": b"acc,lr,acc\n0.5,0.1,0.9\n0.6,0.2,0.8\n0.7,0.3,0.7\n",
+    "dupgroup.csv": b"model,acc,model\na,0.5,x\nb,0.6,y\na,0.7,x\nb,0.8,y\n",
+    "duptime.csv": b"acc,t,t\n0.5,10,20\n0.6,11,21\n0.7,12,22\n",
+    "subnormal.txt": b"5e-324\n1e-323\n1.5e-323\n",
+    "opda.jsonl": b'{"nan_train_loss": false, "lc": [{"top_1": 0.5}, {"top_1": 0.6}]}\n'
+                  b'{"nan_train_loss": true, "lc": [{"top_1": 0.01}]}\n'
+                  b'{"nan_train_loss": true, "lc": []}\n'
+                  b'{"nan_train_loss": false, "lc": [{"top_1": 0.7}]}\n',
+    "nonfraction.txt": b"-3\n2\n1\n",
+    "diverged.jsonl": b'{"nan_train_loss": true, "lc": [{"top_1": 0.01}]}\n'
+                      b'{"nan_train_loss": true, "lc": [{"top_1": 0.02}, {"top_1": NaN}]}\n'
+                      b'{"nan_train_loss": false, "lc": [{"top_1": 0.7}]}\n',
 }
 
 
@@ -907,6 +919,143 @@ A("type", "reproduce-quick-str",
   "quick must be True or False, got 'yes'")
 
 
+# masked arrays: their hidden values were used as data; refused, naming the first
+MASKED = np.ma.masked_array([0.5, 0.6, 0.7, 99.0], mask=[0, 0, 0, 1])
+MASK_WORDS = "is a masked array with 1 masked value(s), first at index 3"
+A("scores", "masked-estimate", lambda d: evpsim.estimate(MASKED, "V"), IA, "scores " + MASK_WORDS,
+  "neither uses masked values nor drops them silently", ".compressed()")
+A("scores", "masked-curve", lambda d: evpsim.curve(MASKED), IA, "scores " + MASK_WORDS)
+A("scores", "masked-curve-dict", lambda d: evpsim.curve({"a": MASKED, "b": S3}), IA,
+  "scores of 'a' " + MASK_WORDS)
+A("scores", "masked-curve-list", lambda d: evpsim.curve([S3, MASKED]), IA,
+  "scores of 'model 2' " + MASK_WORDS)
+A("scores", "masked-evp-curve", lambda d: evpsim.evp_curve(MASKED), IA, MASK_WORDS)
+A("scores", "masked-budget", lambda d: evpsim.budget_to_reach(MASKED, 0.6), IA, MASK_WORDS)
+A("scores", "masked-intervals", lambda d: evpsim.bootstrap_intervals(MASKED), IA, MASK_WORDS)
+A("scores", "masked-self-check", lambda d: evpsim.self_check(MASKED), IA, MASK_WORDS)
+A("scores", "masked-fit-kde", lambda d: evpsim.fit_kde(MASKED, name="x"), IA, MASK_WORDS)
+A("scores", "masked-bandwidth", lambda d: evpsim.kde_bandwidth(MASKED), IA, MASK_WORDS)
+A("scores", "masked-empirical", lambda d: evpsim.empirical(MASKED), IA, MASK_WORDS)
+A("scores", "masked-support", lambda d: evpsim.Discrete(MASKED, [1, 1, 1, 1]), IA,
+  "support " + MASK_WORDS)
+A("scores", "masked-pmf", lambda d: evpsim.Discrete(S3, np.ma.masked_array([1, 1, 1],
+                                                                           mask=[0, 1, 0])), IA,
+  "pmf is a masked array with 1 masked value(s), first at index 1")
+A("budget", "masked-ns", lambda d: evpsim.estimate(S3, "V", ns=np.ma.masked_array([1, 9],
+                                                                                   mask=[0, 1])),
+  IA, "ns is a masked array with 1 masked value(s), first at index 1")
+A("budget", "masked-theta-ns", lambda d: evpsim.make_truth("normal").theta(
+    np.ma.masked_array([1, 2], mask=[1, 0])), IA, "ns is a masked array", "first at index 0")
+A("scores", "masked-2d-counts", lambda d: evpsim.clopper_pearson(
+    np.ma.masked_array([[1, 2]], mask=[[0, 1]]), 10), IA,
+  "k is a masked array with 1 masked value(s), first at index (0, 1)")
+A("scores", "masked-lstatistic", lambda d: evpsim.lstatistic_moments(
+    evpsim.empirical([0.1, 0.2]), 2, [np.ma.masked_array([[0.5, 0.5]], mask=[[0, 1]])]), IA,
+  "weights is a masked array with 1 masked value(s), first at index (0, 1)")
+# truths whose values span less than 1e-70: three subnormals gave theta = 0, "a single value"
+A("truth", "subnormal-empirical", lambda d: evpsim.empirical([5e-324, 1e-323, 1.5e-323]), IA,
+  "support (the truth's distinct values) spans 9.88e-324, from 4.94e-324 to 1.48e-323, below "
+  "1e-70, where variances and standard errors underflow to 0", "multiply them by 1e300")
+A("truth", "subnormal-discrete", lambda d: evpsim.Discrete([1e-320, 0.0], [1, 1]), IA,
+  "support (the truth's distinct values) spans 1e-320")
+A("truth", "subnormal-file", lambda d: evpsim.make_truth(f"file:{d / 'subnormal.txt'}"), IA,
+  "spans 9.88e-324")
+A("truth", "tiny-spread-empirical", lambda d: evpsim.empirical([1e-300, 2e-300]), IA,
+  "spans 1e-300, from 1e-300 to 2e-300, below 1e-70")
+A("truth", "tiny-spread-bias", lambda d: evpsim.bias(evpsim.empirical([0.0, 1e-75]), B=3), IA,
+  "spans 1e-75")
+# CSV columns of the same name: the first was used silently; refused, naming positions
+A("file", "dup-column-read-scores", lambda d: evpsim.read_scores(d / "dup.csv", column="acc"),
+  IA, "column 'acc' is ambiguous:", "dup.csv' has 2 columns of that name, at 0-based "
+  "positions 0, 2; give the position of the one you mean")
+A("file", "dup-column-searches", lambda d: evpsim.read_searches(d / "dup.csv", column="acc"),
+  IA, "column 'acc' is ambiguous", "positions 0, 2")
+A("file", "dup-group", lambda d: evpsim.read_searches(d / "dupgroup.csv", column="acc",
+                                                      group="model"), IA,
+  "group 'model' is ambiguous", "positions 0, 2")
+A("file", "dup-time-field", lambda d: evpsim.read_searches(d / "duptime.csv", column="acc",
+                                                           time_field="t"), IA,
+  "time_field 't' is ambiguous", "positions 1, 2")
+A("file", "dup-column-truth", lambda d: evpsim.make_truth(f"file:{d / 'dup.csv'}",
+                                                          column="acc"), IA,
+  "column 'acc' is ambiguous")
+# reading options given per path, diverged runs, shipped searches
+A("usage", "searches-field-list-length",
+  lambda d: evpsim.read_searches([d / "good.jsonl"], field=["acc", "acc"]), IA,
+  "field has 2 entries for 1 path(s): give one per path (None for a file without)")
+A("usage", "searches-column-list-length",
+  lambda d: evpsim.read_searches([d / "two.csv", d / "good.txt"], column=["f1"]), IA,
+  "column has 1 entries for 2 path(s)")
+A("type", "searches-field-list-item",
+  lambda d: evpsim.read_searches([d / "good.jsonl"], field=[3]), IA,
+  "field must be a non-empty key, got 3")
+A("type", "searches-column-bool", lambda d: evpsim.read_searches(d / "two.csv",
+                                                                 column=np.bool_(True)), IT,
+  "column must be a column's name or 0-based index, got np.True_")
+A("unknown", "searches-diverged", lambda d: evpsim.read_searches(d / "opda.jsonl",
+                                                                 field="lc.top_1", reduce="max",
+                                                                 diverged="ignore"), IA,
+  "diverged must be one of keep, drop, got 'ignore'")
+A("type", "searches-diverged-bool", lambda d: evpsim.read_searches(d / "opda.jsonl",
+                                                                   field="lc.top_1",
+                                                                   reduce="max",
+                                                                   diverged=True), IA,
+  "diverged must be one of keep, drop, got True")
+A("short", "searches-diverged-dropped", lambda d: evpsim.read_searches(
+    d / "diverged.jsonl", field="lc.top_1", reduce="max", diverged="drop"), IA,
+  "diverged.jsonl' holds 1 score of 3 records, too few for a search (at least 2); 2 dropped "
+  "(2 flagged as diverged (nan_train_loss); first, line 1: nan_train_loss is true (the run "
+  "diverged))")
+A("unknown", "shipped-search-close", lambda d: evpsim.search_path("reuters-mpl"), IA,
+  "no shipped search 'reuters-mpl' (did you mean 'reuters-mlp'?); shipped: reuters-mlp")
+A("unknown", "read-results-shipped", lambda d: evpsim.datasets.read_results(["data:sklearn-mpl"]),
+  IA, "no shipped search 'sklearn-mpl' (did you mean 'sklearn-mlp'?)")
+A("usage", "read-results-field", lambda d: evpsim.datasets.read_results(
+    ["data:sklearn-svm", "data:reuters-mlp"], field="best_validation_accuracy"), IA,
+  "field applies to your own files; a shipped search is read with its own field "
+  "(data:sklearn-svm: best_validation_accuracy, data:reuters-mlp: one score per line)")
+A("usage", "read-results-column", lambda d: evpsim.datasets.read_results(
+    ["data:reuters-mlp"], column=0), IA, "column applies to your own files")
+# Python's own errors that leaked: empty containers, wrong kinds, numpy values, folders
+A("short", "curve-empty-mapping", lambda d: evpsim.curve({}), IA,
+  "scores is an empty mapping: give {label: scores} for at least one model")
+A("short", "self-check-empty-mapping", lambda d: evpsim.self_check({}), IA,
+  "scores is an empty mapping")
+A("type", "curve-labels-int", lambda d: evpsim.curve(S3, labels=5), IT,
+  "labels must be a string or a list of strings, got 5")
+A("type", "curve-durations-int", lambda d: evpsim.curve(S3, durations=5), IT,
+  "durations must be a mapping by label or a sequence with one entry per model, got 5")
+A("type", "curve-durations-str", lambda d: evpsim.curve(S3, durations="60"), IT,
+  "durations must be a mapping by label or a sequence", "got '60'")
+A("type", "curve-durations-words", lambda d: evpsim.curve(S3, durations=["an hour"]), IT,
+  "durations of model 'model' must be seconds (numbers), got 'an hour'")
+A("type", "check-warnings-int", lambda d: evpsim.check_warnings(3), IT,
+  "ds must be a result of evpsim.self_check, got int")
+A("type", "check-warnings-curve", lambda d: evpsim.check_warnings(
+    evpsim.curve(S3, resamples=10)), IT, "got Dataset without check_coverage")
+A("type", "plot-curve-dict", lambda d: evpsim.plot_curve({"estimator": "V"}), IT,
+  "ds must be the Dataset that evpsim.curve returns, got dict")
+A("type", "plot-curve-path-first", lambda d: evpsim.plot_curve("curve.png"), IT,
+  "ds must be the Dataset that evpsim.curve returns, got str")
+A("usage", "plot-curve-bias-result", lambda d: evpsim.plot_curve(
+    evpsim.bias(B=3, method="exact")), IA,
+  "ds is not a result of evpsim.curve: it has no model, ci_method, estimate")
+A("output", "plot-curve-folder", lambda d: evpsim.plot_curve(
+    evpsim.curve(S3, resamples=10), d / "folder"), IA, "path", "folder' is a folder, not a file")
+A("output", "plot-curve-suffix", lambda d: evpsim.plot_curve(
+    evpsim.curve(S3, resamples=10), d / "curve.part"), IA,
+  "curve.part': expected a file ending in .png, .pdf, .svg")
+A("output", "plot-curve-missing-folder", lambda d: evpsim.plot_curve(
+    evpsim.curve(S3, resamples=10), d / "missing" / "c.png"), IA, "does not exist")
+A("output", "atomic-write-folder", lambda d: evpsim.results.atomic_write(
+    d / "folder", lambda tmp: None), IA, "folder': it is a folder, not a file")
+A("output", "write-netcdf-folder", lambda d: evpsim.results.write_netcdf(
+    evpsim.bias(B=3, method="exact"), d / "folder.nc"), IA, "folder.nc': it is a folder")
+A("type", "sweep-options-list", lambda d: evpsim.sweep("bias", {"dist": ["normal"], "B": [3]},
+                                                       options=[("method", "exact")]), IT,
+  "options must map option names to values, got list")
+
+
 def _registries():
     return evpsim.list_estimators(), list(evpsim.list_ci_methods())
 
@@ -1325,6 +1474,70 @@ C("file", "reproduce-data-missing", "reproduce dodge2019 --out r --data {d}/noda
   "--data: search results folder", "does not exist")
 C("file", "reproduce-data-file", "reproduce dodge2019 --out r --data {d}/good.txt",
   "is a file, not a folder")
+# columns of the same name, in every command that reads a CSV column
+C("file", "curve-dup-column", "curve {d}/dup.csv --column acc",
+  "--column 'acc' is ambiguous: ", "dup.csv' has 2 columns of that name, at 0-based positions "
+  "0, 2; give the position of the one you mean")
+C("file", "curve-dup-group", "curve {d}/dupgroup.csv --column acc --group model",
+  "--group 'model' is ambiguous", "positions 0, 2")
+C("file", "curve-dup-time", "curve {d}/duptime.csv --column acc --time-field t",
+  "--time-field 't' is ambiguous", "positions 1, 2")
+C("file", "fit-dup-column", "fit-kde {d}/dup.csv --name x --column acc",
+  "--column 'acc' is ambiguous")
+C("file", "bias-dup-column", "bias --dist file:{d}/dup.csv --column acc",
+  "--column 'acc' is ambiguous")
+C("file", "falseconc-dup-column", "falseconc --dist file:{d}/dup.csv --column acc",
+  "--column 'acc' is ambiguous")
+C("file", "coverage-dup-column", "coverage --dist file:{d}/dup.csv --column acc",
+  "--column 'acc' is ambiguous")
+C("file", "compare-dup-column", "compare --a file:{d}/dup.csv --b tang-big --B 3 --column acc",
+  "--column 'acc' is ambiguous")
+# truths whose values span less than 1e-70 (subnormal scores)
+C("truth", "bias-subnormal", "bias --dist file:{d}/subnormal.txt",
+  "support (the truth's distinct values) spans 9.88e-324", "multiply them by 1e300")
+C("truth", "bias-subnormal-exact", "bias --dist file:{d}/subnormal.txt --method exact",
+  "spans 9.88e-324")
+C("truth", "bias-tiny-spread", "bias --dist file:{d}/tiny.txt", "spans 1e-300")
+C("truth", "falseconc-subnormal", "falseconc --dist file:{d}/subnormal.txt", "spans 9.88e-324")
+C("truth", "coverage-subnormal", "coverage --dist file:{d}/subnormal.txt", "spans 9.88e-324")
+C("truth", "compare-subnormal", "compare --a file:{d}/subnormal.txt --b tang-big --B 3",
+  "spans 9.88e-324")
+# shipped searches: a typo names the closest, and blames the results, not another flag
+C("unknown", "fit-shipped-typo", "fit-kde data:reuters-mpl --name x",
+  "no shipped search 'reuters-mpl' (did you mean 'reuters-mlp'?); shipped: reuters-mlp")
+C("unknown", "curve-shipped-typo", "curve data:reuters-mlp data:reuters-lstn",
+  "no shipped search 'reuters-lstn' (did you mean 'reuters-lstm'?)")
+C("unknown", "bias-shipped-typo", "bias --dist data:sklearn-mpl",
+  "no shipped search 'sklearn-mpl' (did you mean 'sklearn-mlp'?)")
+C("unknown", "compare-shipped-typo", "compare --a data:reuters-mlp --b data:reuters-lsmt --B 3",
+  "no shipped search 'reuters-lsmt' (did you mean 'reuters-lstm'?)")
+C("unknown", "fit-shipped-unlike", "fit-kde data:zzz --name x",
+  "no shipped search 'zzz'; shipped:")
+C("usage", "curve-shipped-field", "curve data:sklearn-svm --field acc",
+  "--field applies to your own files; a shipped search is read with its own field "
+  "(data:sklearn-svm: best_validation_accuracy)")
+C("usage", "curve-shipped-column", "curve data:reuters-mlp --column 0",
+  "--column applies to your own files", "(data:reuters-mlp: one score per line)")
+C("usage", "fit-shipped-field", "fit-kde data:sklearn-hgb --name x --field acc",
+  "--field applies to your own files")
+# runs flagged as diverged: the rule is a choice
+C("unknown", "curve-diverged", "curve {d}/opda.jsonl --field lc.top_1 --reduce max "
+  "--diverged ignore", "argument --diverged: invalid choice: 'ignore' (choose from 'keep', 'drop')")
+C("unknown", "fit-diverged", "fit-kde {d}/opda.jsonl --name x --field lc.top_1 --reduce max "
+  "--diverged no", "argument --diverged: invalid choice: 'no'")
+C("short", "curve-diverged-dropped", "curve {d}/diverged.jsonl --field lc.top_1 --reduce max "
+  "--diverged drop", "holds 1 score of 3 records", "2 flagged as diverged (nan_train_loss)")
+# messages in flag spelling, never Python's
+C("usage", "curve-band-flag-spelling", "curve {d}/good.txt --ci-methods dkw",
+  "--bounds: band methods (dkw) need the known range of the scores, --bounds LO,HI")
+C("usage", "curve-check-range-flag-spelling", "curve {d}/nonfraction.txt --check",
+  "--bounds: the scores span [-3, 2], neither a fraction nor a percentage; give the metric's "
+  "range, e.g. --bounds LO,HI")
+C("usage", "curve-pooled-flag-spelling", "curve {d}/models.jsonl --field acc",
+  "pass --group model to read them apart")
+C("usage", "fit-select-flag-spelling", "fit-kde {d}/models.jsonl --name x --field acc "
+  "--select b", "(e.g. --group model)")
+C("truth", "bias-lo-flag-spelling", "bias --lo 2 --hi 1", "got --lo 2, --hi 1")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
