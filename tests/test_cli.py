@@ -247,13 +247,18 @@ def _is_number(token):
     return True
 
 
+def _run(capsys, folder, *argv):
+    """Run ``evpsim ARGV --quiet --out FILE``: the Dataset written and the tables printed."""
+    out = folder / "out.nc"
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    return read_netcdf(out), _tables(capsys.readouterr().out)
+
+
 @pytest.mark.parametrize("scale", SCALES)
 def test_bias_table_at_any_scale(scale, tmp_path, capsys):
-    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "b.nc"
-    assert main(["bias", "--dist", f"file:{path}", "--B", "8", "--replicates", "4000",
-                 "--all", "--quiet", "--out", str(out)]) == 0
-    ds = read_netcdf(out)
-    tables = _tables(capsys.readouterr().out)
+    path = _score_file(tmp_path, SCALES[scale])
+    ds, tables = _run(capsys, tmp_path, "bias", "--dist", f"file:{path}", "--B", "8",
+                      "--replicates", "4000", "--all")
     assert len(tables) == 3 and all(len(t) == 8 for t in tables)
     tol = 1e-12 * float(np.abs(ds["theta"]).max())
     names = ["theta", "exact_mean", "exact_bias", "bias", "bias_se", "exact_variance",
@@ -273,11 +278,9 @@ def test_bias_table_at_any_scale(scale, tmp_path, capsys):
 
 @pytest.mark.parametrize("scale", SCALES)
 def test_falseconc_table_at_any_scale(scale, tmp_path, capsys):
-    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "f.nc"
-    assert main(["falseconc", "--dist", f"file:{path}", "--B", "8", "--replicates", "4000",
-                 "--all", "--quiet", "--out", str(out)]) == 0
-    ds = read_netcdf(out)
-    (table,) = _tables(capsys.readouterr().out)
+    path = _score_file(tmp_path, SCALES[scale])
+    ds, (table,) = _run(capsys, tmp_path, "falseconc", "--dist", f"file:{path}", "--B", "8",
+                        "--replicates", "4000", "--all")
     rows = [_tokens(row) for row in table]
     assert all(len(r) == 2 + 3 * ds.sizes["estimator"] for r in rows)
     _assert_prints([r[1] for r in rows], ds["theta"].values, digits=4)
@@ -291,12 +294,11 @@ def test_falseconc_table_at_any_scale(scale, tmp_path, capsys):
 
 @pytest.mark.parametrize("scale", SCALES)
 def test_coverage_tables_at_any_scale(scale, tmp_path, capsys):
-    path, out = _score_file(tmp_path, SCALES[scale]), tmp_path / "c.nc"
-    assert main(["coverage", "--dist", f"file:{path}", "--B", "6", "--estimators", "V",
-                 "--ci-methods", "percentile,dkw", "--replicates", "40", "--resamples", "100",
-                 "--all", "--quiet", "--out", str(out)]) == 0
-    ds = read_netcdf(out).sel(estimator="V")
-    tables = _tables(capsys.readouterr().out)
+    path = _score_file(tmp_path, SCALES[scale])
+    ds, tables = _run(capsys, tmp_path, "coverage", "--dist", f"file:{path}", "--B", "6",
+                      "--estimators", "V", "--ci-methods", "percentile,dkw", "--replicates",
+                      "40", "--resamples", "100", "--all")
+    ds = ds.sel(estimator="V")
     assert len(tables) == 4  # coverage, misses: of the bootstrap method, then of the band
     for (cov, miss), method in zip([tables[:2], tables[2:]], ["percentile", "dkw"]):
         c = ds.sel(ci_method=method)
@@ -314,11 +316,8 @@ def test_coverage_tables_at_any_scale(scale, tmp_path, capsys):
 def test_compare_tables_at_any_scale(scale, tmp_path, capsys):
     a = _score_file(tmp_path, SCALES[scale], seed=1, name="a.txt")
     b = _score_file(tmp_path, SCALES[scale], seed=2, name="b.txt")
-    out = tmp_path / "c.nc"
-    assert main(["compare", "--a", f"file:{a}", "--b", f"file:{b}", "--B", "6",
-                 "--labels", "A,B", "--replicates", "2000", "--quiet", "--out", str(out)]) == 0
-    ds = read_netcdf(out)
-    truth, *tables = _tables(capsys.readouterr().out)
+    models = ["--a", f"file:{a}", "--b", f"file:{b}", "--labels", "A,B", "--replicates", "2000"]
+    ds, (truth, *tables) = _run(capsys, tmp_path, "compare", *models, "--B", "6")
     rows = [_tokens(row) for row in truth]
     assert all(len(r) == 4 for r in rows)
     for j, name in enumerate(["theta_a", "theta_b", "theta_diff"], start=1):
@@ -331,10 +330,7 @@ def test_compare_tables_at_any_scale(scale, tmp_path, capsys):
         for j, name in enumerate(["mean_a", "sd_a", "mean_b", "sd_b"], start=1):
             _assert_prints([r[j] for r in rows], sub[name].values)
 
-    assert main(["compare", "--a", f"file:{a}", "--b", f"file:{b}", "--B", "4:6",
-                 "--labels", "A,B", "--replicates", "2000", "--quiet", "--out", str(out)]) == 0
-    ds = read_netcdf(out)
-    (table,) = _tables(capsys.readouterr().out)
+    ds, (table,) = _run(capsys, tmp_path, "compare", *models, "--B", "4:6")
     rows = [_tokens(row) for row in table]
     assert all(len(r) == 4 + 4 * ds.sizes["estimator"] for r in rows)
     for j, name in enumerate(["theta_a", "theta_b", "theta_diff"], start=1):
