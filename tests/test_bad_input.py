@@ -1081,8 +1081,9 @@ def _clipped_max(xs, n):
 
 
 #: cases checked by single tests below: two general-estimator refusals; an interrupted
-#: write and a SIGTERM that leave nothing behind
-EXTRA = Counter({"register": 2, "output": 2})
+#: write and two SIGTERMs (the command, the library's writer) that leave nothing behind;
+#: Ctrl-C while the command starts
+EXTRA = Counter({"register": 2, "output": 3, "usage": 1})
 
 
 def test_general_estimator_refused_where_intervals_need_weights():
@@ -1622,6 +1623,71 @@ def test_sigterm_leaves_no_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no X.nc, X.png, .part files
 
 
+def test_library_writer_leaves_no_part_file_on_sigterm(tmp_path):
+    """SIGTERM while the library (not the command) writes a file: no hidden .part
+    file, and the process still dies of the signal."""
+    script = ("import sys, time\n"
+              "from pathlib import Path\n"
+              "from evpsim.results import atomic_write\n"
+              "def slow(tmp):\n"
+              "    Path(tmp).write_text('half')\n"
+              "    print('writing', flush=True)\n"
+              "    time.sleep(120)\n"
+              "atomic_write(Path(sys.argv[1]) / 'r.nc', slow)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n", proc.stderr.read()
+        assert [p.name for p in tmp_path.iterdir()][0].endswith(".part.nc")
+        proc.send_signal(signal.SIGTERM)
+        status = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == -signal.SIGTERM
+    assert "Traceback" not in proc.stderr.read()
+    assert list(tmp_path.iterdir()) == []
+
+
+def _importing(pid):
+    """True once the process has loaded numpy: evpsim's import is under way."""
+    try:
+        return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").is_file(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_ctrl_c_while_the_command_starts_prints_one_line(tmp_path, how):
+    """Ctrl-C during ``import evpsim`` (about a second): exit status 130 and one line,
+    no KeyboardInterrupt traceback; after start-up the command's own line."""
+    evpsim_script = Path(sys.executable).with_name("evpsim")
+    if how == "script" and not evpsim_script.is_file():
+        pytest.skip("the evpsim console script is not installed beside this Python")
+    argv = [str(evpsim_script)] if how == "script" else [sys.executable, "-m", "evpsim"]
+    proc = subprocess.Popen(argv + ["bias", "--B", "30", "--replicates", "1e9", "--quiet"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        started = time.monotonic()
+        while not _importing(proc.pid) and time.monotonic() - started < 60:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGINT)
+        status = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read()
+    assert status == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.splitlines() in (["evpsim: interrupted"], ["evpsim bias: interrupted"]), err
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- silent wrong results -----------------------------------------------------------------
 
 SILENT = []  # names of the checks below, for the count
@@ -1736,6 +1802,112 @@ def test_silent_reproduce_failure_keeps_existing_folder_intact(tmp_path, capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "existing"]
 
 
+@_silent
+def test_silent_diverged_runs_are_counted_and_follow_the_rule(d, capsys):
+    """Runs flagged as diverged (opda's nan_train_loss) that still have a learning
+    curve: kept by default and said so, or dropped with --diverged drop and counted."""
+    kept, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max")
+    assert kept.scores.tolist() == [0.6, 0.01, 0.7]
+    assert kept.diverged_kept == {"nan_train_loss": 1}
+    assert kept.dropped == {"empty learning curve": 1}
+    dropped, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max",
+                                    diverged="drop")
+    assert dropped.scores.tolist() == [0.6, 0.7] and dropped.diverged_kept == {}
+    assert dropped.dropped == {"flagged as diverged (nan_train_loss)": 1,
+                               "empty learning curve": 1}
+    base = ["curve", str(d / "opda.jsonl"), "--field", "lc.top_1", "--reduce", "max",
+            "--resamples", "50"]
+    assert main(base) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith("opda: 3 scores from opda.jsonl (lc.top_1)")
+    assert line.endswith("; dropped 1 of 4 records: 1 empty learning curve; kept 1 diverged run "
+                         "(nan_train_loss), scored by its checkpoints before diverging")
+    assert main(base + ["--diverged", "drop"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith("opda: 2 scores from opda.jsonl")
+    assert line.endswith("dropped 2 of 4 records: 1 flagged as diverged (nan_train_loss); 1 "
+                         "empty learning curve")
+
+
+@_silent
+def test_silent_missing_durations_are_reported(tmp_path, capsys):
+    """Trials without a duration were left out of the time axis unsaid."""
+    f = tmp_path / "timed.csv"
+    f.write_text("acc,t\n0.5,60\n0.6,\n0.7,nan\n0.8,120\n")
+    s, = evpsim.read_searches(f, column="acc", time_field="t")
+    assert s.durations_missing == 2 and np.isnan(s.durations).sum() == 2
+    assert main(["curve", str(f), "--column", "acc", "--time-field", "t", "--resamples",
+                 "50"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.endswith("; 2 of 4 kept trials have no duration: the expected wall-clock uses "
+                         "the mean of the other 2")
+    ds = evpsim.curve(s, resamples=50)
+    assert ds["mean_duration"].values.tolist() == [90.0]
+
+
+@_silent
+def test_silent_shipped_searches_of_two_formats_read_together(capsys):
+    """Each shipped search brings its own field: a text file and a JSON Lines file."""
+    assert main(["curve", "data:reuters-mlp", "data:sklearn-svm", "--resamples", "50"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("reuters-mlp: 145 scores from reuters-mlp.txt")
+    assert lines[1].startswith("sklearn-svm: 2000 scores from sklearn-svm.jsonl "
+                               "(best_validation_accuracy)")
+    mlp, svm = evpsim.datasets.read_results(["data:reuters-mlp", "data:sklearn-svm"])
+    np.testing.assert_array_equal(mlp.scores, evpsim.datasets.shipped_scores("reuters-mlp"))
+    np.testing.assert_array_equal(svm.scores, evpsim.datasets.shipped_scores("sklearn-svm"))
+
+
+@_silent
+def test_silent_a_column_of_a_repeated_name_is_read_by_position(d):
+    """The refused name's columns stay reachable by position, each its own."""
+    assert evpsim.read_scores(d / "dup.csv", column=0).tolist() == [0.5, 0.6, 0.7]
+    assert evpsim.read_scores(d / "dup.csv", column=2).tolist() == [0.9, 0.8, 0.7]
+    assert evpsim.read_scores(d / "dup.csv", column=np.int64(2)).tolist() == [0.9, 0.8, 0.7]
+    assert evpsim.read_scores(d / "dup.csv", column="lr").tolist() == [0.1, 0.2, 0.3]
+
+
+@_silent
+def test_silent_masked_arrays_without_masked_entries_are_their_data():
+    plain = [0.61, 0.64, 0.65, 0.70]
+    masked = np.ma.masked_array(plain, mask=False)
+    assert evpsim.estimate(masked, "U").tolist() == evpsim.estimate(plain, "U").tolist()
+    np.testing.assert_array_equal(evpsim.empirical(masked).theta([1, 2, 3]),
+                                  evpsim.empirical(plain).theta([1, 2, 3]))
+    with pytest.raises(InvalidArgument, match="masked"):  # a masked entry is refused
+        evpsim.estimate(np.ma.masked_array(plain, mask=[0, 1, 0, 0]), "U")
+
+
+@_silent
+def test_silent_numpy_integers_are_integers_everywhere():
+    """numpy integers where integers are taken give what Python's give."""
+    grid = {"dist": ["normal"], "B": [4]}
+    a = evpsim.sweep("bias", grid, options={"method": "mc", "replicates": 2000})
+    b = evpsim.sweep("bias", {"dist": ["normal"], "B": np.array([4])}, seed=np.int64(0),
+                     options={"method": "mc", "replicates": np.int64(2000)})
+    np.testing.assert_array_equal(a["mean"], b["mean"])
+    c = evpsim.curve(S3, resamples=np.int64(100), seed=np.uint8(3))
+    e = evpsim.curve(S3, resamples=100, seed=3)
+    np.testing.assert_array_equal(c["lower"], e["lower"])
+    assert c.attrs["resamples"] == 100 and type(c.attrs["seed"]) is int
+
+
+@_silent
+def test_silent_band_range_survives_combining_truths():
+    """bounds_lo/hi were attributes, dropped by xr.concat of two truths' results."""
+    import xarray as xr
+
+    runs = [evpsim.coverage(t, 5, estimators="V", ci_methods="dkw", replicates=16, bounds=b)
+            for t, b in (("tang-small", (0, 1)), ("tang-big", (-1, 2)))]
+    both = xr.concat(runs, dim="truth", coords="different", compat="equals",
+                     combine_attrs="drop_conflicts")
+    assert both["bounds_lo"].values.tolist() == [0.0, -1.0]
+    assert both["bounds_hi"].values.tolist() == [1.0, 2.0]
+    assert np.isnan(float(evpsim.coverage("normal", 5, estimators="V",
+                                          ci_methods="percentile", replicates=16,
+                                          resamples=20)["bounds_lo"]))
+
+
 # --- the battery's size and classes -------------------------------------------------------
 
 def _classes(params):
@@ -1755,4 +1927,5 @@ if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and th
     for key, text in CLASSES.items():
         print(f"{counts[key]:4d}  {key:9s} {text}")
     print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "
-          f"{len(SILENT)} silent-result checks, 1 interrupted write, 1 SIGTERM run)")
+          f"{len(SILENT)} silent-result checks, 1 interrupted write, 2 SIGTERM runs, "
+          f"1 Ctrl-C at start-up)")
