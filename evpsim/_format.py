@@ -27,9 +27,10 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     decimals that give it ``digits`` significant digits and the smallest
     nonzero magnitude two, unless that takes more than six decimals more;
     scientific notation with ``digits`` significant digits otherwise. With
-    ``spread``, either layout shows more digits (at most six more) when the
-    values are close relative to their size: enough to show the column's
-    range with three significant digits. NaN, infinities and None print as
+    ``spread``, either layout shows more digits when the values are close
+    relative to their size: enough to show the column's range with three
+    significant digits, unless that takes more than six more (a range that
+    narrow is rounding noise). NaN, infinities and None print as
     ``-``; a value that rounds to zero prints as an unsigned zero (``0`` in
     scientific notation).
 
@@ -71,6 +72,8 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     '0.0027'
     >>> formatter([-407.4, 6.8e-10])(6.8e-10)
     '6.800e-10'
+    >>> formatter([1.457114839e-21, 1.457114839e-21 * (1 + 1e-15)])(1.457114839e-21)
+    '1.457e-21'
     >>> g = formatter([-0.02125, 0.0, 4e-17], zero=1e-12, sign=True)
     >>> g(-0.02125), g(4e-17), g(-1e-7), g(0.5)
     ('-0.02125', '0.00000', '0.00000', '+0.50000')
@@ -88,16 +91,14 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
         top = math.floor(math.log10(sizes.max()))  # powers of ten
         decimals = digits - 1 - top
         least = 1 - math.floor(math.log10(sizes.min()))  # two digits of the smallest
-        # at most 6 more: a range of rounding noise is no reason for 12
+        # digits to show the range with three: none when more than 6 would be needed,
+        # for a range that narrow is rounding noise
+        more = 0 if not spread or width == 0 else top - math.floor(math.log10(width)) + 3 - digits
+        more = more if 0 <= more <= 6 else 0
         if FIXED_LOW <= sizes.max() < FIXED_HIGH and least <= decimals + 6:
-            if spread and width > 0:
-                least = max(least, 2 - math.floor(math.log10(width)))
-            layout = f".{min(max(decimals, least, 0), decimals + 6, 12)}f"
+            layout = f".{min(max(decimals + more, least, 0), 12)}f"
         else:
-            places = digits
-            if spread and width > 0:
-                places = max(places, min(top - math.floor(math.log10(width)) + 3, digits + 6))
-            layout = f".{places - 1}e"
+            layout = f".{digits + more - 1}e"
     layout = ("+" if sign else "") + layout
     scientific = layout.endswith("e")
     unsigned = layout.lstrip("+")

@@ -106,7 +106,10 @@ def test_render_keeps_least_widths_and_grows_past_them():
         ["   n    theta", "   1   0.6000"]
 
 
-def test_scientific_digits_follow_the_spread():
+def test_scientific_digits_follow_the_spread_but_not_rounding_noise():
     f = formatter([3.0e9 + 250.0, 3.0e9 + 750.0])
     assert f(3.0e9 + 250.0) != f(3.0e9 + 750.0)
     assert math.isclose(float(f(3.0e9 + 250.0)), 3.0e9 + 250.0, rel_tol=1e-10)
+    same = 1.457114839e-21 * np.array([1, 1 + 4e-16, 1 - 4e-16])  # one value, float noise
+    assert {formatter(same)(x) for x in same} == {"1.457e-21"}
+    assert formatter([3e9, 3e9 * (1 + 4e-16)])(3e9) == "3.000e+09"
