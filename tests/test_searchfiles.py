@@ -24,6 +24,7 @@ from evpsim.searchfiles import (
     NOT_OBJECT,
     Search,
     describe_dropped,
+    describe_reading,
     read_jsonl_scores,
     read_scores,
     read_searches,
@@ -169,6 +170,57 @@ def test_opda_durations_from_the_last_checkpoint():
                        time_field="learning_curve.-1.time")
     assert s.durations[0] == 818.932468 and s.durations.size == 9
     assert s.durations_missing == 0  # the empty curves have no time, but were dropped
+
+
+def test_opda_diverged_runs_kept_or_dropped():
+    """Iteration 11 is flagged nan_train_loss with three epochs before diverging: kept
+    by default, at its best epoch, and counted; dropped on request, and counted."""
+    kept, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max")
+    assert 0.094246 in kept.scores.tolist() and kept.scores.size == 9
+    assert kept.diverged_kept == {"nan_train_loss": 1} and kept.dropped == {EMPTY_CURVE: 3}
+    assert "kept 1 diverged run (nan_train_loss)" in describe_reading(kept)
+    dropped, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max",
+                             diverged="drop")
+    assert dropped.scores.tolist() == [s for s in kept.scores.tolist() if s != 0.094246]
+    assert dropped.dropped == {EMPTY_CURVE: 3, "flagged as diverged (nan_train_loss)": 1}
+    assert dropped.diverged_kept == {} and dropped.records == 12
+    # its last checkpoint is NaN: with reduce="last" it has no score, whatever the rule
+    last, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="last")
+    assert last.diverged_kept == {} and last.dropped == {EMPTY_CURVE: 3, DIVERGED: 1}
+
+
+def test_only_a_json_true_flags_a_run(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"nan_train_loss": flag, "acc": acc}) + "\n"
+                            for flag, acc in ((1, 0.5), ("true", 0.6), (None, 0.7),
+                                              (True, 0.1), (False, 0.8))))
+    s, = read_searches(path, field="acc", diverged="drop")
+    assert s.scores.tolist() == [0.5, 0.6, 0.7, 0.8]
+    assert s.dropped == {"flagged as diverged (nan_train_loss)": 1}
+
+
+def test_fields_per_path_read_files_of_different_formats():
+    plain, alexnet = read_searches([PLAIN, ALEXNET], field=[None, "learning_curve.top_1"],
+                                   reduce="max")
+    assert plain.scores.size == 20 and plain.metric == ""
+    assert alexnet.scores.size == 9 and alexnet.metric == "learning_curve.top_1"
+    table, text = read_searches([TABLE, PLAIN], column=["f1", None])
+    assert table.metric == "f1" and text.scores.tolist() == plain.scores.tolist()
+
+
+def test_a_repeated_column_name_is_refused_only_when_asked_for(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("acc,note,note\n0.5,a,b\n0.6,c,d\n0.7,a,b\n0.8,c,d\n")
+    assert read_searches(path, column="acc")[0].scores.tolist() == [0.5, 0.6, 0.7, 0.8]
+    message = _error("group 'note' is ambiguous", "group", read_searches, path, column="acc",
+                     group="note")
+    assert "has 2 columns of that name, at 0-based positions 1, 2" in message
+    assert [s.label for s in read_searches(path, column="acc", group="2")] == ["b", "d"]
+
+
+def test_describe_reading_says_nothing_of_a_clean_read():
+    s, = read_searches(PLAIN)
+    assert describe_reading(s) == ""
 
 
 def test_opda_deberta_pairs():
