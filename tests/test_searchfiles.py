@@ -199,13 +199,16 @@ def test_only_a_json_true_flags_a_run(tmp_path):
     assert s.dropped == {"flagged as diverged (nan_train_loss)": 1}
 
 
-def test_fields_per_path_read_files_of_different_formats():
+def test_fields_per_path_read_files_of_different_formats(tmp_path):
     plain, alexnet = read_searches([PLAIN, ALEXNET], field=[None, "learning_curve.top_1"],
                                    reduce="max")
     assert plain.scores.size == 20 and plain.metric == ""
     assert alexnet.scores.size == 9 and alexnet.metric == "learning_curve.top_1"
-    table, text = read_searches([TABLE, PLAIN], column=["f1", None])
-    assert table.metric == "f1" and text.scores.tolist() == plain.scores.tolist()
+    path = tmp_path / "runs.csv"
+    path.write_text("lr,f1\n0.1,0.5\n0.2,0.6\n")
+    table, text = read_searches([path, PLAIN], column=["f1", None])
+    assert table.metric == "f1" and table.scores.tolist() == [0.5, 0.6]
+    assert text.scores.tolist() == plain.scores.tolist()
 
 
 def test_a_repeated_column_name_is_refused_only_when_asked_for(tmp_path):
