@@ -592,7 +592,8 @@ def _text_score(record, raw, name):
 def _too_many_models(f, names, where, strict):
     """The error for a file whose ``model`` field or column holds several names."""
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    how = "read them with read_searches(..., group='model')" if strict else \
+    # a strict read (a file: truth, a reproduction) takes one model; read_searches splits
+    how = "give a file holding one model's scores" if strict else \
         "pass group='model' to read them apart"
     return check.InvalidArgument("group", f"{f.name} holds {len(names)} models in its "
                                           f"{MODEL_FIELD!r} {where} ({shown}), which are never "

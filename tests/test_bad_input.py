@@ -1538,6 +1538,9 @@ C("usage", "curve-pooled-flag-spelling", "curve {d}/models.jsonl --field acc",
   "pass --group model to read them apart")
 C("usage", "fit-select-flag-spelling", "fit-kde {d}/models.jsonl --name x --field acc "
   "--select b", "(e.g. --group model)")
+C("jsonl", "bias-file-models", "bias --dist file:{d}/models.jsonl --column acc",
+  "models.jsonl' holds 2 models in its 'model' field (a, b), which are never pooled: give a "
+  "file holding one model's scores")
 C("truth", "bias-lo-flag-spelling", "bias --lo 2 --hi 1", "got --lo 2, --hi 1")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
