@@ -8,10 +8,16 @@ evpsim``), Ctrl-C until :func:`release` prints ``evpsim: interrupted`` and
 exits with status 130 instead of a traceback of the import. A program that
 imports evpsim is left alone. Standard library only: nothing heavy may run
 before it.
+
+The process ends at once (``os._exit``): an exception raised inside an
+import can be caught and turned into another by an extension module's
+initialisation (numpy's reports an ``ImportError`` with the traceback), and
+nothing has been written yet that would need cleaning up.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -28,7 +34,8 @@ def _is_command():
 
 def _interrupted(signum, frame):
     sys.stderr.write("evpsim: interrupted\n")
-    raise SystemExit(130)
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def guard():
