@@ -162,8 +162,9 @@ def atomic_write_all(items):
     list of Path
     """
     temps = []
+    terminated = []
     try:
-        with _sigterm_raises():
+        with _sigterm_raises(terminated):
             for path, write in items:
                 path = Path(path)
                 folder = path.parent if str(path.parent) else Path(".")
@@ -181,10 +182,12 @@ def atomic_write_all(items):
                 os.chmod(tmp, new_mode(0o666))
             for tmp, path in temps:
                 os.replace(tmp, path)
-    except BaseException as err:
+        if terminated:  # the signal's exception was swallowed on its way: die anyway
+            raise _Terminated
+    except BaseException:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, _Terminated):  # die of the signal, as the process would have
+        if terminated:  # die of the signal, as the process would have
             signal.raise_signal(signal.SIGTERM)
         raise
     return [path for _, path in temps]
@@ -194,24 +197,27 @@ class _Terminated(BaseException):
     """SIGTERM arrived while files were written (see :func:`_sigterm_raises`)."""
 
 
-def _raise_terminated(signum, frame):
-    raise _Terminated
-
-
 @contextmanager
-def _sigterm_raises():
+def _sigterm_raises(arrived):
     """SIGTERM raises :class:`_Terminated` meanwhile, if its action is the default.
 
     The default action kills the process on the spot, leaving temporary
     files behind; a handler the program installed itself (the command
     line's) is left alone, as is a thread other than the main one, which
-    cannot set handlers. On the way out the default action is restored.
+    cannot set handlers. The signal is also appended to ``arrived``: code
+    the exception passes through (an extension module) may turn it into
+    another. On the way out the default action is restored.
     """
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
         return
-    signal.signal(signal.SIGTERM, _raise_terminated)
+
+    def handler(signum, frame):
+        arrived.append(signum)
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:
