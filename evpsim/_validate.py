@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -118,6 +119,9 @@ def ns(values, B, name="ns"):
         return np.arange(1, B + 1)
     if isinstance(values, (str, bytes)):
         raise InvalidType(name, f"{name} must be integers, got {values!r}")
+    if isinstance(values, (set, frozenset, dict, Iterator)):
+        raise InvalidType(name, f"{name} must be a budget or a sequence of budgets (a list, a "
+                                f"range or an array), got a {type(values).__name__}")
     items = np.atleast_1d(np.asarray(unmasked(values, name)))
     if items.ndim != 1 or items.size == 0:
         raise InvalidArgument(name, f"{name} must be a non-empty 1-D sequence of budgets")

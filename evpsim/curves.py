@@ -215,7 +215,7 @@ def as_models(scores, labels=None, durations=None):
     if labels is not None:
         if isinstance(labels, str):
             labels = [labels]
-        if not isinstance(labels, (list, tuple)):
+        if not isinstance(labels, (list, tuple, np.ndarray)):
             raise check.InvalidType("labels", f"labels must be a string or a list of strings, "
                                               f"got {labels!r}")
         labels = [check.string(lb, "labels") for lb in labels]

@@ -1051,6 +1051,10 @@ A("output", "atomic-write-folder", lambda d: evpsim.results.atomic_write(
     d / "folder", lambda tmp: None), IA, "folder': it is a folder, not a file")
 A("output", "write-netcdf-folder", lambda d: evpsim.results.write_netcdf(
     evpsim.bias(B=3, method="exact"), d / "folder.nc"), IA, "folder.nc': it is a folder")
+A("type", "ns-generator", lambda d: evpsim.evp_curve(S3, ns=(n for n in (1, 2))), IT,
+  "ns must be a budget or a sequence of budgets (a list, a range or an array), got a generator")
+A("type", "ns-set", lambda d: evpsim.make_truth("normal").theta({1, 2}), IT,
+  "ns must be a budget or a sequence of budgets", "got a set")
 A("type", "sweep-options-list", lambda d: evpsim.sweep("bias", {"dist": ["normal"], "B": [3]},
                                                        options=[("method", "exact")]), IT,
   "options must map option names to values, got list")
@@ -1892,10 +1896,12 @@ def test_silent_numpy_integers_are_integers_everywhere():
     b = evpsim.sweep("bias", {"dist": ["normal"], "B": np.array([4])}, seed=np.int64(0),
                      options={"method": "mc", "replicates": np.int64(2000)})
     np.testing.assert_array_equal(a["mean"], b["mean"])
-    c = evpsim.curve(S3, resamples=np.int64(100), seed=np.uint8(3))
-    e = evpsim.curve(S3, resamples=100, seed=3)
+    c = evpsim.curve(S3, resamples=np.int64(100), seed=np.uint8(3), labels=np.array(["m"]))
+    e = evpsim.curve(S3, resamples=100, seed=3, labels="m")
     np.testing.assert_array_equal(c["lower"], e["lower"])
     assert c.attrs["resamples"] == 100 and type(c.attrs["seed"]) is int
+    assert evpsim.estimate(S3, "U", ns=range(1, 3)).tolist() == \
+        evpsim.estimate(S3, "U", ns=[1, 2]).tolist()
 
 
 @_silent
