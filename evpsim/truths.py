@@ -121,6 +121,37 @@ class Truth:
         # theta_n = top - sum_q h_q F_q^n
         return q.top - (q.h[None, :] * q.F[None, :] ** ns[:, None].astype(float)).sum(axis=1)
 
+    def tau(self, q, ns):
+        """Exact q-quantile of the maximum of ``n`` i.i.d. draws for each ``n``.
+
+        ``tau_q(n) = F^-1(q^(1/n))``, the quantile tuning curve (Lourie et
+        al. 2024; the median tuning curve at ``q = 0.5``), with the
+        quantile function of :meth:`quantile`.
+
+        Parameters
+        ----------
+        q : float
+            The quantile, in (0, 1).
+        ns : array_like of int
+            Budgets, each at least 1 (beyond any sample size: the truth
+            knows every n).
+
+        Returns
+        -------
+        ndarray of float
+        """
+        q = check.number(q, "q", low=0, high=1)
+        if ns is None:
+            raise check.InvalidType("ns", "ns must be budgets (integers of at least 1), got None")
+        ns = check.ns(ns, np.inf).astype(float)
+        return self.quantile(q ** (1.0 / ns), -np.expm1(np.log(q) / ns))
+
+    def quantile(self, ps, tails=None):  # pragma: no cover - abstract
+        """Quantile function at probabilities ``ps``; ``tails`` (``1 - ps``,
+        given where it is known more precisely than ``ps``) keeps the upper
+        tail accurate."""
+        raise NotImplementedError
+
     def quadrature(self, pairs=True, nmax=100):  # pragma: no cover - abstract
         """Finite-sum representation (a :class:`Quadrature`) accurate for
         every sample size up to ``nmax``; ``pairs=False`` skips the pairs."""
@@ -258,6 +289,13 @@ class TruncatedNormal(Truth):
 
     def params(self):
         return {"mu": self.mu, "sigma": self.sigma}
+
+    def quantile(self, ps, tails=None):
+        """Quantiles of the truncated normal (through ``isf`` in the upper tail)."""
+        ps = np.asarray(ps, dtype=float)
+        tails = 1.0 - ps if tails is None else np.asarray(tails, dtype=float)
+        with np.errstate(invalid="ignore"):
+            return np.where(ps > 0.5, self._dist.isf(tails), self._dist.ppf(ps))
 
     def _core(self):
         lo = max(self.lo, float(self._dist.ppf(_TAIL)))
@@ -406,11 +444,14 @@ class Discrete(Truth):
         if description is not None:
             check.string(description, "description")
         order = np.argsort(xs, kind="stable")
-        xs, ps = xs[order], ps[order] / total
+        xs, given, ps = xs[order], ps[order], ps[order] / total
         uniq, inv = np.unique(xs, return_inverse=True)
         ps = np.bincount(inv, weights=ps)
         keep = ps > 0
         self.support, self.pmf = uniq[keep], ps[keep]
+        # the masses as given (counts, for an empirical truth): the quantile
+        # function normalises them as opda does
+        self._given = np.bincount(inv, weights=given)[keep]
         self.lo, self.hi = float(self.support[0]), float(self.support[-1])
         if 0 < self.hi - self.lo < 1.0 / check.MAX_SCORE:
             # as for a truncated normal: below this, fourth powers of differences
@@ -431,6 +472,19 @@ class Discrete(Truth):
         self._S = np.append(sf[1:], 0.0)  # P(X > s_k)
         self._sampler = None
         self._quad = {}
+
+    def quantile(self, ps, tails=None):
+        """Quantiles by the convention of opda's empirical distribution.
+
+        ``Q(p) = min {s_k : p <= F(s_k)}``, with the CDF computed as opda
+        computes it (cumulative sums of the masses, divided by their total),
+        so that the quantile curve of an empirical truth equals opda's
+        ``EmpiricalDistribution(scores).quantile_tuning_curve``.
+        """
+        cdf = np.cumsum(self._given / self._given.sum())
+        cdf /= cdf[-1]
+        at = np.searchsorted(cdf, np.asarray(ps, dtype=float), side="left")
+        return self.support[np.minimum(at, self.support.size - 1)]
 
     def quadrature(self, pairs=True, nmax=None):
         key = bool(pairs)
