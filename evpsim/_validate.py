@@ -132,6 +132,8 @@ def ns(values, B, name="ns"):
                        dtype=np.int64)
     bad = out[(out < 1) | (out > B)]
     if bad.size:
+        if np.isinf(B):
+            raise InvalidArgument(name, f"every n must be at least 1, got {int(bad[0])}")
         raise InvalidArgument(name, f"every n must lie in 1..B = 1..{B}, got {int(bad[0])}")
     return out
 

@@ -1,43 +1,43 @@
-"""Estimators of expected validation performance (EVP).
+"""Estimators of expected validation performance (EVP): one family, several kinds.
 
-Every built-in estimator is an *L-statistic*: a weighted sum of the ascending
-order statistics ``x_(1) <= ... <= x_(B)`` of the B observed scores,
+An estimator is a name, a description, what it can do and how it runs:
 
-.. math:: \\hat\\theta_n = \\sum_i w[n, i] \\, x_{(i)},
-          \\qquad w[n, i] = P_n(i) - P_n(i - 1),
+* **L-statistics** (a weighted sum of the ascending order statistics, see
+  :mod:`evpsim.weights`): the built-ins U, V and W of the three papers, the
+  quantile plug-in ``quantile``, and users' ``weights=``. Their exact mean
+  and variance are known for every truth (:mod:`evpsim.exact`), and the
+  numba kernels run them fastest.
+* **numba functions** ``func(sorted_sample, n) -> float`` (``func=``): any
+  statistic numba compiles, run inside the same kernels.
+* **Python functions** of a sample (or of a batch of samples) in the order
+  the trials ran (``python=``): any NumPy, SciPy or third-party code, such
+  as ``naive`` (the best so far), ``kde`` (a KDE plug-in) and
+  ``opda-parametric`` (opda's noisy-quadratic fit). Batteries run them in
+  chunks over exactly the simulated searches the numba kernels see, so
+  every comparison is paired.
 
-where ``P_n(k)`` is the probability that the maximum of a size-``n`` draw
-from the sample lies among its ``k`` smallest points.
-
-========  =============================  =========================
-name      ``P_n(k)``                     source
-========  =============================  =========================
-``V``     ``(k / B) ** n``               Dodge et al. (2019)
-``U``     ``C(k, n) / C(B, n)``          Tang et al. (2020)
-``W``     ``C(k+n-1, n) / C(B+n-1, n)``  Dodge et al. (2021)
-========  =============================  =========================
-
-Weights are computed in log space from their difference form, so they are
-accurate for any B (tested to B = 10,000) and never overflow.
-
-Users add estimators with :func:`register_estimator`: either an L-statistic
-given by its weights function ``B -> (B, B) array``, or a general estimator
-given as a numba-compilable function ``f(sorted_sample, n) -> float``.
+Each estimator says which curves it estimates (``targets``: the mean
+curve, the quantile curves, see :mod:`evpsim.targets`) and whether it
+extrapolates beyond the B trials run (``extrapolates``); batteries ask the
+family, never the implementation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import inspect
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy.special import gammaln
 
 from . import _validate as check
 from .registry import Registry, jit_function
+from .targets import MEAN, Target, as_target
+from .weights import weights_quantile, weights_u, weights_v, weights_w
 
 __all__ = [
     "Estimator",
+    "Context",
     "estimate",
     "estimator_weights",
     "get_estimator",
@@ -48,58 +48,27 @@ __all__ = [
     "estimate_rows",
     "check_rows_memory",
     "EstimateRows",
+    "KINDS",
 ]
 
-
-def _normalise_rows(ws):
-    # The exact rows sum to 1; dividing by the computed sum removes the
-    # ~1e-11 relative drift that lgamma differences accumulate for large B.
-    ws /= ws.sum(axis=1, keepdims=True)
-    return ws
+#: the ways an estimator runs, fastest first
+KINDS = ("L-statistic", "numba", "python")
 
 
-def weights_v(B):
-    """Weights of V (plug-in ECDF, Dodge et al. 2019) for sample size ``B``.
+@dataclass(frozen=True)
+class Context:
+    """What a Python estimator may know besides the sample.
 
-    ``w[n, i] = (i/B)^n - ((i-1)/B)^n``, evaluated as
-    ``(i/B)^n * (1 - (1 - 1/i)^n)`` with ``expm1``/``log1p`` so that no
-    cancellation occurs.
+    Attributes
+    ----------
+    target : Target
+        The curve being estimated.
+    bounds : (float, float) or None
+        The metric's known range, when the battery was given one.
     """
-    ns = np.arange(1, B + 1, dtype=float)[:, None]
-    i = np.arange(1, B + 1, dtype=float)[None, :]
-    with np.errstate(divide="ignore"):
-        tail = -np.expm1(ns * np.log1p(-1.0 / i))
-        ws = np.exp(ns * np.log(i / B)) * tail
-    return _normalise_rows(ws)
 
-
-def _lchoose_table(N):
-    """``lc(n, k)`` = log C(n, k) for 0 <= k <= n <= N, by table look-up."""
-    lg = gammaln(np.arange(N + 1, dtype=float) + 1.0)
-
-    def lc(n, k):
-        return lg[n] - lg[k] - lg[n - k]
-
-    return lc
-
-
-def weights_u(B):
-    """Weights of U (unbiased, Tang et al. 2020): ``C(i-1, n-1) / C(B, n)``."""
-    lc = _lchoose_table(B)
-    ns = np.arange(1, B + 1)[:, None]
-    i = np.arange(1, B + 1)[None, :]
-    valid = i >= ns
-    logw = lc(np.where(valid, i - 1, ns - 1), ns - 1) - lc(B, ns)
-    return _normalise_rows(np.where(valid, np.exp(logw), 0.0))
-
-
-def weights_w(B):
-    """Weights of W (multisets, Dodge et al. 2021): ``C(i+n-2, n-1) / C(B+n-1, n)``."""
-    lc = _lchoose_table(2 * B)
-    ns = np.arange(1, B + 1)[:, None]
-    i = np.arange(1, B + 1)[None, :]
-    logw = lc(i + ns - 2, ns - 1) - lc(B + ns - 1, ns)
-    return _normalise_rows(np.exp(logw))
+    target: Target = MEAN
+    bounds: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -114,13 +83,28 @@ class Estimator:
     description : str
         One line saying what it is.
     weights : callable or None
-        For an L-statistic, ``weights(B)`` returns the (B, B) weight matrix,
-        row ``n-1`` for budget ``n``, column ``i-1`` for the i-th smallest
-        score.
+        A user's L-statistic: ``weights(B)`` returns the (B, B) weight
+        matrix, row ``n-1`` for budget ``n``, column ``i-1`` for the i-th
+        smallest score.
     func : numba dispatcher or None
-        For a general estimator, a jitted ``func(sorted_sample, n) -> float``.
+        A numba estimator: ``func(sorted_sample, n) -> float``.
     builtin : bool
-        True for U, V and W.
+        True for the estimators evpsim ships.
+    rows : callable or None
+        A built-in L-statistic: ``rows(B, ns, target)`` returns the
+        ``(len(ns), B)`` weights at budgets ``ns``.
+    python : callable or None
+        A Python estimator: ``python(samples, ns, context)`` returns the
+        ``(m, len(ns))`` estimates of the ``m`` samples (rows of
+        ``samples``, in the order the trials ran); NaN where it failed.
+    targets : tuple of str
+        The kinds of curve it estimates (``"mean"``, ``"quantile"``).
+    extrapolates : bool
+        Whether it estimates the curve beyond the B trials run.
+    beyond : str
+        Why it does not extrapolate, for the message refusing n > B.
+    source : str
+        Where it comes from: a paper, or the package that provides it.
     """
 
     name: str
@@ -128,38 +112,103 @@ class Estimator:
     weights: Callable[[int], np.ndarray] | None = None
     func: Callable | None = None
     builtin: bool = False
+    rows: Callable | None = field(default=None, repr=False)
+    python: Callable | None = field(default=None, repr=False)
+    targets: tuple = ("mean",)
+    extrapolates: bool = False
+    beyond: str = ""
+    source: str = ""
+
+    @property
+    def kind(self):
+        """How it runs: ``"L-statistic"``, ``"numba"`` or ``"python"``."""
+        if self.rows is not None or self.weights is not None:
+            return "L-statistic"
+        return "numba" if self.func is not None else "python"
 
     @property
     def is_lstatistic(self):
         """True when the estimator is linear in the order statistics."""
-        return self.weights is not None
+        return self.kind == "L-statistic"
 
-    def weight_matrix(self, B):
-        """Validated (B, B) weight matrix; raises for general estimators."""
+    def check_use(self, B, ns, target=MEAN):
+        """Raise unless it estimates ``target`` at every budget of ``ns`` from B trials."""
+        target = as_target(target)
+        if target.kind not in self.targets:
+            raise check.InvalidArgument(
+                "estimators", f"estimators: {self.name} estimates the "
+                              f"{' and the '.join(_CURVES[t] for t in self.targets)}, not the "
+                              f"{_CURVES[target.kind]} ({target.name}); estimators of it: "
+                              f"{', '.join(estimators_of(target))}")
+        top = int(np.max(ns)) if np.size(ns) else 0
+        if top > B and not self.extrapolates:
+            raise check.InvalidArgument(
+                "estimators", f"estimators: {self.name} does not estimate beyond the B = {B} "
+                              f"trials run (n = {top} asked for)"
+                              + (f": {self.beyond}" if self.beyond else "")
+                              + f"; estimators that extrapolate: "
+                                f"{', '.join(n for n, e in _REGISTRY.items() if e.extrapolates)}")
+
+    def weight_rows(self, B, ns, target=MEAN):
+        """Validated ``(len(ns), B)`` weights of an L-statistic at budgets ``ns``."""
         if not self.is_lstatistic:
             raise TypeError(f"estimator {self.name!r} is not an L-statistic")
-        ws = np.asarray(self.weights(B), dtype=float)
-        if ws.shape != (B, B):
-            raise ValueError(
-                f"weights of estimator {self.name!r} for B={B} have shape "
-                f"{ws.shape}, expected ({B}, {B})"
-            )
+        ns = np.asarray(ns, dtype=np.int64)
+        if self.rows is not None:
+            ws = np.asarray(self.rows(B, ns, as_target(target)), dtype=float)
+        else:
+            ws = np.asarray(self.weights(B), dtype=float)
+            if ws.shape != (B, B):
+                raise ValueError(f"weights of estimator {self.name!r} for B={B} have shape "
+                                 f"{ws.shape}, expected ({B}, {B})")
+            ws = ws[ns - 1]
+        if ws.shape != (ns.size, B):
+            raise ValueError(f"weights of estimator {self.name!r} for B={B} have shape "
+                             f"{ws.shape}, expected ({ns.size}, {B})")
         if not np.all(np.isfinite(ws)):
             raise ValueError(f"weights of estimator {self.name!r} are not finite")
         return ws
 
-    def apply(self, sorted_scores, ns):
-        """Estimates for budgets ``ns`` from one ascending sample."""
-        B = sorted_scores.shape[0]
-        if self.is_lstatistic:
-            return self.weight_matrix(B)[np.asarray(ns) - 1] @ sorted_scores
-        return np.array([self.func(sorted_scores, int(n)) for n in ns])
+    def weight_matrix(self, B, target=MEAN):
+        """Validated (B, B) weight matrix, row ``n-1`` for budget n <= B."""
+        return self.weight_rows(B, np.arange(1, B + 1), target)
 
+    def estimates(self, samples, ns, context=Context()):
+        """Estimates ``(m, len(ns))`` of ``m`` samples given in the order the trials ran.
+
+        Every kind answers it (L-statistics and numba functions sort each
+        sample first); a Python estimator's failures are NaN.
+        """
+        samples = np.atleast_2d(np.asarray(samples, dtype=float))
+        ns = np.asarray(ns, dtype=np.int64)
+        if self.kind == "python":
+            return self.python(samples, ns, context)
+        xs = np.sort(samples, axis=1)
+        if self.is_lstatistic:
+            return xs @ self.weight_rows(xs.shape[1], ns, context.target).T
+        return np.array([[self.func(x, int(n)) for n in ns] for x in xs])
+
+    def apply(self, sorted_scores, ns, target=MEAN):
+        """Estimates for budgets ``ns`` from one ascending sample."""
+        return self.estimates(sorted_scores, ns, Context(as_target(target)))[0]
+
+
+#: the curves of :mod:`evpsim.targets` in words, for messages
+_CURVES = {"mean": "mean curve", "quantile": "quantile curves"}
 
 _REGISTRY = Registry("estimator", Estimator, "estimators")
 
 
-def register_estimator(name, *, weights=None, func=None, description="",
+def estimators_of(target, B=None, ns=None):
+    """Names of the registered estimators of ``target`` (at ``ns`` from B trials)."""
+    target = as_target(target)
+    top = 0 if ns is None else int(np.max(ns))
+    return [n for n, e in _REGISTRY.items() if target.kind in e.targets
+            and (B is None or top <= B or e.extrapolates)]
+
+
+def register_estimator(name, *, weights=None, func=None, python=None, batched=False,
+                       description="", targets=("mean",), extrapolates=False, source="",
                        overwrite=False):
     """Register an estimator so that every battery and the CLI can run it.
 
@@ -171,20 +220,38 @@ def register_estimator(name, *, weights=None, func=None, description="",
         ``weights(B) -> (B, B) array`` for an L-statistic. Rows should be
         non-negative and sum to one, but any real weights are accepted.
     func : callable, optional
-        For a general (non-linear) estimator: a function
+        For a general (non-linear) estimator run inside the numba kernels:
         ``func(sorted_sample, n) -> float``. It is compiled with
-        ``numba.njit`` unless it already is a numba dispatcher. Exactly one of
-        ``weights`` and ``func`` must be given.
-
-        Either is tried before it is registered: ``weights`` for B = 2, 3
-        and 5 (each must give a finite (B, B) array), ``func`` on a sample
-        of 3 at n = 1, 2, 3, compiled with bounds checking (each call must
-        return a finite number). A failure raises ``ValueError`` and
-        registers nothing.
+        ``numba.njit`` unless it already is a numba dispatcher.
+    python : callable, optional
+        Any Python function of one sample, in the order the trials ran:
+        ``python(scores, ns) -> array of len(ns)``; with ``batched=True``,
+        of a batch, ``python(samples, ns) -> (m, len(ns))`` for the ``(m,
+        B)`` array ``samples``. Batteries run it in chunks over the same
+        simulated searches as the numba estimators. A function that also
+        takes ``target`` (a :class:`evpsim.targets.Target`) or ``bounds``
+        (the metric's range, or None) as keyword arguments receives them. A
+        sample on which it raises or returns NaN counts as a failure of
+        that cell, reported by the battery.
+    batched : bool
+        ``python`` takes a batch of samples.
     description : str, optional
         One line for ``evpsim list``.
+    targets : sequence of str
+        The curves it estimates: ``"mean"`` and/or ``"quantile"``.
+    extrapolates : bool
+        It estimates the curve at budgets beyond the B trials run.
+    source : str
+        Where it comes from (a paper, a package), for ``evpsim list``.
     overwrite : bool, optional
         Replace an existing estimator of the same name (never a built-in).
+
+    Exactly one of ``weights``, ``func`` and ``python`` must be given. Each
+    is tried before it is registered: ``weights`` for B = 2, 3 and 5 (each
+    must give a finite (B, B) array), ``func`` on a sample of 3 at n = 1, 2,
+    3, compiled with bounds checking, ``python`` on a sample of 5 at n = 1,
+    2, 5 (and 10 when it extrapolates): each must return finite numbers of
+    the right shape. A failure raises ``ValueError`` and registers nothing.
 
     Returns
     -------
@@ -202,20 +269,39 @@ def register_estimator(name, *, weights=None, func=None, description="",
     >>> round(float(evpsim.estimate([0.1, 0.2, 0.3], "UV", ns=[3])[0]), 4)
     0.2833
     >>> evpsim.unregister_estimator("UV")
+    >>> def best_two(scores, ns):          # any Python function of one search
+    ...     top = np.sort(scores)[-2:].mean()
+    ...     return np.minimum(np.maximum.accumulate(scores)[ns - 1], top)
+    >>> _ = evpsim.register_estimator("best-two", python=best_two)
+    >>> evpsim.estimate([0.1, 0.3, 0.2], "best-two").tolist()
+    [0.1, 0.25, 0.25]
+    >>> evpsim.unregister_estimator("best-two")
     """
-    if (weights is None) == (func is None):
-        raise check.InvalidArgument("func", "give exactly one of weights= and func=")
+    given = [k for k, v in (("weights", weights), ("func", func), ("python", python))
+             if v is not None]
+    if len(given) != 1:
+        raise check.InvalidArgument("func", "give exactly one of weights=, func= and python=")
     if weights is not None and not callable(weights):
         raise check.InvalidType("weights", "weights must be a callable B -> (B, B) array")
     description = check.string(description, "description", empty=True)
+    source = check.string(source, "source", empty=True)
     overwrite = check.boolean(overwrite, "overwrite")
+    batched = check.boolean(batched, "batched")
+    extrapolates = check.boolean(extrapolates, "extrapolates")
+    targets = _targets(targets)
     _REGISTRY.check_new(name, overwrite=overwrite)
     if func is not None:
         sample = np.array([0.25, 0.5, 0.75])
         func = jit_function(func, "(sorted_sample, n) -> float",
                             [(f"n = {n} of a sample of 3", (sample, n)) for n in (1, 2, 3)],
                             _float_problem)
-    est = Estimator(name, description or str(name), weights=weights, func=func)
+    if weights is not None and extrapolates:
+        raise check.InvalidArgument("extrapolates", "extrapolates: weights(B) give budgets up "
+                                                    "to B only")
+    if python is not None:
+        python = _python_estimator(python, batched, targets, extrapolates)
+    est = Estimator(name, description or str(name), weights=weights, func=func, python=python,
+                    targets=targets, extrapolates=extrapolates, source=source)
     if weights is not None:
         for B in (2, 3, 5):  # a shape right for one B only is caught here
             try:
@@ -223,6 +309,91 @@ def register_estimator(name, *, weights=None, func=None, description="",
             except Exception as err:
                 raise check.InvalidArgument("weights", f"weights({B}) fails: {err}") from None
     return _REGISTRY.add(est, overwrite=overwrite)
+
+
+def _targets(targets):
+    if isinstance(targets, str):
+        targets = [targets]
+    try:
+        targets = tuple(targets)
+    except TypeError:
+        raise check.InvalidType("targets", f"targets must be 'mean', 'quantile' or both, got "
+                                           f"{targets!r}") from None
+    if not targets or any(t not in _CURVES for t in targets):
+        raise check.InvalidArgument("targets", f"targets must be 'mean', 'quantile' or both, "
+                                               f"got {targets!r}")
+    return tuple(dict.fromkeys(targets))
+
+
+class _PythonEstimator:
+    """A user's Python function as ``f(samples, ns, context) -> (m, len(ns))``.
+
+    A sample on which the function raises, or returns a non-finite value,
+    gives NaN: the battery counts it as a failure of that cell. A batched
+    function that raises on a batch is called again sample by sample, so
+    that one bad sample costs only itself.
+    """
+
+    def __init__(self, func, batched):
+        self.func, self.batched = func, batched
+        try:
+            params = inspect.signature(func).parameters
+        except (TypeError, ValueError):
+            params = {}
+        self.keywords = [k for k in ("target", "bounds") if k in params]
+
+    def _call(self, x, ns, context):
+        extra = {k: getattr(context, k) for k in self.keywords}
+        return np.asarray(self.func(x, ns, **extra), dtype=float)
+
+    def _one(self, x, ns, context):
+        try:
+            out = self._call(x[None, :] if self.batched else x, ns, context)
+            out = out.reshape(ns.size)
+        except Exception:
+            return np.full(ns.size, np.nan)
+        return np.where(np.isfinite(out), out, np.nan)
+
+    def __call__(self, samples, ns, context=Context()):
+        if self.batched:
+            try:
+                out = self._call(samples, ns, context)
+                if out.shape == (samples.shape[0], ns.size):
+                    return np.where(np.isfinite(out), out, np.nan)
+            except Exception:
+                pass
+        return np.array([self._one(x, ns, context) for x in samples]).reshape(
+            samples.shape[0], ns.size)
+
+
+def _python_estimator(python, batched, targets, extrapolates):
+    """A user's Python function, tried on a small sample before it is registered."""
+    if not callable(python):
+        raise check.InvalidType("python", "python must be a callable f(scores, ns) -> curve")
+    wrapped = _PythonEstimator(python, batched)
+    sample = np.array([0.6, 0.8, 0.7, 0.9, 0.75])
+    ns = np.array([1, 2, 5] + ([10] if extrapolates else []))
+    what = "f(samples, ns) -> (m, len(ns))" if batched else "f(scores, ns) -> array of len(ns)"
+    for target in [as_target(t if t == "mean" else "median") for t in targets]:
+        context = Context(target)
+        try:
+            out = wrapped._call(sample[None, :] if batched else sample, ns, context)
+        except Exception as err:
+            raise check.InvalidArgument(
+                "python", f"python must be {what}; on a sample of 5 at n = "
+                          f"{', '.join(map(str, ns))} it raised {type(err).__name__}: "
+                          f"{err}") from None
+        want = (1, ns.size) if batched else (ns.size,)
+        if out.shape != want:
+            raise check.InvalidArgument(
+                "python", f"python must be {what}; on a sample of 5 at n = "
+                          f"{', '.join(map(str, ns))} it returned shape {out.shape}, expected "
+                          f"{want}")
+        if not np.all(np.isfinite(out)):
+            raise check.InvalidArgument(
+                "python", f"python must return finite estimates; on a sample of 5 at n = "
+                          f"{', '.join(map(str, ns))} it returned {out.ravel().tolist()}")
+    return wrapped
 
 
 def _float_problem(value):
@@ -250,22 +421,39 @@ def list_estimators():
     return _REGISTRY.names()
 
 
-def builtin_estimators():
-    """Names of the built-in estimators (U, V, W)."""
-    return _REGISTRY.names(builtin_only=True)
+def default_estimators(target=MEAN):
+    """The estimators a battery runs when none are named: U, V, W for the mean
+    curve, the quantile plug-in for a quantile curve."""
+    return ["U", "V", "W"] if as_target(target).kind == "mean" else ["quantile"]
 
 
-def resolve_estimators(estimators):
+def resolve_estimators(estimators, target=MEAN):
     """Normalise ``None`` / ``"U,V"`` / a sequence into a list of Estimators."""
-    return _REGISTRY.resolve(estimators, builtin_estimators())
+    return _REGISTRY.resolve(estimators, default_estimators(target))
 
 
-for _name, _fn, _desc in [
-    ("U", weights_u, "unbiased; unordered draws without repetition (Tang et al. 2020)"),
-    ("V", weights_v, "plug-in ECDF 'MeanMax'; ordered draws with repetition (Dodge et al. 2019)"),
-    ("W", weights_w, "multisets; unordered draws with repetition (Dodge et al. 2021)"),
-]:
-    _REGISTRY.add(Estimator(_name, _desc, weights=_fn, builtin=True))
+def _register_builtins():
+    why_u = ("it averages over subsets of n distinct trials, and a search of B trials has "
+             "none larger than B")
+    for name, fn, desc, extrapolates, beyond, source in [
+        ("U", weights_u, "unbiased; unordered draws without repetition (Tang et al. 2020)",
+         False, why_u, "Tang et al. 2020"),
+        ("V", weights_v, "plug-in ECDF 'MeanMax'; ordered draws with repetition (Dodge et al. "
+                         "2019)", True, "", "Dodge et al. 2019"),
+        ("W", weights_w, "multisets; unordered draws with repetition (Dodge et al. 2021)",
+         False, "Dodge et al. 2021 define it for budgets up to B", "Dodge et al. 2021"),
+    ]:
+        _REGISTRY.add(Estimator(name, desc, builtin=True, extrapolates=extrapolates,
+                                beyond=beyond, source=source,
+                                rows=lambda B, ns, target, fn=fn: fn(B, ns)))
+    _REGISTRY.add(Estimator(
+        "quantile", "plug-in quantile curve: the q-quantile of the best of n draws from the "
+                    "sample, opda's empirical quantile_tuning_curve", builtin=True,
+        targets=("quantile",), extrapolates=True, source="Lourie et al. 2024 (opda)",
+        rows=lambda B, ns, target: weights_quantile(B, ns, target.q)))
+
+
+_register_builtins()
 
 
 def estimator_weights(name, B):
@@ -296,40 +484,51 @@ def estimator_weights(name, B):
     return est.weight_matrix(B)
 
 
-def estimate(scores, estimator="V", ns=None):
+def estimate(scores, estimator="V", ns=None, *, curve="mean", bounds=None):
     """Estimate expected validation performance from observed scores.
 
     Parameters
     ----------
     scores : array_like of float, shape (B,)
-        Validation scores of B >= 2 hyperparameter trials, in any order.
+        Validation scores of B >= 2 hyperparameter trials, in the order
+        they ran (only ``naive`` and other estimators of the run order care).
         Ties are allowed.
     estimator : str, optional
         Registered estimator name (default ``"V"``).
     ns : array_like of int, optional
-        Budgets, each in 1..B (default 1..B).
+        Budgets (default 1..B); beyond B for estimators that extrapolate.
+    curve : str or Target
+        The curve estimated: ``"mean"`` (default), ``"median"`` or
+        ``"quantile:Q"`` (see :mod:`evpsim.targets`).
+    bounds : (float, float), optional
+        The metric's known range, for estimators that use it (``kde``).
 
     Returns
     -------
     ndarray of float
-        The estimate of the expected best score after ``n`` trials, for each
-        ``n`` in ``ns``.
+        The estimate of the curve at each ``n`` in ``ns``.
 
     Examples
     --------
     >>> import evpsim
     >>> evpsim.estimate([0.7, 0.9, 0.8], "U").round(4).tolist()
     [0.8, 0.8667, 0.9]
-    >>> evpsim.estimate([0.7, 0.9, 0.8], "V", ns=[1, 3]).round(4).tolist()
-    [0.8, 0.8667]
+    >>> evpsim.estimate([0.7, 0.9, 0.8], "V", ns=[1, 3, 6]).round(4).tolist()
+    [0.8, 0.8667, 0.8911]
+    >>> evpsim.estimate([0.7, 0.9, 0.8], "quantile", curve="median").tolist()
+    [0.8, 0.9, 0.9]
     """
-    xs = np.sort(check.scores(scores))
+    xs = check.scores(scores)
     est = get_estimator(estimator)
-    ns = check.ns(ns, xs.size)
+    target = as_target(curve)
+    ns = check.ns(ns, np.inf) if ns is not None else np.arange(1, xs.size + 1)
+    est.check_use(xs.size, ns, target)
+    if bounds is not None:
+        bounds = check.bounds(bounds, xs.min(), xs.max(), "the scores")
     if est.is_lstatistic:
-        check.check_memory(2 * 8 * xs.size**2, f"the {xs.size:,} x {xs.size:,} weight matrix",
-                           "scores")
-    return est.apply(xs, ns)
+        check.check_memory(2 * 8 * xs.size * max(xs.size, ns.size),
+                           f"the {xs.size:,} x {xs.size:,} weight matrix", "scores")
+    return est.estimates(xs, ns, Context(target, bounds))[0]
 
 
 @dataclass(frozen=True)
@@ -365,20 +564,21 @@ def check_rows_memory(ests, B, nrows):
                        f"the weights of {lstats} estimators for B = {B:,}", "B")
 
 
-def estimate_rows(ests, B, ns):
-    """Group the estimates of ``ests`` at budgets ``ns`` into kernel calls.
+def estimate_rows(ests, B, ns, target=MEAN):
+    """Group the numba-path estimates of ``ests`` at budgets ``ns`` into kernel calls.
 
     One :class:`EstimateRows` holds every L-statistic (a matrix product in
-    the kernel), and one each general estimator.
+    the kernel), and one each numba estimator; Python estimators run on
+    their own path (:mod:`evpsim.pyrun`) and get none.
     """
     out = []
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
     check_rows_memory(ests, B, ns.size)
     if lstats:
-        ws = np.concatenate([ests[k].weight_matrix(B)[ns - 1] for k in lstats])
+        ws = np.concatenate([ests[k].weight_rows(B, ns, target) for k in lstats])
         out.append(EstimateRows(lstats, np.ascontiguousarray(ws.T), None,
                                 np.tile(ns, len(lstats))))
     for k, e in enumerate(ests):
-        if not e.is_lstatistic:
+        if e.kind == "numba":
             out.append(EstimateRows([k], np.zeros((1, 1)), e.func, ns.copy()))
     return out

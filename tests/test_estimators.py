@@ -175,10 +175,13 @@ def test_estimate_rejects_bad_scores(scores, message):
 
 
 def test_estimate_rejects_bad_ns_and_names():
-    with pytest.raises(ValueError, match="1..B"):
+    with pytest.raises(ValueError, match="at least 1"):
         evpsim.estimate([0.1, 0.2, 0.3], ns=[0])
-    with pytest.raises(ValueError, match="1..B"):
-        evpsim.estimate([0.1, 0.2, 0.3], ns=[4])
+    for name in ("U", "W"):
+        with pytest.raises(ValueError, match=f"{name} does not estimate beyond the B = 3 "
+                                             f"trials run \\(n = 4 asked for\\): "):
+            evpsim.estimate([0.1, 0.2, 0.3], name, ns=[4])
+    assert evpsim.estimate([0.1, 0.2, 0.3], "V", ns=[4])[0] < 0.3
     with pytest.raises(ValueError, match="must be an integer"):
         check.ns([1.5], 3)
     with pytest.raises(ValueError, match="unknown estimator 'Z'"):
