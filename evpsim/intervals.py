@@ -80,6 +80,8 @@ class CIMethod:
         ``band(B, level) -> (lower, upper)`` of a band method.
     builtin : bool
         True for the methods evpsim ships.
+    source : str
+        Where it comes from (a paper, a package; a plugin's: :mod:`evpsim.plugins`).
     """
 
     name: str
@@ -89,6 +91,7 @@ class CIMethod:
     func: Callable | None = None
     band: Callable | None = None
     builtin: bool = False
+    source: str = ""
 
     def band_arrays(self, B, level):
         """Validated ``(lower, upper)`` CDF bounds of a band method."""
@@ -107,7 +110,8 @@ class CIMethod:
 _REGISTRY = Registry("CI method", CIMethod, "ci_methods")
 
 
-def register_ci_method(name, *, func=None, band=None, description="", overwrite=False):
+def register_ci_method(name, *, func=None, band=None, description="", source="",
+                       overwrite=False):
     """Register a CI method so that the coverage battery and the CLI can run it.
 
     Parameters
@@ -134,6 +138,8 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
         not registered.
     description : str, optional
         One line for tables and ``evpsim list``.
+    source : str, optional
+        Where it comes from (a paper, a package), for ``evpsim list``.
     overwrite : bool, optional
         Replace an existing method of the same name (never a built-in).
 
@@ -164,6 +170,7 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
     if band is not None and not callable(band):
         raise check.InvalidType("band", "band must be a callable (B, level) -> (lower, upper)")
     description = check.string(description, "description", empty=True)
+    source = check.string(source, "source", empty=True)
     overwrite = check.boolean(overwrite, "overwrite")
     _REGISTRY.check_new(name, overwrite=overwrite)
     if func is not None:
@@ -171,8 +178,9 @@ def register_ci_method(name, *, func=None, band=None, description="", overwrite=
         func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)",
                             [(f"4 resamples at level {lv}", (boots.copy(), 0.65, jack, lv))
                              for lv in (0.95, 0.9)], _pair_problem)
-    method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func)
-              if func is not None else CIMethod(name, description or name, "band", band=band))
+    method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func,
+                       source=source) if func is not None else
+              CIMethod(name, description or name, "band", band=band, source=source))
     if band is not None:
         try:
             method.band_arrays(5, 0.95)
