@@ -105,6 +105,14 @@ class Estimator:
         Why it does not extrapolate, for the message refusing n > B.
     source : str
         Where it comes from: a paper, or the package that provides it.
+    max_replicates : int or None
+        For slow estimators, the searches a battery runs them on unless
+        told otherwise (the first ones of the battery's searches); None:
+        as many as the battery runs.
+    moments : callable or None
+        For an estimator that is not an L-statistic but whose mean and
+        variance are known exactly: ``moments(truth, B, ns) -> (mean,
+        variance)`` arrays over ``ns``.
     """
 
     name: str
@@ -118,6 +126,8 @@ class Estimator:
     extrapolates: bool = False
     beyond: str = ""
     source: str = ""
+    max_replicates: int | None = None
+    moments: Callable | None = field(default=None, repr=False)
 
     @property
     def kind(self):

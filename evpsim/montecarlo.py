@@ -254,7 +254,11 @@ def _batch_chunks(options):
 
 def _run_job(job, options, batch_chunks, report):
     spans = options.spans(job.stream0, batch_chunks)
-    if options.workers == 1:
+    if options.workers == 1 and getattr(job, "ticks", False):
+        # a Python estimator's job reports every search: it may take seconds each
+        results = (job(span, tick=lambda k, s=span: report(
+            min(s.chunk0 * options.chunk_size + k, options.replicates))) for span in spans)
+    elif options.workers == 1:
         results = (job(span) for span in spans)
     else:
         from joblib import Parallel, delayed

@@ -32,8 +32,10 @@ def test_same_result_for_any_chunk_batching_and_workers():
     plan = MonteCarlo(20_000, seed=3, chunk_size=1000)
     from evpsim.batteries.bias import _lstat_job
     from evpsim.estimators import resolve_estimators
+    from evpsim.targets import MEAN
 
-    job = _lstat_job(truth, 12, resolve_estimators("V"), [0], truth.theta(np.arange(1, 13)))
+    ns = np.arange(1, 13)
+    job = _lstat_job(truth, 12, resolve_estimators("V"), [0], ns, truth.theta(ns), MEAN)
     (one,) = run([job], plan, "test", batch_chunks=20)
     (split,) = run([job], plan, "test", batch_chunks=3)
     (procs,) = run([job], MonteCarlo(20_000, seed=3, chunk_size=1000, workers=2), "test",

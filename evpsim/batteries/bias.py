@@ -7,20 +7,24 @@ standardised differences that check the engine on every run.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import xarray as xr
 
 from .. import _validate as check
 from .._kernels import moments as K
-from ..estimators import get_estimator, resolve_estimators
+from ..estimators import Context, get_estimator, resolve_estimators
 from ..exact import lstatistic_moments
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..pyrun import BiasSums, PythonJob
 from ..results import provenance
 from ..streams import bias_streams
 from ..summaries import summarise_power_sums
+from ..targets import as_target
 from ..truths import make_truth
 
-__all__ = ["bias", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
+__all__ = ["bias", "search_counts", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
 
 METHODS = ("both", "exact", "mc")
 _EXACT_TOL = 1e-11  # accuracy of exact moments, relative to the truth's range
@@ -29,59 +33,103 @@ QUANTITIES = ("mean", "bias", "variance", "mse")
 MIN_CHECK_REPLICATES = 1000
 
 
-def _lstat_job(truth, B, ests, lstats, theta):
+def _lstat_job(truth, B, ests, lstats, ns, centers, target):
     """Kernel for the L-statistics, with U's rows as control variates.
 
-    U is unbiased for every truth, so ``est - U`` (same sample, same n) has
-    mean equal to the bias and, the two being highly correlated, a variance
-    3 to 80 times smaller than ``est`` (B = 30). U's rows are added as hidden
-    rows when U itself was not asked for.
+    U is unbiased for every truth's mean curve at n <= B, so ``est - U``
+    (same sample, same n) has mean equal to the bias of ``est`` for the
+    mean curve and, the two being highly correlated, a variance 3 to 80
+    times smaller than ``est`` (B = 30). U's rows are added as hidden rows
+    when U itself was not asked for. Rows of other curves, and of budgets
+    beyond B, have no control.
     """
     names = [ests[k].name for k in lstats]
-    mats = [ests[k].weight_matrix(B) for k in lstats]
-    if "U" in names:
-        u_block = names.index("U")
-    else:
-        u_block = len(mats)
-        mats.append(get_estimator("U").weight_matrix(B))
+    mats = [ests[k].weight_rows(B, ns, target) for k in lstats]
+    R = ns.size
+    controls = np.full(R * len(mats), -1, dtype=np.int64)
+    if target.kind == "mean":
+        inside = ns <= B
+        if "U" in names:
+            u_block = names.index("U")
+        else:
+            u_block = len(mats)
+            u_rows = np.zeros((R, B))
+            u_rows[inside] = get_estimator("U").weight_rows(B, ns[inside])
+            mats.append(u_rows)
+            controls = np.append(controls, np.full(R, -1, dtype=np.int64))
+        for b in range(len(names)):
+            if b != u_block:
+                controls[b * R:(b + 1) * R] = np.where(inside, u_block * R + np.arange(R), -1)
     ws = np.concatenate(mats)
-    controls = np.tile(u_block * B + np.arange(B), len(mats))
-    controls[u_block * B:(u_block + 1) * B] = -1
     return Job(K.bias_lstat_chunks, (B, truth.sampler, np.ascontiguousarray(ws.T),
-                                     np.tile(theta, len(mats)), controls.astype(np.int64)),
-               bias_streams())
+                                     np.tile(centers, len(mats)), controls), bias_streams())
 
 
-def _monte_carlo(truth, B, ests, theta, options):
-    """Power sums (E, B, 6) for every estimator and whether each has a control.
+def _monte_carlo(truth, B, ests, ns, centers, target, options):
+    """Power sums (E, R, 6) of the numba-path estimators, and which have a control.
 
-    Columns: sums of d, d^2, d^3, d^4 with ``d = est - theta``, then sums of
-    c and c^2 with ``c = est - U`` for estimators with U as control variate.
+    Columns: sums of d, d^2, d^3, d^4 with ``d = est - centers``, then sums
+    of c and c^2 with ``c = est - U`` for rows with U as control variate.
     """
-    ns = np.arange(1, B + 1)
-    sums = np.zeros((len(ests), B, 6))
-    controlled = np.zeros(len(ests), dtype=bool)
+    sums = np.zeros((len(ests), ns.size, 6))
+    controlled = np.zeros((len(ests), ns.size), dtype=bool)
     lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
     jobs, rows = [], []
     if lstats:
-        jobs.append(_lstat_job(truth, B, ests, lstats, theta))
+        job = _lstat_job(truth, B, ests, lstats, ns, centers, target)
+        jobs.append(job)
         rows.append(lstats)
-        controlled[lstats] = [ests[k].name != "U" for k in lstats]
+        ctl = job.args[-1][:len(lstats) * ns.size].reshape(len(lstats), ns.size) >= 0
+        controlled[lstats] = ctl
     for k, e in enumerate(ests):
-        if not e.is_lstatistic:
-            jobs.append(Job(K.bias_general_chunks, (B, truth.sampler, e.func, ns, theta),
+        if e.kind == "numba":
+            jobs.append(Job(K.bias_general_chunks, (B, truth.sampler, e.func, ns, centers),
                             bias_streams()))
             rows.append([k])
-    label = f"Monte Carlo ({options.replicates:,} searches of B={B})"
-    for idx, part in zip(rows, run(jobs, options, label)):
-        part = part.reshape(-1, B, part.shape[-1])[:len(idx)]
-        sums[idx, :, :part.shape[-1]] = part
+    if jobs:
+        label = f"Monte Carlo ({options.replicates:,} searches of B={B})"
+        for idx, part in zip(rows, run(jobs, options, label)):
+            part = part.reshape(-1, ns.size, part.shape[-1])[:len(idx)]
+            sums[idx, :, :part.shape[-1]] = part
     return sums, controlled
 
 
-def bias(truth="normal", B=30, *, estimators=None, method="both",
-         replicates=1_000_000, seed=0, workers=1, progress=False,
-         chunk_size=CHUNK_SIZE):
+def search_counts(ests, replicates, asked=None):
+    """Searches each estimator runs on: all for the numba path; for a Python
+    estimator ``asked`` if given, else its ``max_replicates`` cap (never more
+    than the battery's)."""
+    check.replicates(replicates)
+    if asked is not None:
+        asked = check.replicates(asked, "python_replicates")
+    out = []
+    for e in ests:
+        cap = asked if asked is not None else e.max_replicates
+        out.append(replicates if e.kind != "python" or cap is None else min(cap, replicates))
+    return np.array(out, dtype=np.int64)
+
+
+def _python(truth, B, ests, ns, centers, context, options, counts):
+    """Counts and power sums (E, R, 5) of the Python estimators.
+
+    Estimators that run on the same number of searches share a job: they
+    see the first searches of the battery's run, search for search.
+    """
+    out = np.zeros((len(ests), ns.size, 5))
+    idx = [k for k, e in enumerate(ests) if e.kind == "python"]
+    for M in sorted({int(counts[k]) for k in idx}, reverse=True):
+        group = [k for k in idx if counts[k] == M]
+        job = PythonJob(B, truth.sampler, tuple(ests[k] for k in group), ns, context,
+                        BiasSums(centers), bias_streams())
+        names = ", ".join(ests[k].name for k in group)
+        part, = run([job], dataclasses.replace(options, replicates=M),
+                    f"{names} ({M:,} searches of B={B})")
+        out[group] = part
+    return out
+
+
+def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method="both",
+         replicates=1_000_000, seed=0, workers=1, progress=False, chunk_size=CHUNK_SIZE,
+         python_replicates=None, bounds=None):
     """Mean, bias, variance and MSE of EVP estimators for every budget.
 
     Parameters
@@ -92,7 +140,14 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     B : int
         Number of trials in each simulated search (at least 2).
     estimators : str or sequence, optional
-        Estimator names (default the built-ins U, V, W).
+        Estimator names (default U, V, W for the mean curve, ``quantile``
+        for a quantile curve).
+    curve : str or Target
+        The curve the estimators are measured against: ``"mean"`` (the
+        expected best of n, theta_n), ``"median"`` or ``"quantile:Q"`` (the
+        Q-quantile of the best of n, tau_Q(n)); see :mod:`evpsim.targets`.
+    ns : sequence of int, optional
+        Budgets (default 1..B); beyond B for estimators that extrapolate.
     method : {"both", "exact", "mc"}
         Exact moments, Monte Carlo, or both side by side.
     replicates : int
@@ -106,32 +161,45 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     chunk_size : int
         Replicates per chunk (part of the seed's meaning: results are
         reproducible for the same seed and chunk size).
+    python_replicates : int, optional
+        Searches for the estimators written in Python (default: as many as
+        ``replicates``, or fewer for slow estimators, see
+        :attr:`evpsim.Estimator.max_replicates`): the first ones of the
+        run's searches, so comparisons stay paired.
+    bounds : (float, float), optional
+        The metric's known range, passed to estimators that use it
+        (``kde``).
 
     Returns
     -------
     xarray.Dataset
         Dims ``estimator`` and ``n``, scalar coordinates ``truth``,
-        ``truth_description``, ``truth_lo``, ``truth_hi`` and ``B`` (so that
-        results of several truths or sizes combine with
-        ``xr.concat(results, dim="truth", coords="different")``).
-        ``theta`` (n) is the exact EVP. With
-        ``method="exact"``, ``mean, bias, variance, mse`` are exact. With
-        ``"mc"`` they are Monte Carlo estimates with standard errors
-        ``*_se``. With ``"both"`` the Monte Carlo ones are in ``mean`` ...
-        and the exact ones in ``exact_mean`` ..., and ``z_*`` holds
-        (Monte Carlo - exact) / SE; attribute ``max_abs_z`` their maximum
-        (NaN below :data:`MIN_CHECK_REPLICATES` replicates, too few for
-        trustworthy standard errors). General (non-linear) estimators have
-        no exact values (NaN).
+        ``truth_description``, ``truth_lo``, ``truth_hi``, ``B`` and
+        ``curve`` (the target's name) (so that results of several truths or
+        sizes combine with ``xr.concat(results, dim="truth",
+        coords="different")``); coordinates ``kind`` and ``replicates``
+        per estimator (how it ran, on how many searches). ``theta`` (n) is
+        the exact mean curve, or ``tau`` (n) the exact quantile curve: what
+        the estimators are measured against. With ``method="exact"``,
+        ``mean, bias, variance, mse`` are exact. With ``"mc"`` they are
+        Monte Carlo estimates with standard errors ``*_se``. With
+        ``"both"`` the Monte Carlo ones are in ``mean`` ... and the exact
+        ones in ``exact_mean`` ..., and ``z_*`` holds (Monte Carlo - exact)
+        / SE; attribute ``max_abs_z`` their maximum (NaN below
+        :data:`MIN_CHECK_REPLICATES` replicates, too few for trustworthy
+        standard errors). Estimators without exact moments have NaN there.
+        ``failures`` (estimator, n): searches on which an estimator failed
+        (a Python estimator raised or returned NaN); its moments are over
+        the others.
 
     Notes
     -----
     The Monte Carlo bias (and mean) of every L-statistic other than U is
-    estimated with U as a control variate: U is unbiased for any truth, so
-    ``mean(est - U)`` over the same samples estimates the bias, with a
-    standard error 3 to 80 times smaller than ``mean(est) - theta`` (B = 30,
-    normal truth). U's own bias, and all variances and MSEs, are plain
-    Monte Carlo averages. General estimators are plain Monte Carlo.
+    estimated with U as a control variate for the mean curve at n <= B: U
+    is unbiased there for any truth, so ``mean(est - U)`` over the same
+    samples estimates the bias, with a standard error 3 to 80 times smaller
+    than ``mean(est) - theta`` (B = 30, normal truth). U's own bias, all
+    variances and MSEs, and everything else are plain Monte Carlo averages.
 
     Examples
     --------
@@ -139,59 +207,71 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     >>> ds = evpsim.bias("normal", B=10, method="exact")
     >>> float(abs(ds["bias"].sel(estimator="U")).max()) < 1e-12
     True
+    >>> med = evpsim.bias("normal", B=10, curve="median", ns=[1, 10, 20], method="exact")
+    >>> [round(float(b), 4) for b in med["bias"].sel(estimator="quantile")]
+    [-0.0086, 0.0028, -0.02]
     """
     method = check.choice(method, "method", METHODS)
     truth = make_truth(truth)
     B = check.B(B)
-    ests = resolve_estimators(estimators)
+    target = as_target(curve)
+    ests = resolve_estimators(estimators, target)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    for e in ests:
+        e.check_use(B, ns, target)
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress) \
         if method != "exact" else None
-    _check_size(B, len(ests), method)
+    counts = search_counts(ests, replicates, python_replicates) if options else \
+        np.zeros(len(ests), dtype=np.int64)
+    if bounds is not None:
+        bounds = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
+    _check_size(B, ns.size, len(ests), method)
     names = [e.name for e in ests]
-    ns = np.arange(1, B + 1)
-    theta = truth.theta(ns)
-    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B})
-    ds["theta"] = ("n", theta, {"long_name": "exact expected maximum of n draws"})
+    centers = target.exact(truth, ns)
+    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B,
+                            "curve": target.name,
+                            "kind": ("estimator", [e.kind for e in ests]),
+                            "replicates": ("estimator", counts)})
+    ds[target.symbol] = ("n", centers, {"long_name": f"exact {target.description}"})
     dims = ("estimator", "n")
     exact = None
     if method in ("exact", "both"):
-        exact = {q: np.full((len(ests), B), np.nan) for q in QUANTITIES}
-        lidx = [k for k, e in enumerate(ests) if e.is_lstatistic]
-        if lidx:
-            means, variances = lstatistic_moments(truth, B,
-                                                  [ests[k].weight_matrix(B) for k in lidx])
-            for k, m, v in zip(lidx, means, variances):
-                exact["mean"][k] = m
-                exact["bias"][k] = m - theta
-                exact["variance"][k] = v
-                exact["mse"][k] = v + (m - theta) ** 2
+        exact = _exact(truth, B, ests, ns, centers, target)
         prefix = "" if method == "exact" else "exact_"
         for q in QUANTITIES:
             ds[prefix + q] = (dims, exact[q], {"long_name": f"exact {q} of the estimator"})
     if options is not None:
-        sums, controlled = _monte_carlo(truth, B, ests, theta, options)
-        M = options.replicates
+        sums, controlled = _monte_carlo(truth, B, ests, ns, centers, target, options)
+        py = _python(truth, B, ests, ns, centers, Context(target, bounds), options, counts)
+        python = np.array([e.kind == "python" for e in ests])
+        done = np.where(python[:, None], py[..., 0], counts[:, None]).astype(np.int64)
+        sums[python, :, :4] = py[python, :, 1:]
+        M = np.maximum(done, 2)
         mc = summarise_power_sums(sums[..., :4], M)
         cv_bias = sums[..., 4] / M
         cv_var = np.maximum(sums[..., 5] / M - cv_bias**2, 0.0) * M / (M - 1)
-        mc["bias"] = np.where(controlled[:, None], cv_bias, mc["bias"])
-        mc["bias_se"] = np.where(controlled[:, None], np.sqrt(cv_var / M), mc["bias_se"])
-        mc["mean"] = theta[None, :] + mc["bias"]
+        mc["bias"] = np.where(controlled, cv_bias, mc["bias"])
+        mc["bias_se"] = np.where(controlled, np.sqrt(cv_var / M), mc["bias_se"])
+        mc["mean"] = centers[None, :] + mc["bias"]
         mc["mean_se"] = mc["bias_se"]
+        few = done < 2  # nothing to average: an estimator that failed everywhere
         for q in QUANTITIES:
-            ds[q] = (dims, mc[q], {"long_name": f"Monte Carlo {q} of the estimator"})
-            ds[q + "_se"] = (dims, mc[q + "_se"],
+            ds[q] = (dims, np.where(few, np.nan, mc[q]),
+                     {"long_name": f"Monte Carlo {q} of the estimator"})
+            ds[q + "_se"] = (dims, np.where(few, np.nan, mc[q + "_se"]),
                              {"long_name": f"Monte Carlo standard error of {q}"})
+        ds["failures"] = (dims, counts[:, None] - done,
+                          {"long_name": "searches on which the estimator failed (left out)"})
         if exact is not None:
             for q in QUANTITIES:
                 # exact values carry ~1e-12 of quadrature and rounding error;
                 # without this floor a vanishing SE (V - U at n = 1) inflates z
                 floor = _EXACT_TOL * truth.range ** (2 if q in ("variance", "mse") else 1)
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    z = (mc[q] - exact[q]) / np.hypot(mc[q + "_se"], floor)
+                    z = (ds[q].values - exact[q]) / np.hypot(ds[q + "_se"].values, floor)
                 ds["z_" + q] = (dims, z, {"long_name": f"(Monte Carlo - exact) / SE of {q}"})
     attrs = provenance(
-        experiment="bias", method=method, estimators=names,
+        experiment="bias", method=method, estimators=names, curve=target.name,
         seed=options.seed if options else None,
         replicates=options.replicates if options else 0,
         chunk_size=options.chunk_size if options else None,
@@ -205,10 +285,29 @@ def bias(truth="normal", B=30, *, estimators=None, method="both",
     return ds
 
 
-def _check_size(B, E, method):
+def _exact(truth, B, ests, ns, centers, target):
+    """Exact mean, bias, variance and MSE (E, R); NaN for estimators without them."""
+    exact = {q: np.full((len(ests), ns.size), np.nan) for q in QUANTITIES}
+    lidx = [k for k, e in enumerate(ests) if e.is_lstatistic]
+    moments = []
+    if lidx:
+        means, variances = lstatistic_moments(truth, B, [ests[k].weight_rows(B, ns, target)
+                                                         for k in lidx])
+        moments += zip(lidx, means, variances)
+    moments += [(k, *e.moments(truth, B, ns)) for k, e in enumerate(ests)
+                if not e.is_lstatistic and e.moments is not None]
+    for k, m, v in moments:
+        exact["mean"][k] = m
+        exact["bias"][k] = m - centers
+        exact["variance"][k] = v
+        exact["mse"][k] = v + (m - centers) ** 2
+    return exact
+
+
+def _check_size(B, R, E, method):
     """Refuse a B whose weight matrices, or exact moments, cannot fit in memory."""
-    # the estimators' (B, B) weights, U's control rows, a transposed copy;
+    # the estimators' (R, B) weights, U's control rows, a transposed copy;
     # exact moments add (B, B) covariance work arrays
-    matrices = 2 * (E + 1) + (4 if method != "mc" else 0)
-    check.check_memory(8 * B * B * matrices, f"B = {B:,} ({matrices} matrices of {B:,} x "
-                                             f"{B:,})", "B")
+    matrices = 2 * (E + 1) * max(R, 1) / B + (4 if method != "mc" else 0)
+    check.check_memory(int(8 * B * B * matrices), f"B = {B:,} ({matrices:.0f} matrices of "
+                                                  f"{B:,} x {B:,})", "B")

@@ -1,0 +1,127 @@
+"""Python estimators on the engine: the same simulated searches, chunk by chunk.
+
+An estimator written in Python (``kind == "python"``, see
+:mod:`evpsim.estimators`) cannot run inside a numba kernel. A
+:class:`PythonJob` draws the searches of each chunk with the chunk's own
+random stream, exactly as the battery's kernels draw them
+(:mod:`evpsim._kernels.searches`), hands them to the estimators in the
+order their trials ran, and reduces the estimates to the same kind of
+per-chunk partial results a kernel returns. :func:`evpsim.montecarlo.run`
+runs it like any job: in process, in joblib workers or on a dask cluster,
+with progress, and the partial results added in chunk order, so the result
+does not depend on the number of workers, and comparisons with the numba
+estimators are paired, search for search.
+
+A sample on which an estimator fails (it raised, or returned NaN) is
+counted per estimator and budget; the reductions skip it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .estimators import Context
+
+__all__ = ["PythonJob", "BiasSums", "SignCounts"]
+
+
+@dataclass(frozen=True)
+class BiasSums:
+    """Reduction of the bias battery: per estimator and budget, over the chunk's
+    searches where the estimator succeeded, ``[count, sum d, sum d^2, sum d^3,
+    sum d^4]`` of ``d = estimate - centers``."""
+
+    centers: np.ndarray
+    width = 5
+
+    def __call__(self, est):
+        ok = np.isfinite(est)                      # (E, m, R)
+        d = np.where(ok, est - self.centers, 0.0)
+        d2 = d * d
+        return np.stack([ok.sum(axis=1), d.sum(axis=1), d2.sum(axis=1),
+                         (d2 * d).sum(axis=1), (d2 * d2).sum(axis=1)], axis=-1)
+
+
+@dataclass(frozen=True)
+class SignCounts:
+    """Reduction of the false-conclusion battery: per estimator and budget,
+    ``[below, tie, failed]``: ``est < centers - tol``, ``|est - centers| <= tol``,
+    and failures (NaN)."""
+
+    centers: np.ndarray
+    tol: float
+    width = 3
+
+    def __call__(self, est):
+        failed = ~np.isfinite(est)
+        d = np.where(failed, 0.0, est - self.centers)
+        tie = (np.abs(d) <= self.tol) & ~failed
+        below = (d < 0.0) & ~tie & ~failed
+        return np.stack([below.sum(axis=1), tie.sum(axis=1), failed.sum(axis=1)],
+                        axis=-1).astype(float)
+
+
+@dataclass(frozen=True, eq=False)
+class PythonJob:
+    """Python estimators over the searches of one stream family, reduced per chunk.
+
+    Parameters
+    ----------
+    B : int
+        Trials per search.
+    sampler : Sampler
+        The truth's sampler (:attr:`evpsim.Truth.sampler`).
+    estimators : sequence of Estimator
+        Python estimators (``kind == "python"``).
+    ns : (R,) int array
+        Budgets.
+    context : Context
+        The target and the metric's range, passed to the estimators.
+    reduce : callable
+        ``reduce(estimates)`` of the ``(E, m, R)`` estimates of one chunk's
+        ``m`` searches, returning an ``(E, R, width)`` array
+        (:class:`BiasSums`, :class:`SignCounts`).
+    stream0 : int
+        First stream of the job's family (:mod:`evpsim.streams`).
+    """
+
+    B: int
+    sampler: object
+    estimators: tuple
+    ns: np.ndarray
+    context: Context
+    reduce: object
+    stream0: int = 0
+    #: :func:`evpsim.montecarlo.run` passes ``tick`` to jobs that take it
+    ticks = True
+
+    def __call__(self, span, tick=None):
+        """Partial results ``(nchunks, E, R, width)`` of the span's chunks.
+
+        ``tick(k)`` is called after each of the span's searches (``k`` of
+        them done), in process only, for the progress line of slow
+        estimators.
+        """
+        from ._kernels.rng import chunk_bounds
+        from ._kernels.searches import search_chunks
+
+        samples = search_chunks(span, self.B, self.sampler)
+        out, row = [], 0
+        for c in range(span.nchunks):
+            reps = chunk_bounds(span, c)[1]
+            chunk = samples[row:row + reps]
+            est = np.stack([self._estimates(e, chunk, row, tick) for e in self.estimators])
+            out.append(self.reduce(est))
+            row += reps
+        return np.stack(out)
+
+    def _estimates(self, estimator, chunk, row0, tick):
+        if tick is None or estimator.max_replicates is None:  # fast: the chunk at once
+            return estimator.estimates(chunk, self.ns, self.context)
+        rows = []
+        for k in range(chunk.shape[0]):
+            rows.append(estimator.estimates(chunk[k:k + 1], self.ns, self.context))
+            tick(row0 + k + 1)
+        return np.concatenate(rows)
