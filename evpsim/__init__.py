@@ -61,3 +61,7 @@ __all__ = [
     "unregister_ci_method", "ld_band",
     "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]
+
+from .plugins import load_plugins as _load_plugins
+
+_load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

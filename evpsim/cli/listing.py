@@ -1,11 +1,22 @@
-"""``evpsim list``: the available ground truths and estimators."""
+"""``evpsim list``: the available ground truths, estimators and CI methods.
 
+Estimators and CI methods are tables: what each is, how it runs and where
+it comes from (a paper, or the package of a plugin, :mod:`evpsim.plugins`),
+with its description wrapped beneath.
+"""
+
+import textwrap
+
+from .._format import render
 from ..datasets import list_searches
 from ..estimators import get_estimator, list_estimators
-from ..intervals import list_ci_methods
+from ..intervals import get_ci_method, list_ci_methods
 from ..kde import list_kde_fits
 from ..truths import list_truths
 from .common import add_subcommand
+
+#: the width of the estimators' and CI methods' tables, descriptions wrapped to it
+WIDTH = 100
 
 HELP = "list truths, KDE fits, shipped searches, estimators, CI methods"
 
@@ -15,7 +26,8 @@ def add_parser(subparsers):
         subparsers, "list", HELP, description=(
             "List what the other commands accept by name: the ground truths (--dist, --a, "
             "--b), the committed KDE fits (kde:NAME), the searches shipped with evpsim "
-            "(data:NAME), the estimators (--estimators) and the CI methods (--ci-methods)."),
+            "(data:NAME), the estimators (--estimators) and the CI methods (--ci-methods), "
+            "with where each comes from: a paper, or the package of a plugin."),
         examples=["evpsim list"])
     p.set_defaults(run=run)
     return p
@@ -35,10 +47,34 @@ def run(args):
           "sources and licences: evpsim/data/searches/NOTICE.md):")
     for name, desc in list_searches().items():
         print(f"  {name:<{width}}  {desc}")
-    print("\nestimators (--estimators):")
-    for name in list_estimators():
-        print(f"  {name:<{width}}  {get_estimator(name).description}")
+    ests = [get_estimator(name) for name in list_estimators()]
+    print("\n" + textwrap.fill(
+        "estimators (--estimators); kind: how it runs (L-statistics have exact moments), "
+        "curves: the curves it estimates, beyond B: whether it estimates budgets n > B:",
+        WIDTH))
+    _table(["name", "kind", "curves", "beyond B", "source"],
+           [[e.name, e.kind, ", ".join(e.targets), "yes" if e.extrapolates else "no",
+             _source(e)] for e in ests], [e.description for e in ests])
+    methods = [get_ci_method(name) for name in list_ci_methods()]
     print("\nconfidence-interval methods (--ci-methods of coverage and curve):")
-    for name, desc in list_ci_methods().items():
-        print(f"  {name:<{width}}  {desc}")
+    _table(["name", "kind", "source"], [[m.name, m.kind, _source(m)] for m in methods],
+           [m.description for m in methods])
     return 0
+
+
+def _source(item):
+    """Where an estimator or CI method comes from: its paper or package."""
+    return item.source or ("built-in" if item.builtin else "-")
+
+
+def _table(headers, rows, descriptions):
+    """Print the table of ``rows``, each followed by its description, wrapped
+    beneath the second column."""
+    lines = render(headers, [list(col) for col in zip(*rows)], indent=2,
+                   align="<" * len(headers))
+    indent = " " * (2 + max(len(row[0]) for row in [headers, *rows]) + 2)
+    print(lines[0])
+    for line, desc in zip(lines[1:], descriptions):
+        print(line)
+        print(textwrap.fill(desc, WIDTH, initial_indent=indent, subsequent_indent=indent,
+                            break_on_hyphens=False))

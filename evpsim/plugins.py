@@ -1,0 +1,225 @@
+"""Plugins: estimators and CI methods that other packages add through entry points.
+
+A package adds estimators to evpsim by declaring entry points in the group
+``evpsim.estimators``, and CI methods in the group ``evpsim.ci_methods``;
+``import evpsim`` registers them, so that every battery, ``evpsim curve``
+and ``evpsim list`` know them, with no import or call in the user's code.
+In the plugin's ``pyproject.toml``::
+
+    [project.entry-points."evpsim.estimators"]
+    demo = "evpsim_plugin_demo:estimators"
+
+    [project.entry-points."evpsim.ci_methods"]
+    demo = "evpsim_plugin_demo:CI_METHODS"
+
+The contract
+------------
+Each entry point names an object (``module:attribute``) that is
+
+* a mapping of the keyword arguments of :func:`evpsim.register_estimator`
+  (group ``evpsim.estimators``) or :func:`evpsim.register_ci_method`
+  (``evpsim.ci_methods``), ``name`` included;
+* a list or tuple of such mappings (empty: nothing to register, e.g. when an
+  optional dependency of the plugin is missing);
+* or a callable taking no arguments that returns either, called once when
+  evpsim loads its plugins (heavy imports of the plugin can wait until
+  then).
+
+For example, with one Python estimator and one bootstrap CI method::
+
+    import numpy as np
+
+    def best_so_far(scores, ns):
+        return np.maximum.accumulate(scores)[np.minimum(ns, len(scores)) - 1]
+
+    def estimators():
+        return [{"name": "demo-best", "python": best_so_far,
+                 "description": "the best of the first n trials"}]
+
+    def normal(boots, estimate, jackknife, level):  # numba-compilable
+        sd = np.std(boots)
+        return estimate - 1.96 * sd, estimate + 1.96 * sd
+
+    CI_METHODS = {"name": "demo-normal", "func": normal,
+                  "description": "estimate +- 1.96 bootstrap SD"}
+
+evpsim sets each registration's ``source`` to the package that provides it,
+as ``evpsim list`` shows it: ``"evpsim-plugin-demo 0.1 (plugin)"``; a
+``source`` given in the mapping (a paper) comes first: ``"Smith et al. 2025;
+evpsim-plugin-demo 0.1 (plugin)"``. A mapping may not ask to ``overwrite``:
+a name that is taken, by a built-in or by a plugin loaded before (plugins
+load in the order of their package's name, then the entry point's), is a
+clash.
+
+Loading
+-------
+Every entry point loads on its own, and either registers all it provides or
+nothing. A broken one -- its module fails to import, its object is none of
+the above, the callable raises, a registration fails its trial (see
+:func:`evpsim.register_estimator`) or its name is taken -- is reported as
+one line, a warning of category :class:`PluginWarning` naming the plugin,
+its package and the problem, and evpsim carries on without it:
+``import evpsim`` and the ``evpsim`` commands never fail because of a
+plugin. The warning is a Python warning, not a bare line on stderr, so that
+programs and tests can catch it, filter it or turn it into an error (before
+``import evpsim``: ``warnings.filterwarnings("error",
+module="evpsim.plugins")``, or ``PYTHONWARNINGS=error:::evpsim.plugins``);
+it is issued with no source line, so under the default filters it prints
+as one line. Set ``EVPSIM_NO_PLUGINS=1`` to load no plugin, to tell whether
+a problem comes from one.
+
+Finding the entry points reads the metadata of every installed package
+once: a few milliseconds of ``import evpsim`` (which takes about a second).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Callable, NamedTuple
+
+from . import _validate as check
+from .estimators import get_estimator, list_estimators, register_estimator, unregister_estimator
+from .intervals import get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method
+from .registry import _first_line
+
+__all__ = ["PluginWarning", "load_plugins", "DISABLE"]
+
+#: the environment variable that, set to 1, keeps plugins from loading
+DISABLE = "EVPSIM_NO_PLUGINS"
+
+
+class PluginWarning(UserWarning):
+    """A plugin that could not be loaded (evpsim carries on without it)."""
+
+
+class _Group(NamedTuple):
+    """What the plugins of one entry-point group register, and how."""
+
+    noun: str
+    register: Callable
+    unregister: Callable
+    get: Callable
+    names: Callable
+
+
+#: the entry-point groups evpsim reads
+GROUPS = {
+    "evpsim.estimators": _Group("estimator", register_estimator, unregister_estimator,
+                                get_estimator, list_estimators),
+    "evpsim.ci_methods": _Group("CI method", register_ci_method, unregister_ci_method,
+                                get_ci_method, list_ci_methods),
+}
+
+#: entry points already loaded or refused, so that loading again takes only new ones
+_SEEN = set()
+
+
+class _Broken(Exception):
+    """What is wrong with a plugin, in words."""
+
+
+def load_plugins():
+    """Register the estimators and CI methods of every installed plugin.
+
+    ``import evpsim`` calls it; call it again to load plugins installed
+    since (those loaded or refused before are skipped). Each entry point
+    registers everything it provides or nothing; a broken one is one
+    :class:`PluginWarning` (see the module docstring). Nothing is loaded
+    when the environment variable ``EVPSIM_NO_PLUGINS`` is set to anything
+    but ``""`` or ``0``.
+    """
+    if os.environ.get(DISABLE, "") not in ("", "0"):
+        return
+    try:
+        found = metadata.entry_points()
+        points = [ep for group in GROUPS for ep in sorted(
+            found.select(group=group), key=lambda ep: (_package(ep), ep.name))]
+    except Exception as err:  # metadata of some installed package that cannot be read
+        _warn(f"evpsim plugins not loaded: the installed packages' entry points cannot be "
+              f"read: {type(err).__name__}: {_first_line(err)}")
+        return
+    for ep in points:
+        key = (ep.group, ep.name, _package(ep))
+        if key in _SEEN:
+            continue
+        _SEEN.add(key)
+        try:
+            _load(ep, GROUPS[ep.group])
+        except _Broken as err:
+            _warn(f"evpsim plugin {ep.name!r} of {_package(ep)} ({ep.group}) not loaded: {err}")
+
+
+def _package(ep):
+    """``"NAME VERSION"`` of the distribution that declares ``ep``."""
+    dist = ep.dist
+    return f"{dist.name} {dist.version}" if dist is not None else f"entry point {ep.value}"
+
+
+def _warn(message):
+    """One line under the default filters: no source line (line 0), no stack level."""
+    warnings.warn_explicit(message, PluginWarning, "evpsim.plugins", 0,
+                           module="evpsim.plugins")
+
+
+def _load(ep, group):
+    """Register everything ``ep`` provides, or nothing (``_Broken`` says why)."""
+    try:
+        obj = ep.load()
+    except Exception as err:
+        raise _Broken(f"importing {ep.value} failed: {type(err).__name__}: "
+                      f"{_first_line(err)}") from None
+    if callable(obj) and not isinstance(obj, Mapping):
+        try:
+            obj = obj()
+        except Exception as err:
+            raise _Broken(f"{ep.value}() raised {type(err).__name__}: "
+                          f"{_first_line(err)}") from None
+    specs = [obj] if isinstance(obj, Mapping) else obj
+    if not isinstance(specs, (list, tuple)) or not all(isinstance(s, Mapping) for s in specs):
+        raise _Broken(f"{ep.value} must be a mapping of {group.register.__name__}'s keyword "
+                      f"arguments, a list of them or a callable returning either, not "
+                      f"{_kind_of(obj)}")
+    origin = f"{_package(ep)} (plugin)"
+    done = []
+    try:
+        for spec in specs:
+            done.append(_register(spec, group, origin))
+    except _Broken:
+        for name in done:
+            group.unregister(name)
+        raise
+
+
+def _kind_of(obj):
+    """``"a str"``, ``"a list holding a float"``: what a plugin gave instead of mappings."""
+    if obj is None:
+        return "None"
+    if isinstance(obj, (list, tuple)):
+        bad = next(s for s in obj if not isinstance(s, Mapping))
+        return f"a {type(obj).__name__} holding {_kind_of(bad)}"
+    return f"a{'n' if type(obj).__name__[0] in 'aeiou' else ''} {type(obj).__name__}"
+
+
+def _register(spec, group, origin):
+    """Register one mapping of keyword arguments with ``origin`` as its source; its name."""
+    spec = dict(spec)
+    name = spec.get("name")
+    what = f"{group.noun} {name!r}"
+    if "overwrite" in spec:
+        raise _Broken(f"{what}: a plugin cannot overwrite (remove 'overwrite' from the "
+                      f"mapping)")
+    if isinstance(name, str) and name in group.names():
+        taken = group.get(name)
+        owner = (f"a built-in {group.noun}" if taken.builtin else
+                 f"the {group.noun} of {taken.source}" if taken.source else
+                 f"another {group.noun}")
+        raise _Broken(f"{what}: the name is taken by {owner}")
+    try:
+        paper = check.string(spec.pop("source", ""), "source", empty=True)
+        group.register(**spec, source=f"{paper}; {origin}" if paper else origin)
+    except Exception as err:
+        raise _Broken(f"{what} not registered: {_first_line(err)}") from None
+    return name
