@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from . import _validate as check
+from .python_estimators import BUILTINS as _PYTHON_BUILTINS
 from .registry import Registry, jit_function
 from .targets import MEAN, Target, as_target
 from .weights import weights_quantile, weights_u, weights_v, weights_w
@@ -461,6 +462,8 @@ def _register_builtins():
                     "sample, opda's empirical quantile_tuning_curve", builtin=True,
         targets=("quantile",), extrapolates=True, source="Lourie et al. 2024 (opda)",
         rows=lambda B, ns, target: weights_quantile(B, ns, target.q)))
+    for fields in _PYTHON_BUILTINS:  # naive, kde, opda-parametric
+        _REGISTRY.add(Estimator(**fields, builtin=True))
 
 
 _register_builtins()

@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as check
+from ._kernels.kde import loo_log_kernel_sums
 from .datasets import package_data
 from .results import read_netcdf
 from .truths import Discrete, register_truth_prefix
@@ -53,6 +54,7 @@ __all__ = [
     "RULES",
     "KDETruth",
     "fit_kde",
+    "fit_kde_cv",
     "kde_bandwidth",
     "cv_bandwidth",
     "loo_log_likelihood",
@@ -150,21 +152,11 @@ def loo_log_likelihood(scores, bandwidths):
     >>> int(ll.argmax())
     1
     """
-    from scipy.special import logsumexp
-
     xs = check.scores(scores, min_size=2)
     hs = np.atleast_1d(np.asarray(bandwidths, dtype=float))
     if not np.all(hs > 0):
         raise check.InvalidArgument("bandwidths", "bandwidths must be positive")
-    out = np.zeros(hs.size)
-    off_diagonal = ~np.eye(min(xs.size, 512), dtype=bool)
-    for start in range(0, xs.size, 512):  # rows in blocks: memory stays O(512 n)
-        d = xs[start:start + 512, None] - xs[None, :]
-        others = np.ones(d.shape, dtype=bool)
-        others[:, start:start + 512] = off_diagonal[:d.shape[0], :d.shape[0]]
-        for k, h in enumerate(hs):
-            logk = np.where(others, -0.5 * (d / h) ** 2, -np.inf)
-            out[k] += float(np.sum(logsumexp(logk, axis=1)))
+    out = loo_log_kernel_sums(np.sort(xs), hs)
     return out - xs.size * (np.log(hs) + 0.5 * np.log(2 * np.pi) + np.log(xs.size - 1))
 
 
@@ -219,9 +211,9 @@ def _interval_masses(xs, bw, edges):
     keep their relative precision.
     """
     z = (edges[None, :] - xs[:, None]) / bw
-    a, b = z[:, :-1], z[:, 1:]
-    masses = np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a)).mean(axis=0)
-    outside = float(np.mean(ndtr(z[:, 0]) + ndtr(-z[:, -1])))
+    cdf, sf = ndtr(z), ndtr(-z)  # each edge once: the intervals share them
+    masses = np.where(z[:, :-1] > 0, sf[:, :-1] - sf[:, 1:], cdf[:, 1:] - cdf[:, :-1]).mean(axis=0)
+    outside = float(np.mean(cdf[:, 0] + sf[:, -1]))
     return masses, outside
 
 
@@ -366,6 +358,49 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
          "edges": ("edge", edges, {"long_name": "edges of the grid's intervals"})},
         coords={"x": ("x", support, {"long_name": f"support point ({metric or 'score'})"})},
         attrs=attrs)
+
+
+#: the rule a :func:`fit_kde_cv` fit records where cross-validation finds no best bandwidth
+CV_FALLBACK = "normal-reference (cv found no best bandwidth)"
+
+
+def fit_kde_cv(scores, **options):
+    """:func:`fit_kde` with the cross-validated bandwidth, or the normal-reference
+    rule where cross-validation finds none.
+
+    The leave-one-out likelihood has no maximum when many scores are tied
+    (it grows without bound as the bandwidth shrinks, see
+    :func:`cv_bandwidth`); there the fit takes the normal-reference
+    bandwidth and records the rule :data:`CV_FALLBACK`.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        As for :func:`fit_kde`.
+    **options
+        Any other argument of :func:`fit_kde` but ``bandwidth``.
+
+    Returns
+    -------
+    xarray.Dataset
+        The fit, as :func:`fit_kde` returns it; attribute
+        ``bandwidth_rule`` is ``"cv"`` or :data:`CV_FALLBACK`.
+
+    Examples
+    --------
+    >>> fit_kde_cv([0.5] * 10 + [0.6] * 10 + [0.7] * 10, bins=8).attrs["bandwidth_rule"]
+    'normal-reference (cv found no best bandwidth)'
+    >>> fit_kde_cv([0.61, 0.64, 0.7, 0.72, 0.75, 0.8], bins=8).attrs["bandwidth_rule"]
+    'cv'
+    """
+    try:
+        return fit_kde(scores, bandwidth="cv", **options)
+    except check.InvalidArgument as err:
+        if err.argument != "bandwidth":
+            raise
+    fit = fit_kde(scores, bandwidth="normal-reference", **options)
+    fit.attrs["bandwidth_rule"] = CV_FALLBACK
+    return fit
 
 
 class KDETruth(Discrete):

@@ -25,7 +25,7 @@ from ._format import spans
 from .batteries.compare import compare_curves
 from .batteries.coverage import coverage
 from .curves import as_models
-from .kde import fit_kde, load_kde
+from .kde import fit_kde, fit_kde_cv, load_kde
 
 __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
            "model_error",
@@ -215,14 +215,9 @@ def _fit(xs, bandwidth, construction, bounds, k, model):
     options = dict(construction=construction, name=f"model-{k + 1}", model=model.label,
                    source=model.source or None,
                    bounds=bounds if construction == "centered" else None)
-    try:
-        return fit_kde(xs, bandwidth=bandwidth, **options)
-    except check.InvalidArgument as err:
-        if bandwidth != "cv" or err.argument != "bandwidth":
-            raise
-    fit = fit_kde(xs, bandwidth="normal-reference", **options)
-    fit.attrs["bandwidth_rule"] = "normal-reference (cv found no best bandwidth)"
-    return fit
+    if bandwidth == "cv":
+        return fit_kde_cv(xs, **options)
+    return fit_kde(xs, bandwidth=bandwidth, **options)
 
 
 def _fit_diagnostics(models, fits, sign):
