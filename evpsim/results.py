@@ -79,6 +79,12 @@ def provenance(**extra):
     return attrs
 
 
+def curve_symbol(ds):
+    """The variable holding the exact curve a battery's result measures against:
+    ``"tau"`` for a quantile curve, else ``"theta"``."""
+    return "tau" if "tau" in ds.variables else "theta"
+
+
 def new_mode(base):
     """The permissions a new file (``base`` 0o666) or folder (0o777) gets under the umask."""
     mask = os.umask(0)

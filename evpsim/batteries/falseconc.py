@@ -14,25 +14,31 @@ Dodge et al. (2021) did, so the two can be compared
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import xarray as xr
 
 from .. import _validate as check
 from .._kernels import comparisons as K
-from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
+from ..estimators import Context, check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..pyrun import PythonJob, SignCounts
 from ..results import provenance
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate
+from ..targets import as_target
 from ..truths import make_truth, tie_tolerance
+from .bias import search_counts
 
 __all__ = ["falseconc"]
 
 
-def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed=0,
-              truth_method="exact", truth_replicates=1_000_000, level=0.95, workers=1,
-              progress=False, chunk_size=CHUNK_SIZE):
+def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
+              replicates=200_000, seed=0, truth_method="exact", truth_replicates=1_000_000,
+              level=0.95, workers=1, progress=False, chunk_size=CHUNK_SIZE,
+              python_replicates=None, bounds=None):
     """False conclusion probing: how often each estimate falls below the truth.
 
     Tang et al. (2020, §4.2, Fig. 3): for n = 1..B, the fraction of
@@ -45,7 +51,14 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     B : int
         Trials per simulated search (at least 2).
     estimators : str or sequence, optional
-        Estimator names (default the built-ins U, V, W).
+        Estimator names (default U, V, W for the mean curve, ``quantile``
+        for a quantile curve).
+    curve : str or Target
+        The curve compared with: ``"mean"`` (theta_n), ``"median"`` or
+        ``"quantile:Q"`` (tau_Q(n)); see :mod:`evpsim.targets`. An estimator
+        median-unbiased for it sits near one half.
+    ns : sequence of int, optional
+        Budgets (default 1..B); beyond B for estimators that extrapolate.
     replicates : int
         Simulated searches (the default gives Clopper-Pearson intervals
         about ±0.002 wide around one half).
@@ -65,6 +78,11 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
         Show a progress line on stderr for runs longer than ~1.5 s.
     chunk_size : int
         Replicates per chunk (part of what a seed means).
+    python_replicates : int, optional
+        Searches for estimators written in Python (see
+        :func:`evpsim.bias`).
+    bounds : (float, float), optional
+        The metric's known range, for estimators that use it (``kde``).
 
     Returns
     -------
@@ -92,43 +110,71 @@ def falseconc(truth="normal", B=50, *, estimators=None, replicates=200_000, seed
     """
     truth = make_truth(truth)
     B = check.B(B)
-    ests = resolve_estimators(estimators)
-    check_rows_memory(ests, B, B)
+    target = as_target(curve)
+    ests = resolve_estimators(estimators, target)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    for e in ests:
+        e.check_use(B, ns, target)
+    check_rows_memory(ests, B, ns.size)
     truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
+    if truth_method == "mc" and target.kind != "mean":
+        raise check.InvalidArgument("truth_method", "truth_method='mc' simulates the mean "
+                                                    "curve; a quantile curve is compared with "
+                                                    "its exact values")
     truth_replicates = check.replicates(truth_replicates, "truth_replicates")
     level = check.level(level)
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
-    ns = np.arange(1, B + 1)
-    exact_theta = truth.theta(ns)
+    counts_of = search_counts(ests, replicates, python_replicates)
+    if bounds is not None:
+        bounds = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
+    exact_theta = target.exact(truth, ns)
     theta, theta_se = exact_theta, None
     if truth_method == "mc":
-        theta, theta_se = theta_by_simulation(truth, B, options.with_replicates(truth_replicates),
+        theta, theta_se = theta_by_simulation(truth, int(ns.max()),
+                                              options.with_replicates(truth_replicates),
                                               truth_streams(0))
+        theta, theta_se = theta[ns - 1], theta_se[ns - 1]
     tol = tie_tolerance(truth)
-    groups = estimate_rows(ests, B, ns)
+    groups = estimate_rows(ests, B, ns, target)
     jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
                                        np.tile(theta, len(g.indices)), tol), search_streams(B))
             for g in groups]
-    counts = np.empty((len(ests), B, 2), dtype=np.int64)
+    counts = np.zeros((len(ests), ns.size, 3), dtype=np.int64)
     label = f"false conclusions ({options.replicates:,} searches of B={B})"
-    for g, part in zip(groups, run(jobs, options, label)):
-        counts[g.indices] = part.reshape(len(g.indices), B, 2)
+    for g, part in zip(groups, run(jobs, options, label) if jobs else []):
+        counts[g.indices, :, :2] = part.reshape(len(g.indices), ns.size, 2)
+    python = [k for k, e in enumerate(ests) if e.kind == "python"]
+    for M in sorted({int(counts_of[k]) for k in python}, reverse=True):
+        group = [k for k in python if counts_of[k] == M]
+        job = PythonJob(B, truth.sampler, tuple(ests[k] for k in group), ns,
+                        Context(target, bounds), SignCounts(theta, tol), search_streams(B))
+        part, = run([job], dataclasses.replace(options, replicates=M),
+                    f"{', '.join(ests[k].name for k in group)} ({M:,} searches of B={B})")
+        counts[group] = part.astype(np.int64)
     names = [e.name for e in ests]
-    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B})
-    ds["theta"] = ("n", theta, {"long_name": "expected maximum of n draws compared with "
-                                             f"({truth_method})"})
+    sym = target.symbol
+    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B,
+                            "curve": target.name,
+                            "kind": ("estimator", [e.kind for e in ests]),
+                            "replicates": ("estimator", counts_of)})
+    ds[sym] = ("n", theta, {"long_name": f"{target.description}, compared with "
+                                         f"({truth_method})"})
     if theta_se is not None:
         ds["theta_se"] = ("n", theta_se, {"long_name": "Monte Carlo standard error of theta"})
         ds["exact_theta"] = ("n", exact_theta, {"long_name": "exact expected maximum of n draws"})
-    M = options.replicates
-    below, tie = counts[..., 0], counts[..., 1]
+    below, tie, failed = counts[..., 0], counts[..., 1], counts[..., 2]
+    M = counts_of[:, None] - failed
     dims = ("estimator", "n")
-    for key, k, what in (("below", below, "estimate < theta"), ("tie", tie, "estimate == theta"),
-                         ("above", M - below - tie, "estimate > theta")):
-        add_rate(ds, key, k, M, level, dims, what)
+    for key, k, what in (("below", below, f"estimate < {sym}"),
+                         ("tie", tie, f"estimate == {sym}"),
+                         ("above", M - below - tie, f"estimate > {sym}")):
+        add_rate(ds, key, k, np.maximum(M, 1), level, dims, what, where=M > 0)
         ds[f"{key}_count"] = (dims, k, {"long_name": f"searches with {what}"})
+    ds["failures"] = (dims, failed, {"long_name": "searches on which the estimator failed "
+                                                  "(left out of the rates)"})
     ds.attrs.update(provenance(
-        experiment="falseconc", estimators=names, seed=options.seed, replicates=M,
+        experiment="falseconc", estimators=names, curve=target.name, seed=options.seed,
+        replicates=options.replicates,
         chunk_size=options.chunk_size, workers=options.workers, level=level,
         truth_method=truth_method,
         truth_replicates=truth_replicates if truth_method == "mc" else 0,

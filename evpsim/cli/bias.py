@@ -6,10 +6,14 @@ import numpy as np
 
 from .._format import formatter, render
 from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
+from .._format import spans
 from ..estimators import get_estimator
-from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, add_truth_args, check_outputs, default, save_outputs,
-                     select_ns, truth_from_args)
+from ..results import curve_symbol
+from ..targets import as_target
+from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
+                     add_output_args, add_subcommand, add_truth_args, budgets_from_args,
+                     check_outputs, default, integer, pair, save_outputs, select_ns,
+                     truth_from_args)
 
 HELP = "bias, variance and MSE of EVP estimators, exact and Monte Carlo"
 
@@ -26,9 +30,16 @@ def add_parser(subparsers):
     add_truth_args(p)
     add_B_arg(p, bias)
     add_estimator_arg(p)
+    add_curve_args(p)
     p.add_argument("--method", choices=METHODS, default=default(bias, "method"),
                    help="exact moments, Monte Carlo, or both (default: %(default)s)")
     add_mc_args(p, bias)
+    p.add_argument("--python-replicates", type=integer, default=None, metavar="M",
+                   help="searches for estimators written in Python (default: as many as "
+                        "--replicates, fewer for slow ones such as kde and opda-parametric; "
+                        "the first of the run's searches, so comparisons stay paired)")
+    p.add_argument("--bounds", type=pair, metavar="LO,HI",
+                   help="the metric's range, for estimators that use it (kde)")
     add_output_args(p)
     p.set_defaults(run=run)
     return p
@@ -75,8 +86,9 @@ def _estimator_table(ds, name, ns):
     variances) are exact zeros and print as such, at any scale.
     """
     sub = ds.sel(estimator=name, n=ns)
-    tol = NOISE * float(np.abs(ds["theta"]).max())
-    cols = [("theta", sub["theta"], "theta"), ("mean", _mean(sub), "theta")]
+    sym = curve_symbol(ds)
+    tol = NOISE * float(np.abs(ds[sym]).max())
+    cols = [(sym, sub[sym], "theta"), ("mean", _mean(sub), "theta")]
     cols += [(head, sub[var], key) for head, var, key in _columns(ds)]
     fmts = {"theta": formatter([values.values for _, values, k in cols[:2]])}
     for key in dict.fromkeys(k for _, _, k in cols[2:]):
@@ -90,13 +102,29 @@ def _estimator_table(ds, name, ns):
     return render(["n"] + [head for head, _, _ in cols], cells, gap=1, widths=widths)
 
 
+def _how_run(ds, name, method):
+    """What a table's reader must know of how an estimator ran, or ``""``."""
+    sub = ds.sel(estimator=name)
+    notes = []
+    if method != "exact" and int(sub["replicates"]) != ds.attrs["replicates"]:
+        notes.append(f"Monte Carlo over the first {int(sub['replicates']):,} searches only "
+                     f"({sub['kind'].item()} estimator)")
+    if "failures" in ds and int(sub["failures"].max()) > 0:
+        bad = sub["failures"].values
+        notes.append(f"failed on up to {int(bad.max()):,} of {int(sub['replicates']):,} "
+                     f"searches (n = {spans(sub['n'].values[bad > 0])}), left out")
+    return f" [{'; '.join(notes)}]" if notes else ""
+
+
 def run(args):
     check_outputs(args)
     truth = truth_from_args(args)
     with Timer() as t:
-        ds = bias(truth, args.B, estimators=args.estimators, method=args.method,
+        ds = bias(truth, args.B, estimators=args.estimators, curve=args.curve,
+                  ns=budgets_from_args(args, args.B), method=args.method,
                   replicates=args.replicates, seed=args.seed, workers=args.workers,
-                  progress=not args.quiet, chunk_size=args.chunk_size)
+                  progress=not args.quiet, chunk_size=args.chunk_size,
+                  python_replicates=args.python_replicates, bounds=args.bounds)
     ds.attrs["seconds"] = round(t.seconds, 3)
     a = ds.attrs
     how = {"exact": "exact moments",
@@ -105,12 +133,13 @@ def run(args):
                    f"(seed {a['seed']})"}[args.method]
     print(f"truth: {truth.description}")
     print(f"B = {args.B}; {how}; {a['numba_threads']} threads, {t.seconds:.2f} s")
-    print("theta = exact expected maximum of n draws; mean, bias, variance, MSE of each "
-          "estimator of theta")
-    ns = select_ns(args.B, args.all)
+    target = as_target(str(ds["curve"].values))
+    print(f"{target.symbol} = exact {target.description}; mean, bias, variance, MSE of each "
+          f"estimator of {target.symbol}")
+    ns = select_ns(args.B, args.all, ds["n"].values)
     for name in ds["estimator"].values:
         est = get_estimator(str(name))
-        print(f"\n{name}: {est.description}")
+        print(f"\n{name}: {est.description}{_how_run(ds, str(name), args.method)}")
         print("\n".join(_estimator_table(ds, str(name), ns)))
     if "max_abs_z" in a:
         count = int(np.isfinite(ds["z_bias"]).sum()) * len(QUANTITIES)

@@ -21,6 +21,7 @@ from ..truths import list_truths, make_truth
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
+           "add_curve_args", "budgets_from_args",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
@@ -155,6 +156,31 @@ def add_estimator_arg(parser):
                              "U,V,W; see 'evpsim list')")
 
 
+def add_curve_args(parser, budgets=True):
+    """``--curve`` and, with ``budgets``, ``--n`` / ``--n-max`` (budgets beyond B)."""
+    from ..targets import TARGET_HELP
+
+    parser.add_argument("--curve", default="mean", metavar="CURVE",
+                        help=f"the curve the estimators are judged against: {TARGET_HELP} "
+                             f"(default: %(default)s)")
+    if budgets:
+        g = parser.add_mutually_exclusive_group()
+        g.add_argument("--n", type=integers, default=None, metavar="LIST", dest="ns",
+                       help="comma-separated budgets (default: 1..B); beyond B for "
+                            "estimators that extrapolate")
+        g.add_argument("--n-max", type=integer, default=None, metavar="N",
+                       help="budgets 1..N, N >= B (beyond B for estimators that extrapolate)")
+
+
+def budgets_from_args(args, B):
+    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B)."""
+    if getattr(args, "n_max", None) is not None:
+        if args.n_max < 1:
+            raise UserError(f"--n-max must be at least 1, got {args.n_max}")
+        return list(range(1, args.n_max + 1))
+    return getattr(args, "ns", None)
+
+
 def add_B_arg(parser, func, what="trials per search"):
     """``--B`` with the library function's default."""
     parser.add_argument("--B", type=integer, default=default(func, "B"),
@@ -211,8 +237,19 @@ def save_outputs(args, ds, plot_fn):
         print(f"wrote {path}")
 
 
-def select_ns(B, show_all=False):
-    """A readable selection of budgets: 1, 2, multiples of a step, B."""
+def select_ns(B, show_all=False, ns=None):
+    """A readable selection of budgets: 1, 2, multiples of a step, B.
+
+    With ``ns`` (the budgets a result holds, maybe beyond B), a selection
+    of those, B among them when it is one.
+    """
+    if ns is not None:
+        ns = [int(n) for n in ns]
+        if show_all or len(ns) <= 12:
+            return ns
+        top = ns[-1]
+        keep = set(select_ns(top)) | ({B} if B in ns else set())
+        return [n for n in ns if n in keep] or ns
     if show_all or B <= 12:
         return list(range(1, B + 1))
     step = max(1, int(round(B / 6 / 5)) * 5) if B >= 30 else max(1, B // 6)

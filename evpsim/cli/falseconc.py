@@ -5,9 +5,12 @@ from __future__ import annotations
 from .._format import formatter, interval, number, rate, render
 from ..batteries.falseconc import falseconc
 from ..mctheta import TRUTH_METHODS
-from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, add_truth_args, check_outputs, default, integer,
-                     save_outputs, select_ns, truth_from_args)
+from ..results import curve_symbol
+from ..targets import as_target
+from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
+                     add_output_args, add_subcommand, add_truth_args, budgets_from_args,
+                     check_outputs, default, integer, pair, save_outputs, select_ns,
+                     truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
 
@@ -34,8 +37,14 @@ def add_parser(subparsers):
     add_truth_args(p)
     add_B_arg(p, falseconc)
     add_estimator_arg(p)
+    add_curve_args(p)
     add_truth_method_args(p, falseconc)
     add_mc_args(p, falseconc)
+    p.add_argument("--python-replicates", type=integer, default=None, metavar="M",
+                   help="searches for estimators written in Python (default: as many as "
+                        "--replicates, fewer for slow ones; the first of the run's searches)")
+    p.add_argument("--bounds", type=pair, metavar="LO,HI",
+                   help="the metric's range, for estimators that use it (kde)")
     add_output_args(p)
     p.set_defaults(run=run)
     return p
@@ -46,9 +55,10 @@ def _table(ds, ns):
     names = [str(e) for e in ds["estimator"].values]
     has_ties = bool((ds["tie_count"] > 0).any())
     rows = ds.sel(n=ns)
-    theta = formatter(rows["theta"].values)
-    headers = ["n", "theta"]
-    cells = [[str(n) for n in ns], [theta(x) for x in rows["theta"].values]]
+    sym = curve_symbol(ds)
+    theta = formatter(rows[sym].values)
+    headers = ["n", sym]
+    cells = [[str(n) for n in ns], [theta(x) for x in rows[sym].values]]
     widths = [4, 8]
     for name in names:
         sub = rows.sel(estimator=name)
@@ -68,26 +78,42 @@ def run(args):
     check_outputs(args)
     truth = truth_from_args(args)
     with Timer() as t:
-        ds = falseconc(truth, args.B, estimators=args.estimators, replicates=args.replicates,
+        ds = falseconc(truth, args.B, estimators=args.estimators, curve=args.curve,
+                       ns=budgets_from_args(args, args.B), replicates=args.replicates,
                        seed=args.seed, truth_method=args.truth_method,
                        truth_replicates=args.truth_replicates, workers=args.workers,
-                       progress=not args.quiet, chunk_size=args.chunk_size)
+                       progress=not args.quiet, chunk_size=args.chunk_size,
+                       python_replicates=args.python_replicates, bounds=args.bounds)
     ds.attrs["seconds"] = round(t.seconds, 3)
     a = ds.attrs
+    sym = curve_symbol(ds)
+    target = as_target(str(ds["curve"].values))
     print(f"truth: {truth.description}")
-    how = "exact theta_n" if args.truth_method == "exact" else \
+    how = f"exact {sym}_n" if args.truth_method == "exact" else \
         f"Monte Carlo theta_n from {a['truth_replicates']:,} simulated maxima"
     print(f"B = {args.B}; {a['replicates']:,} simulated searches (seed {a['seed']}); "
           f"compared with the {how}; {a['numba_threads']} threads, {t.seconds:.2f} s")
-    print("below = fraction of searches whose estimate is below theta_n (0.5: no preference "
-          "for negative errors); Clopper-Pearson 95% intervals")
+    print(f"below = fraction of searches whose estimate is below {sym}_n, the "
+          f"{target.description} (0.5: no preference for negative errors); Clopper-Pearson "
+          f"95% intervals")
     if (ds["tie_count"] > 0).any():
-        print(f"tie = fraction with |estimate - theta_n| <= {number(a['tie_tolerance'], 2)}")
+        print(f"tie = fraction with |estimate - {sym}_n| <= {number(a['tie_tolerance'], 2)}")
+    for e in ds["estimator"].values:
+        sub = ds.sel(estimator=e)
+        notes = []
+        if int(sub["replicates"]) != a["replicates"]:
+            notes.append(f"over the first {int(sub['replicates']):,} searches only")
+        if int(sub["failures"].max()) > 0:
+            notes.append(f"failed on up to {int(sub['failures'].max()):,} of them, left out")
+        if notes:
+            print(f"{e}: {'; '.join(notes)}")
     print()
-    print("\n".join(_table(ds, select_ns(args.B, args.all))))
-    last = ds.sel(n=args.B)
-    print("\nat n = B: " + "; ".join(f"{e} below {rate(float(last['below'].sel(estimator=e)), 3)}"
-                                     for e in ds["estimator"].values))
+    print("\n".join(_table(ds, select_ns(args.B, args.all, ds["n"].values))))
+    last = ds.sel(n=ds["n"].values[-1])
+    at = "B" if int(last["n"]) == args.B else str(int(last["n"]))
+    print(f"\nat n = {at}: " + "; ".join(
+        f"{e} below {rate(float(last['below'].sel(estimator=e)), 3)}"
+        for e in ds["estimator"].values))
     from ..plots import plot_falseconc
 
     save_outputs(args, ds, plot_falseconc)
