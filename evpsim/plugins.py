@@ -48,17 +48,18 @@ as ``evpsim list`` shows it: ``"evpsim-plugin-demo 0.1 (plugin)"``; a
 ``source`` given in the mapping (a paper) comes first: ``"Smith et al. 2025;
 evpsim-plugin-demo 0.1 (plugin)"``. A mapping may not ask to ``overwrite``:
 a name that is taken, by a built-in or by a plugin loaded before (plugins
-load in the order of their package's name, then the entry point's), is a
-clash.
+load in the order of their package's name; a package's estimators first,
+then its CI methods, each group by entry point name), is a clash.
 
 Loading
 -------
-Every entry point loads on its own, and either registers all it provides or
-nothing. A broken one -- its module fails to import, its object is none of
-the above, the callable raises, a registration fails its trial (see
-:func:`evpsim.register_estimator`) or its name is taken -- is reported as
-one line, a warning of category :class:`PluginWarning` naming the plugin,
-its package and the problem, and evpsim carries on without it:
+A plugin is a package: each loads on its own, and either registers all
+that its entry points provide or nothing. A broken one -- a module fails to
+import, an object is none of the above, a callable raises, a registration
+fails its trial (see :func:`evpsim.register_estimator`) or a name is taken
+-- is reported as one line, a warning of category :class:`PluginWarning`
+naming the package, the entry point and the problem, and evpsim carries on
+without it:
 ``import evpsim`` and the ``evpsim`` commands never fail because of a
 plugin. The warning is a Python warning, not a bare line on stderr, so that
 programs and tests can catch it, filter it or turn it into an error (before
@@ -113,7 +114,7 @@ GROUPS = {
                                 get_ci_method, list_ci_methods),
 }
 
-#: entry points already loaded or refused, so that loading again takes only new ones
+#: packages already loaded or refused, so that loading again takes only new ones
 _SEEN = set()
 
 
@@ -125,9 +126,9 @@ def load_plugins():
     """Register the estimators and CI methods of every installed plugin.
 
     ``import evpsim`` calls it; call it again to load plugins installed
-    since (those loaded or refused before are skipped). Each entry point
-    registers everything it provides or nothing; a broken one is one
-    :class:`PluginWarning` (see the module docstring). Nothing is loaded
+    since (packages loaded or refused before are skipped). Each package
+    registers everything its entry points provide or nothing; a broken one
+    is one :class:`PluginWarning` (see the module docstring). Nothing is loaded
     when the environment variable ``EVPSIM_NO_PLUGINS`` is set to anything
     but ``""`` or ``0``.
     """
@@ -135,27 +136,30 @@ def load_plugins():
         return
     try:
         found = metadata.entry_points()
-        points = [ep for group in GROUPS for ep in sorted(
-            found.select(group=group), key=lambda ep: (_package(ep), ep.name))]
+        packages = {}  # each package's entry points, by group, then by name
+        for group in GROUPS:
+            for ep in sorted(found.select(group=group), key=lambda ep: ep.name):
+                packages.setdefault(_package(ep), []).append(ep)
     except Exception as err:  # metadata of some installed package that cannot be read
         _warn(f"evpsim plugins not loaded: the installed packages' entry points cannot be "
               f"read: {type(err).__name__}: {_first_line(err)}")
         return
-    for ep in points:
-        key = (ep.group, ep.name, _package(ep))
-        if key in _SEEN:
-            continue
-        _SEEN.add(key)
+    for package in sorted(packages.keys() - _SEEN):
+        _SEEN.add(package)
+        done = []  # (group, name) of each registration, taken back if the package fails
         try:
-            _load(ep, GROUPS[ep.group])
+            for ep in packages[package]:
+                _load(ep, GROUPS[ep.group], f"{package} (plugin)", done)
         except _Broken as err:
-            _warn(f"evpsim plugin {ep.name!r} of {_package(ep)} ({ep.group}) not loaded: {err}")
+            for group, name in reversed(done):
+                group.unregister(name)
+            _warn(f"evpsim plugin {package} not loaded: {ep.group} entry point {ep.name!r}: "
+                  f"{err}")
 
 
 def _package(ep):
     """``"NAME VERSION"`` of the distribution that declares ``ep``."""
-    dist = ep.dist
-    return f"{dist.name} {dist.version}" if dist is not None else f"entry point {ep.value}"
+    return f"{ep.dist.name} {ep.dist.version}"
 
 
 def _warn(message):
@@ -164,8 +168,9 @@ def _warn(message):
                            module="evpsim.plugins")
 
 
-def _load(ep, group):
-    """Register everything ``ep`` provides, or nothing (``_Broken`` says why)."""
+def _load(ep, group, origin, done):
+    """Register what ``ep`` provides with source ``origin``, appending ``(group, name)``
+    of each to ``done``; ``_Broken`` says what went wrong."""
     try:
         obj = ep.load()
     except Exception as err:
@@ -182,15 +187,8 @@ def _load(ep, group):
         raise _Broken(f"{ep.value} must be a mapping of {group.register.__name__}'s keyword "
                       f"arguments, a list of them or a callable returning either, not "
                       f"{_kind_of(obj)}")
-    origin = f"{_package(ep)} (plugin)"
-    done = []
-    try:
-        for spec in specs:
-            done.append(_register(spec, group, origin))
-    except _Broken:
-        for name in done:
-            group.unregister(name)
-        raise
+    for spec in specs:
+        done.append((group, _register(spec, group, origin)))
 
 
 def _kind_of(obj):
