@@ -43,6 +43,7 @@ from . import _validate as check
 from ._kernels import bootstrap as _K
 from .bands import dkw_band, ks_band, ld_band
 from .estimators import resolve_estimators
+from .targets import MEAN
 from .registry import Registry, jit_function
 from .threads import map_threads, ranges
 
@@ -244,22 +245,24 @@ for _name, _fn, _desc in [
 
 # --- intervals from one's own scores ---------------------------------------------------
 
-def weight_tables(ests, B, ns=None):
+def weight_tables(ests, B, ns=None, target=MEAN):
     """Cumulative weights (B + 1, K) and jackknife weights (K, B - 1) of the
     K = E * N columns (estimator-major) of the bootstrap kernels, for the
-    N budgets ``ns`` (default all of 1..B).
+    N budgets ``ns`` (default all of 1..B) of the curve ``target``.
 
-    The jackknife of budget n uses the estimator for samples of size B - 1
-    at budget ``min(n, B - 1)``: U is undefined at n = B on B - 1 points,
-    and its natural extension (the sample maximum) is U at n = B - 1.
+    The jackknife of budget n <= B uses the estimator for samples of size
+    B - 1 at budget ``min(n, B - 1)``: U is undefined at n = B on B - 1
+    points, and its natural extension (the sample maximum) is U at n = B -
+    1. Budgets beyond B (estimators that extrapolate) use n itself.
     """
-    check.check_memory(4 * 8 * len(ests) * B * (B + 1),
+    ns = np.arange(1, B + 1) if ns is None else np.asarray(ns, dtype=np.int64)
+    check.check_memory(4 * 8 * len(ests) * (B + 1) * max(B, ns.size),
                        f"the weight tables of {len(ests)} estimators for B = {B:,}", "B")
-    rows = np.arange(B) if ns is None else np.asarray(ns) - 1
-    ws = np.concatenate([e.weight_matrix(B)[rows] for e in ests])
+    ws = np.concatenate([e.weight_rows(B, ns, target) for e in ests])
     ptab = np.zeros((B + 1, ws.shape[0]))
     ptab[1:] = np.cumsum(ws, axis=1).T
-    jws = np.concatenate([e.weight_matrix(B - 1)[np.minimum(rows, B - 2)] for e in ests])
+    jack_ns = np.where(ns <= B, np.minimum(ns, B - 1), ns)
+    jws = np.concatenate([e.weight_rows(B - 1, jack_ns, target) for e in ests])
     return np.ascontiguousarray(ptab), np.ascontiguousarray(jws)
 
 
@@ -272,14 +275,19 @@ def split_ci_methods(methods):
     return builtin, user, bands
 
 
-def lstatistic_estimators(estimators):
-    """Resolve ``estimators``, refusing general (non-L-statistic) ones."""
-    ests = resolve_estimators(estimators)
+def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
+    """Resolve ``estimators``, refusing those that are not L-statistics, and
+    (with B and ``ns``) those that do not estimate ``target`` there."""
+    ests = resolve_estimators(estimators, target)
     general = [e.name for e in ests if not e.is_lstatistic]
     if general:
         raise check.InvalidArgument(
             "estimators", f"estimators: intervals need L-statistics; {', '.join(general)} "
-                          f"is a general (non-linear) estimator")
+                          + ("is a general (non-linear) estimator" if len(general) == 1 else
+                             "are general (non-linear) estimators"))
+    if B is not None:
+        for e in ests:
+            e.check_use(B, ns, target)
     return ests
 
 

@@ -519,7 +519,8 @@ def plot_curve(ds, path=None, *, estimator=None, ci_method=None, x="n", log_x=Fa
                          None if iv is None else iv["upper"].values,
                          float(sub["best_observed"])))
         shading = "" if method == "none" else f"; shaded: {level:.0%} {method} interval"
-        head = title if title is not None and len(methods) == 1 else f"estimator {estimator}{shading}"
+        head = title if title is not None and len(methods) == 1 else \
+            f"estimator {estimator}{shading}"
         panels.append((head, rows))
     fig = _evp_figure(None, xlabel=xlabel, ylabel=f"expected {best} {metric}", log_x=log_x,
                       best_label=f"{best} observed", panels=panels)

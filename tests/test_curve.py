@@ -319,7 +319,8 @@ def test_check_bandwidth_and_construction(capsys):
     assert status == 0, err
     assert "from the tang2020 KDE of its scores (bandwidth: given (0.004))" in out
     assert "0.004 (given)" in out and "understated" not in out
-    for argv, words in [(["--check-bandwidth", "wide"], "--check-bandwidth: 'wide' is neither a rule"),
+    for argv, words in [(["--check-bandwidth", "wide"],
+                         "--check-bandwidth: 'wide' is neither a rule"),
                         (["--check-bandwidth", "-1"], "--check-bandwidth"),
                         (["--check-bandwidth", "0"], "--check-bandwidth"),
                         (["--check-construction", "tang"], "--check-construction"),

@@ -762,8 +762,9 @@ def band_intervals(xs, lo, hi, lowers, uppers, out):
         Known bounds of the scores.
     lowers, uppers : (nband, B + 1) arrays
         CDF bounds of each band on each of the B + 1 gaps.
-    out : (nband, B, 2) array
-        Receives the intervals for n = 1..B.
+    out : (nband, N, 2) array
+        Receives the intervals for n = 1..N (N may exceed B: the bounds
+        hold for every n).
     """
     B = xs.shape[0]
     gaps = np.empty(B + 1)
@@ -776,7 +777,7 @@ def band_intervals(xs, lo, hi, lowers, uppers, out):
     for b in range(lowers.shape[0]):
         pl[:] = 1.0
         pu[:] = 1.0
-        for n in range(B):
+        for n in range(out.shape[1]):
             sl = 0.0
             su = 0.0
             for i in range(B + 1):
@@ -786,6 +787,45 @@ def band_intervals(xs, lo, hi, lowers, uppers, out):
                 su += gaps[i] * pu[i]
             out[b, n, 0] = hi - su
             out[b, n, 1] = hi - sl
+
+
+@njit(**_OPTS)
+def band_quantile_intervals(xs, lo, hi, lowers, uppers, ps, out):
+    """Intervals for quantiles ``F^-1(p)`` from simultaneous CDF bands.
+
+    With ``L_i <= F(x) <= U_i`` on ``[x_(i), x_(i+1))`` (``x_(0) = lo``),
+    the quantile ``inf {x : F(x) >= p}`` lies between the left ends of the
+    first gaps where ``U_i >= p`` and where ``L_i >= p`` (``hi`` if none):
+    for the quantile curve, ``p = q**(1/n)``.
+
+    Parameters
+    ----------
+    xs : (B,) array
+        The ascending sample, inside ``[lo, hi]``.
+    lo, hi : float
+        Known bounds of the scores.
+    lowers, uppers : (nband, B + 1) arrays
+        CDF bounds of each band on each of the B + 1 gaps.
+    ps : (N,) array
+        Probabilities.
+    out : (nband, N, 2) array
+        Receives the intervals.
+    """
+    B = xs.shape[0]
+    for b in range(lowers.shape[0]):
+        for j in range(ps.shape[0]):
+            p = ps[j]
+            left = hi
+            right = hi
+            for i in range(B + 1):
+                start = lo if i == 0 else xs[i - 1]
+                if left == hi and uppers[b, i] >= p:
+                    left = start
+                if lowers[b, i] >= p:
+                    right = start
+                    break
+            out[b, j, 0] = left
+            out[b, j, 1] = right
 
 
 # --- coverage tallies ---------------------------------------------------------------
@@ -887,30 +927,38 @@ def coverage_user_chunks(span, B, sampler, ptab, jws, thetas, resamples, level, 
 
 
 @njit(**_OPTS)
-def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index):
+def coverage_band_chunks(span, B, sampler, lo, hi, lowers, uppers, thetas, index, ps):
     """As :func:`coverage_boot_chunks` for CDF-band intervals (E = 1).
 
-    ``index`` holds the N budgets' positions in 0..B - 1. Draws each
+    ``index`` holds the N budgets' positions ``n - 1`` (any n: the bands
+    bound the curve beyond B too); for a quantile curve, ``ps`` holds the
+    N probabilities ``q**(1/n)`` (empty for the mean curve). Draws each
     replicate's sample from the same stream, so the samples are those the
     bootstrap kernel sees.
     """
     nb = lowers.shape[0]
     N = index.shape[0]
+    top = 0
+    for j in range(N):
+        top = max(top, index[j] + 1)
     out = np.zeros((span.nchunks, nb, 1, N + 1, NSLOTS))
     for c in range(span.nchunks):
         first, reps = chunk_bounds(span, c)
         xs = np.empty(B)
-        every = np.empty((nb, B, 2))
+        every = np.empty((nb, top, 2))
         ivs = np.empty((nb, N, 2))
         acc = out[c]
         for t in range(reps):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
-            band_intervals(xs, lo, hi, lowers, uppers, every)
-            for g in range(nb):
-                for j in range(N):
-                    ivs[g, j, 0] = every[g, index[j], 0]
-                    ivs[g, j, 1] = every[g, index[j], 1]
+            if ps.shape[0] > 0:
+                band_quantile_intervals(xs, lo, hi, lowers, uppers, ps, ivs)
+            else:
+                band_intervals(xs, lo, hi, lowers, uppers, every)
+                for g in range(nb):
+                    for j in range(N):
+                        ivs[g, j, 0] = every[g, index[j], 0]
+                        ivs[g, j, 1] = every[g, index[j], 1]
             _tally(acc, ivs, thetas, 1, N)
     return out
 

@@ -22,6 +22,7 @@ from ..montecarlo import Job, MonteCarlo, run
 from ..results import provenance
 from ..streams import coverage_streams
 from ..summaries import add_rate
+from ..targets import as_target
 from ..truths import make_truth
 
 __all__ = ["coverage", "COVERAGE_CHUNK", "CP_LEVEL"]
@@ -33,8 +34,8 @@ CP_LEVEL = 0.95
 
 
 def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.95,
-             replicates=1000, resamples=5000, seed=0, bounds=None, ns=None, workers=1,
-             progress=False, chunk_size=COVERAGE_CHUNK):
+             replicates=1000, resamples=5000, seed=0, bounds=None, ns=None, curve="mean",
+             workers=1, progress=False, chunk_size=COVERAGE_CHUNK):
     """Coverage of confidence intervals for theta_n, for every n, estimator and method.
 
     For each of ``replicates`` samples of size B from the truth, every
@@ -50,7 +51,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     B : int
         Size of each sample (trials per search), at least 2.
     estimators : str or sequence, optional
-        L-statistic estimators (default the built-ins U, V, W).
+        L-statistic estimators (default U, V, W for the mean curve,
+        ``quantile`` for a quantile curve).
     ci_methods : str or sequence, optional
         CI methods (default every registered one; see
         :func:`evpsim.list_ci_methods`).
@@ -67,10 +69,15 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         Known range of the scores for band methods; it must contain the
         truth's support, which is the default.
     ns : sequence of int, optional
-        The budgets to compute, within 1..B (default all). The samples and
-        resamples are those of the full run, so each budget's counts are
-        its counts there. Fewer budgets save the estimates and quantiles
-        of the others, not the resampling.
+        The budgets to compute (default 1..B; beyond B for estimators that
+        extrapolate, where band methods bound the curve too). The samples
+        and resamples are those of the full run, so each budget's counts
+        are its counts there. Fewer budgets save the estimates and
+        quantiles of the others, not the resampling.
+    curve : str or Target
+        The curve the intervals are for: ``"mean"`` (theta_n), ``"median"``
+        or ``"quantile:Q"`` (tau_Q(n), the band methods bounding it through
+        the quantiles of their CDF bounds); see :mod:`evpsim.targets`.
     workers : int
         Worker processes; the result does not depend on it.
     progress : bool
@@ -96,7 +103,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         * ``mean_width``: mean width of the defined intervals;
         * ``coverage_all`` (estimator, ci_method): fraction of samples whose
           intervals contain theta_n for every n computed at once;
-        * ``theta`` (n): the exact expected maximum.
+        * ``theta`` (n): the exact expected maximum, or ``tau`` (n) the
+          exact quantile curve, as scalar coordinate ``curve`` says.
 
         Band methods do not use the estimator: their rows are the same for
         every estimator. Coordinate ``ci_method_kind`` says which is which.
@@ -149,11 +157,12 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     B = check.B(B)
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
-    ests = lstatistic_estimators(estimators)
+    target = as_target(curve)
+    ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
+    ests = lstatistic_estimators(estimators, target, B, ns)
     meths = resolve_ci_methods(ci_methods)
     builtin, user, bands = split_ci_methods(meths)
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
-    ns = np.unique(check.ns(ns, B))
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
     E = len(ests)
     if builtin or user:
@@ -164,10 +173,11 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
                            f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
                            f"threads", "resamples" if resamples > 2 * B else "B")
 
-    theta = truth.theta(ns)
+    theta = target.exact(truth, ns)
     jobs, rows = [], []  # rows: indices of each job's methods
     if builtin or user:
-        boot_args = (B, truth.sampler, *weight_tables(ests, B, ns), theta, resamples, level)
+        boot_args = (B, truth.sampler, *weight_tables(ests, B, ns, target), theta, resamples,
+                     level)
         if builtin:
             codes = np.array([m.code for m in builtin], dtype=np.int64)
             jobs.append(Job(K.coverage_boot_chunks, (*boot_args, codes), coverage_streams()))
@@ -177,7 +187,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
             rows.append([meths.index(m)])
     if bands:
         jobs.append(Job(K.coverage_band_chunks,
-                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1),
+                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1,
+                         target.q ** (1.0 / ns) if target.kind == "quantile" else np.empty(0)),
                         coverage_streams()))
         rows.append([meths.index(m) for m in bands])
 
@@ -186,10 +197,11 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     for idx, part in zip(rows, run(jobs, options, label)):
         tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
     return _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples,
-                    (lo, hi) if bands else None)
+                    (lo, hi) if bands else None, target)
 
 
-def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples, bounds):
+def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples, bounds,
+             target):
     """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies at budgets ``ns``."""
     Mrep = options.replicates
     N = ns.size
@@ -207,14 +219,15 @@ def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resample
               "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
                                                                 "of the band methods, upper"})}
     ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B,
-                            **ranges})
-    ds["theta"] = ("n", theta, {"long_name": "exact expected maximum of n draws"})
+                            **ranges, "curve": target.name})
+    sym = target.symbol
+    ds[sym] = ("n", theta, {"long_name": f"exact {target.description}"})
     add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
-             f"{level:g} intervals containing theta_n")
+             f"{level:g} intervals containing {sym}_n")
     ds["miss_below"] = (dims, below / Mrep,
-                        {"long_name": "fraction of intervals entirely below theta_n"})
+                        {"long_name": f"fraction of intervals entirely below {sym}_n"})
     ds["miss_above"] = (dims, above / Mrep,
-                        {"long_name": "fraction of intervals entirely above theta_n"})
+                        {"long_name": f"fraction of intervals entirely above {sym}_n"})
     ds["undefined"] = (dims, 1.0 - defined / Mrep,
                        {"long_name": "fraction of intervals that could not be formed (NaN)"})
     ds["mean_width"] = (dims, mean_width, {"long_name": "mean width of the defined intervals"})
@@ -222,7 +235,7 @@ def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resample
                           {"long_name": "fraction of samples covered at every n computed "
                                         "at once"})
     ds.attrs.update(provenance(
-        experiment="coverage", estimators=[e.name for e in ests],
+        experiment="coverage", estimators=[e.name for e in ests], curve=target.name,
         ci_methods=[m.name for m in meths], level=level, replicates=Mrep,
         resamples=resamples, seed=options.seed, chunk_size=options.chunk_size,
         workers=options.workers, coverage_ci_level=CP_LEVEL))

@@ -6,9 +6,12 @@ from .._format import formatter, interval, rate, render
 from .._format import number as in_prose
 from ..batteries.coverage import CP_LEVEL, coverage
 from ..estimators import get_estimator
-from .common import (Timer, add_B_arg, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, add_truth_args, check_outputs, ci_methods_note, default,
-                     integer, integers, number, pair, save_outputs, select_ns, truth_from_args)
+from ..results import curve_symbol
+from ..targets import as_target
+from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
+                     add_output_args, add_subcommand, add_truth_args, budgets_from_args,
+                     check_outputs, ci_methods_note, default, integer, number, pair,
+                     save_outputs, select_ns, truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
 
@@ -38,9 +41,7 @@ def add_parser(subparsers):
     p.add_argument("--bounds", type=pair, default=None, metavar="LO,HI",
                    help="known range of the scores for the distribution-free methods; must "
                         "contain the truth's support (default: the truth's support)")
-    p.add_argument("--n", type=integers, default=None, metavar="LIST", dest="ns",
-                   help="comma-separated budgets to compute, within 1..B (default: all); the "
-                        "samples and counts are the full run's")
+    add_curve_args(p)
     add_mc_args(p, coverage)
     p.set_defaults(run=run)
     add_output_args(p)
@@ -56,8 +57,9 @@ def _tables(ds, methods, ns, width):
     compare; rates are fixed point.
     """
     rows = ds.sel(n=ns)
-    theta = formatter(rows["theta"].values)
-    first = [[str(n) for n in ns], [theta(x) for x in rows["theta"].values]]
+    sym = curve_symbol(ds)
+    theta = formatter(rows[sym].values)
+    first = [[str(n) for n in ns], [theta(x) for x in rows[sym].values]]
     cov, miss = [], []
     for m in methods:
         c = rows.sel(ci_method=m)
@@ -68,7 +70,7 @@ def _tables(ds, methods, ns, width):
     # typical scale: n, theta, then columns of w characters, the first two spaces further
     w = max(19, max(len(m) for m in methods)) + 2
     widths = [4, 7, w + 1] + [w - 1] * (len(methods) - 1)
-    headers = ["n", "theta", *methods]
+    headers = ["n", sym, *methods]
     simul = "  ".join(f"{m} {rate(float(ds['coverage_all'].sel(ci_method=m)), 3)}"
                       for m in methods)
     return ([f"coverage [Clopper-Pearson {CP_LEVEL:.0%} bounds]"]
@@ -84,8 +86,9 @@ def run(args):
     with Timer() as t:
         ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,
                       level=args.level, replicates=args.replicates, resamples=args.resamples,
-                      seed=args.seed, bounds=args.bounds, ns=args.ns, workers=args.workers,
-                      progress=not args.quiet, chunk_size=args.chunk_size)
+                      seed=args.seed, bounds=args.bounds, ns=budgets_from_args(args, args.B),
+                      curve=args.curve, workers=args.workers, progress=not args.quiet,
+                      chunk_size=args.chunk_size)
     ds.attrs["seconds"] = round(t.seconds, 3)
     a = ds.attrs
     print(f"truth: {truth.description}")
@@ -97,9 +100,12 @@ def run(args):
     boots = [m for m, k in kinds.items() if k == "bootstrap"]
     bands = [m for m, k in kinds.items() if k == "band"]
     names = [str(e) for e in ds["estimator"].values]
+    sym = curve_symbol(ds)
     print(f"coverage = fraction of two-sided {a['level']:g} intervals containing the exact "
-          f"theta_n; miss below/above = interval entirely below/above it")
-    ns = ds["n"].values.tolist() if args.ns else select_ns(int(ds["B"]), args.all)
+          f"{sym}_n, the {as_target(str(ds['curve'].values)).description}; miss below/above "
+          f"= interval entirely below/above it")
+    ns = ds["n"].values.tolist() if args.ns else \
+        select_ns(int(ds["B"]), args.all, ds["n"].values)
     width = formatter(ds["mean_width"].sel(n=ns).values)
     for name in names if boots else []:
         print(f"\n{name}: {get_estimator(name).description}")
