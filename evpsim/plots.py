@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as check
-from .results import FIGURE_SUFFIXES, atomic_write, check_output
+from .results import FIGURE_SUFFIXES, atomic_write, check_output, curve_symbol
 
 COLORS = {"U": "#1b9e77", "V": "#d95f02", "W": "#7570b3"}
 
@@ -73,7 +73,9 @@ def plot_bias(ds, path):
                 ax.plot(ns[::step], ds[q].sel(estimator=name).values[::step], "o", ms=4,
                         mfc="none", color=c)
         if q == "mean":
-            ax.plot(ns, ds["theta"].values, color="black", ls="--", lw=1.2, label="true EVP")
+            sym = curve_symbol(ds)
+            ax.plot(ns, ds[sym].values, color="black", ls="--", lw=1.2,
+                    label="true EVP" if sym == "theta" else "true quantile curve")
         ax.set_ylabel(labels[q])
         ax.grid(alpha=0.3)
     axes[0].legend(frameon=False, ncol=4, fontsize=9)
@@ -179,8 +181,9 @@ def plot_compare_curves(ds, path):
         sub = ds.sel(estimator=name)
         c = color_of(str(name), k)
         top, bottom = axes[0, k], axes[1, k]
-        top.plot(ns, ds["theta_a"].values, color="black", lw=1.2, label=f"true {la}")
-        top.plot(ns, ds["theta_b"].values, color="black", lw=1.2, ls="--", label=f"true {lb}")
+        sym = "tau" if "tau_a" in ds else "theta"
+        top.plot(ns, ds[f"{sym}_a"].values, color="black", lw=1.2, label=f"true {la}")
+        top.plot(ns, ds[f"{sym}_b"].values, color="black", lw=1.2, ls="--", label=f"true {lb}")
         top.plot(ns, sub["mean_a"].values, color=c, lw=1.6, label=f"{name}, {la}")
         top.plot(ns, sub["mean_b"].values, color=c, lw=1.6, ls="--", label=f"{name}, {lb}")
         for n in ns[sub["reversed"].values.astype(bool)]:

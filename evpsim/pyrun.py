@@ -24,7 +24,7 @@ import numpy as np
 
 from .estimators import Context
 
-__all__ = ["PythonJob", "BiasSums", "SignCounts"]
+__all__ = ["PythonJob", "BiasSums", "SignCounts", "PairCounts"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,37 @@ class SignCounts:
                         axis=-1).astype(float)
 
 
+@dataclass(frozen=True)
+class PairCounts:
+    """Reduction of the comparison batteries: per estimator and budget, over the
+    pairs where both estimates exist, ``[a_higher, tie, failed]`` and, with
+    ``moments``, the power sums of each model's estimates around its center
+    (as :func:`evpsim._kernels.comparisons.pair_counts_chunks`)."""
+
+    centers_a: np.ndarray
+    centers_b: np.ndarray
+    tol: float
+    moments: bool
+
+    @property
+    def width(self):
+        return 11 if self.moments else 3
+
+    def __call__(self, est_a, est_b):
+        ok = np.isfinite(est_a) & np.isfinite(est_b)
+        d = np.where(ok, est_a - est_b, 0.0)
+        tie = (np.abs(d) <= self.tol) & ok
+        parts = [((d > 0.0) & ~tie).sum(axis=1), tie.sum(axis=1)]
+        if self.moments:
+            for est, centers in ((est_a, self.centers_a), (est_b, self.centers_b)):
+                e = np.where(ok, est - centers, 0.0)
+                e2 = e * e
+                parts += [e.sum(axis=1), e2.sum(axis=1), (e2 * e).sum(axis=1),
+                          (e2 * e2).sum(axis=1)]
+        parts.append((~ok).sum(axis=1))
+        return np.stack(parts, axis=-1).astype(float)
+
+
 @dataclass(frozen=True, eq=False)
 class PythonJob:
     """Python estimators over the searches of one stream family, reduced per chunk.
@@ -71,8 +102,9 @@ class PythonJob:
     ----------
     B : int
         Trials per search.
-    sampler : Sampler
-        The truth's sampler (:attr:`evpsim.Truth.sampler`).
+    sampler : Sampler or (Sampler, Sampler)
+        The truth's sampler (:attr:`evpsim.Truth.sampler`), or two models'
+        samplers for paired searches (blocks of A's searches, then B's).
     estimators : sequence of Estimator
         Python estimators (``kind == "python"``).
     ns : (R,) int array
@@ -81,8 +113,9 @@ class PythonJob:
         The target and the metric's range, passed to the estimators.
     reduce : callable
         ``reduce(estimates)`` of the ``(E, m, R)`` estimates of one chunk's
-        ``m`` searches, returning an ``(E, R, width)`` array
-        (:class:`BiasSums`, :class:`SignCounts`).
+        ``m`` searches (for paired searches ``reduce(est_a, est_b)``),
+        returning an ``(E, R, width)`` array (:class:`BiasSums`,
+        :class:`SignCounts`, :class:`PairCounts`).
     stream0 : int
         First stream of the job's family (:mod:`evpsim.streams`).
     """
@@ -105,15 +138,18 @@ class PythonJob:
         estimators.
         """
         from ._kernels.rng import chunk_bounds
-        from ._kernels.searches import search_chunks
+        from ._kernels.searches import pair_chunks, search_chunks
 
-        samples = search_chunks(span, self.B, self.sampler)
+        paired = isinstance(self.sampler, tuple)
+        samples = pair_chunks(span, self.B, *self.sampler) if paired else \
+            search_chunks(span, self.B, self.sampler)[None]
         out, row = [], 0
         for c in range(span.nchunks):
             reps = chunk_bounds(span, c)[1]
-            chunk = samples[row:row + reps]
-            est = np.stack([self._estimates(e, chunk, row, tick) for e in self.estimators])
-            out.append(self.reduce(est))
+            ests = [np.stack([self._estimates(e, side[row:row + reps], row, tick if k == 0
+                                              else None) for e in self.estimators])
+                    for k, side in enumerate(samples)]
+            out.append(self.reduce(*ests))
             row += reps
         return np.stack(out)
 

@@ -35,6 +35,7 @@ of rounded accuracies) are counted separately, never as errors.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,13 +44,16 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
-from ..estimators import check_rows_memory, estimate_rows, resolve_estimators
+from ..estimators import Context, check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
+from ..pyrun import PairCounts, PythonJob
 from ..results import provenance
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate, summarise_power_sums
+from ..targets import Target, as_target
 from ..truths import Truth, empirical, make_truth, tie_tolerance
+from .bias import search_counts
 
 __all__ = ["compare_curves", "comparison_errors"]
 
@@ -122,25 +126,39 @@ class _Setup:
     truth_method: str
     truth_replicates: int
     level: float
+    target: Target
+    counts: np.ndarray  # searches each estimator runs on
+    bounds: tuple | None
 
 
 def _validate_common(a, b, Bmax, estimators, labels, pool, column, replicates, seed, chunk_size,
-                     workers, progress, truth_method, truth_replicates, level):
+                     workers, progress, truth_method, truth_replicates, level, curve="mean",
+                     python_replicates=None, bounds=None):
     truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
     truth_replicates = check.replicates(truth_replicates, "truth_replicates")
     level = check.level(level)
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
     pool = check.boolean(pool, "pool")
+    target = as_target(curve)
+    if truth_method == "mc" and target.kind != "mean":
+        raise check.InvalidArgument("truth_method", "truth_method='mc' simulates the mean "
+                                                    "curve; a quantile curve is compared with "
+                                                    "its exact values")
     ma, mb = _models(a, b, labels, pool, column, Bmax)
-    return _Setup(ma, mb, resolve_estimators(estimators), options, pool, truth_method,
-                  truth_replicates, level)
+    ests = resolve_estimators(estimators, target)
+    if bounds is not None:
+        bounds = check.bounds(bounds, min(ma.truth.lo, mb.truth.lo),
+                              max(ma.truth.hi, mb.truth.hi), "both truths' supports")
+    return _Setup(ma, mb, ests, options, pool, truth_method, truth_replicates, level, target,
+                  search_counts(ests, replicates, python_replicates), bounds)
 
 
 def _truth_curves(setup, nmax):
-    """``theta`` of both models for n = 1..nmax, exact or Monte Carlo."""
+    """The curve of both models for n = 1..nmax, exact or Monte Carlo."""
     ns = np.arange(1, nmax + 1)
     ma, mb = setup.ma, setup.mb
-    out = {"exact_a": ma.truth.theta(ns), "exact_b": mb.truth.theta(ns)}
+    out = {"exact_a": setup.target.exact(ma.truth, ns),
+           "exact_b": setup.target.exact(mb.truth, ns)}
     if setup.truth_method == "exact":
         out.update(a=out["exact_a"], b=out["exact_b"], se_a=None, se_b=None)
     else:
@@ -151,15 +169,16 @@ def _truth_curves(setup, nmax):
     return out
 
 
-def _add_truth_vars(ds, dim, idx, curves, ma, mb, tol):
+def _add_truth_vars(ds, dim, idx, curves, ma, mb, tol, target):
     """The truth at each budget ``idx + 1`` along ``dim``; returns its sign."""
     ta, tb = curves["a"][idx], curves["b"][idx]
     diff = ta - tb
     sign = np.where(np.abs(diff) <= tol, 0, np.sign(diff)).astype(np.int8)
-    ds["theta_a"] = (dim, ta, {"long_name": f"true EVP of {ma.label}"})
-    ds["theta_b"] = (dim, tb, {"long_name": f"true EVP of {mb.label}"})
-    ds["theta_diff"] = (dim, diff, {"long_name": f"theta_a - theta_b: how much {ma.label} is "
-                                                 f"truly better than {mb.label}"})
+    sym = target.symbol
+    ds[f"{sym}_a"] = (dim, ta, {"long_name": f"true {target.description} of {ma.label}"})
+    ds[f"{sym}_b"] = (dim, tb, {"long_name": f"true {target.description} of {mb.label}"})
+    ds[f"{sym}_diff"] = (dim, diff, {"long_name": f"{sym}_a - {sym}_b: how much {ma.label} "
+                                                  f"is truly better than {mb.label}"})
     ds["truth_sign"] = (dim, sign, {"long_name": "+1: A truly better, -1: B, 0: tie"})
     ds["better"] = (dim, np.array([{1: ma.label, -1: mb.label, 0: "tie"}[int(s)] for s in sign]),
                     {"long_name": "the truly better model"})
@@ -175,34 +194,70 @@ def _add_ranking_rates(ds, dims, a_higher, tie, sign, M, level):
     """``wrong`` (ranked opposite to the truth) and ``tie`` rates with bounds."""
     b_higher = M - a_higher - tie
     wrong = np.where(sign > 0, b_higher, a_higher)
-    # no direction, so no wrong ranking, where the truths tie
-    add_rate(ds, "wrong", wrong, M, level, dims, "ranking opposite to the truth",
-             where=sign != 0)
-    add_rate(ds, "tie", tie, M, level, dims, "tied estimates")
+    # no direction, so no wrong ranking, where the truths tie; nothing to rate
+    # where an estimator failed on every pair
+    some = np.broadcast_to(M > 0, wrong.shape)
+    add_rate(ds, "wrong", wrong, np.maximum(M, 1), level, dims, "ranking opposite to the truth",
+             where=(sign != 0) & some)
+    add_rate(ds, "tie", tie, np.maximum(M, 1), level, dims, "tied estimates", where=some)
     ds["a_higher_count"] = (dims, a_higher, {"long_name": "searches with est_A > est_B"})
     ds["tie_count"] = (dims, tie, {"long_name": "searches with est_A == est_B"})
     ds["b_higher_count"] = (dims, b_higher, {"long_name": "searches with est_A < est_B"})
 
 
 def _paired_jobs(setup, B, ns, tol, curves, moments):
-    """Kernel jobs of paired searches of B trials, and their estimate rows."""
+    """Jobs of paired searches of B trials, and the estimators (indices) of each.
+
+    The numba-path estimators run in kernels; the Python estimators in
+    :class:`evpsim.pyrun.PythonJob` on the same streams, grouped by the
+    number of searches they run on. Returns ``(jobs, groups, counts)``:
+    each group's estimator indices and searches.
+    """
     sa, sb = _sampler(setup.ma, setup.pool), _sampler(setup.mb, setup.pool)
-    groups = estimate_rows(setup.ests, B, ns)
-    jobs = []
-    for g in groups:
-        ca = np.tile(curves["a"][ns - 1], len(g.indices))
-        cb = np.tile(curves["b"][ns - 1], len(g.indices))
+    rows = estimate_rows(setup.ests, B, ns, setup.target)
+    jobs, groups = [], []
+    ca, cb = curves["a"][ns - 1], curves["b"][ns - 1]
+    for g in rows:
         jobs.append(Job(K.pair_counts_chunks,
-                        (B, sa, sb, g.wts, g.func, g.ns, tol, ca, cb, moments),
-                        search_streams(B)))
+                        (B, sa, sb, g.wts, g.func, g.ns, tol, np.tile(ca, len(g.indices)),
+                         np.tile(cb, len(g.indices)), moments), search_streams(B)))
+        groups.append((g.indices, setup.options.replicates))
+    python = [k for k, e in enumerate(setup.ests) if e.kind == "python"]
+    for M in sorted({int(setup.counts[k]) for k in python}, reverse=True):
+        idx = [k for k in python if setup.counts[k] == M]
+        jobs.append(PythonJob(B, (sa, sb), tuple(setup.ests[k] for k in idx), ns,
+                              Context(setup.target, setup.bounds),
+                              PairCounts(ca, cb, tol, moments), search_streams(B)))
+        groups.append((idx, M))
     return jobs, groups
 
 
+def _run_paired(setup, jobs, groups, label):
+    """Each job's sums, run on the searches of its group, in job order."""
+    out = []
+    numba_jobs = [j for j, (_, M) in zip(jobs, groups) if not isinstance(j, PythonJob)]
+    parts = iter(run(numba_jobs, setup.options, label) if numba_jobs else [])
+    for job, (idx, M) in zip(jobs, groups):
+        if isinstance(job, PythonJob):
+            names = ", ".join(setup.ests[k].name for k in idx)
+            part, = run([job], dataclasses.replace(setup.options, replicates=M),
+                        f"{names} ({M:,} pairs of B={job.B})")
+            out.append(part)
+        else:
+            out.append(next(parts))
+    return out
+
+
 def _place(groups, parts, E, nn, width):
-    """The jobs' sums, rows (estimator, n), as one (E, nn, width) array."""
-    out = np.empty((E, nn, width))
-    for g, part in zip(groups, parts):
-        out[g.indices] = part.reshape(len(g.indices), nn, width)
+    """The jobs' sums, rows (estimator, n), as one (E, nn, width) array; a
+    last column counts failed pairs (always 0 for the numba path)."""
+    out = np.zeros((E, nn, width + 1))
+    for (idx, _), part in zip(groups, parts):
+        part = part.reshape(len(idx), nn, part.shape[-1])
+        if part.shape[-1] == width:
+            out[idx, :, :width] = part
+        else:
+            out[idx] = part
     return out
 
 
@@ -228,7 +283,8 @@ def _coords(setup):
 def _attrs(experiment, setup, tol, **extra):
     opts = setup.options
     return provenance(
-        experiment=experiment, estimators=[e.name for e in setup.ests], seed=opts.seed,
+        experiment=experiment, estimators=[e.name for e in setup.ests],
+        curve=setup.target.name, seed=opts.seed,
         replicates=opts.replicates, chunk_size=opts.chunk_size, workers=opts.workers,
         pool=setup.pool, sampling=_sampling(setup.ma, setup.mb, setup.pool),
         truth_method=setup.truth_method,
@@ -236,9 +292,10 @@ def _attrs(experiment, setup, tol, **extra):
         level=setup.level, tie_tolerance=tol, **extra)
 
 
-def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, column=None,
-                   replicates=50_000, seed=0, truth_method="exact", truth_replicates=1_000_000,
-                   level=0.95, workers=1, progress=False, chunk_size=CHUNK_SIZE):
+def compare_curves(a, b, B=25, *, estimators=None, curve="mean", ns=None, pool=False,
+                   labels=None, column=None, replicates=50_000, seed=0, truth_method="exact",
+                   truth_replicates=1_000_000, level=0.95, workers=1, progress=False,
+                   chunk_size=CHUNK_SIZE, python_replicates=None, bounds=None):
     """Budget-quality curves of two models: truth, averaged estimates, errors.
 
     Tang et al. (2020), Figs. 1 and 2: for every n <= B, the true EVP of
@@ -255,7 +312,13 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
     B : int
         Trials per search (at least 2; at most the pool sizes with ``pool``).
     estimators : str or sequence, optional
-        Estimator names (default U, V, W).
+        Estimator names (default U, V, W for the mean curve, ``quantile``
+        for a quantile curve).
+    curve : str or Target
+        The curve that ranks the models: ``"mean"`` (theta_n), ``"median"``
+        or ``"quantile:Q"`` (tau_Q(n)); see :mod:`evpsim.targets`.
+    ns : sequence of int, optional
+        Budgets (default 1..B); beyond B for estimators that extrapolate.
     pool : bool
         Draw each search without replacement from the real scores (``a``
         and ``b`` must then be ``"file:PATH"`` or arrays).
@@ -280,11 +343,16 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
         Show a progress line on stderr for runs longer than ~1.5 s.
     chunk_size : int
         Replicates per chunk (part of what a seed means).
+    python_replicates : int, optional
+        Pairs for estimators written in Python (see :func:`evpsim.bias`).
+    bounds : (float, float), optional
+        The metric's known range, for estimators that use it (``kde``).
 
     Returns
     -------
     xarray.Dataset
-        Dims ``estimator`` and ``n``. Truth (n): ``theta_a``, ``theta_b``,
+        Dims ``estimator`` and ``n``. Truth (n; ``tau_*`` in place of
+        ``theta_*`` for a quantile curve): ``theta_a``, ``theta_b``,
         ``theta_diff`` (``theta_a - theta_b``), ``truth_sign`` and
         ``better`` (the truly better model's label). Estimates (estimator,
         n): ``mean_a``, ``sd_a``, ``mean_a_se`` and the same for ``b``;
@@ -292,7 +360,9 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
         averaged estimates order the models opposite to the truth);
         ``wrong`` and ``tie`` rates of single pairs with Clopper-Pearson
         bounds, and the counts ``a_higher_count``, ``tie_count``,
-        ``b_higher_count``.
+        ``b_higher_count``; ``failures``: pairs on which an estimator failed
+        for either model (left out); coordinates ``curve``, ``kind`` and
+        ``replicates`` (pairs each estimator ran on).
 
     References
     ----------
@@ -307,25 +377,32 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
     ['tang-small', 'tang-big']
     """
     B = check.B(B)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    nmax = int(ns.max())
     setup = _validate_common(a, b, B, estimators, labels, pool, column, replicates, seed,
-                             chunk_size, workers, progress, truth_method, truth_replicates, level)
-    check_rows_memory(setup.ests, B, B)
+                             chunk_size, workers, progress, truth_method, truth_replicates, level,
+                             curve, python_replicates, bounds)
+    for e in setup.ests:
+        e.check_use(B, ns, setup.target)
+    check_rows_memory(setup.ests, B, ns.size)
     ma, mb, options = setup.ma, setup.mb, setup.options
-    ns = np.arange(1, B + 1)
     tol = tie_tolerance(ma.truth, mb.truth)
-    curves = _truth_curves(setup, B)
+    curves = _truth_curves(setup, nmax)
     names = [e.name for e in setup.ests]
     ds = xr.Dataset(coords={"estimator": names, "n": ns, **_coords(setup), "B": B})
-    sign = _add_truth_vars(ds, "n", ns - 1, curves, ma, mb, tol)
+    sign = _add_truth_vars(ds, "n", ns - 1, curves, ma, mb, tol, setup.target)
     jobs, groups = _paired_jobs(setup, B, ns, tol, curves, True)
-    parts = run(jobs, options, f"paired searches ({options.replicates:,} pairs of B={B})")
-    sums = _place(groups, parts, len(names), B, 10)
-    M = options.replicates
+    parts = _run_paired(setup, jobs, groups,
+                        f"paired searches ({options.replicates:,} pairs of B={B})")
+    sums = _place(groups, parts, len(names), ns.size, 10)
+    M = (setup.counts[:, None] - sums[..., 10]).astype(np.int64)  # pairs without failure
+    Ms = np.maximum(M, 2)
     dims = ("estimator", "n")
     means = {}
-    for key, m, off, center in (("a", ma, 2, curves["a"]), ("b", mb, 6, curves["b"])):
-        summ = summarise_power_sums(sums[..., off:off + 4], M)
-        means[key] = center[None, :] + summ["bias"]
+    for key, m, off, center in (("a", ma, 2, curves["a"][ns - 1]),
+                                ("b", mb, 6, curves["b"][ns - 1])):
+        summ = summarise_power_sums(sums[..., off:off + 4], Ms)
+        means[key] = np.where(M >= 2, center[None, :] + summ["bias"], np.nan)
         means[key + "_se"] = summ["bias_se"]
         ds[f"mean_{key}"] = (dims, means[key], {"long_name": f"average estimate for {m.label}"})
         ds[f"sd_{key}"] = (dims, np.sqrt(summ["variance"]),
@@ -341,8 +418,20 @@ def compare_curves(a, b, B=25, *, estimators=None, pool=False, labels=None, colu
                                     "opposite to the truth"})
     _add_ranking_rates(ds, dims, sums[..., 0].astype(np.int64), sums[..., 1].astype(np.int64),
                        sign, M, setup.level)
+    _add_run_coords(ds, setup, sums[..., 10])
     ds.attrs.update(_attrs("compare_curves", setup, tol))
     return ds
+
+
+def _add_run_coords(ds, setup, failed):
+    """How each estimator ran, on how many pairs, and its failures."""
+    ds.coords["curve"] = setup.target.name
+    ds.coords["kind"] = ("estimator", [e.kind for e in setup.ests])
+    ds.coords["replicates"] = ("estimator", setup.counts)
+    dims = ds["a_higher_count"].dims
+    ds["failures"] = (dims, failed.astype(np.int64).reshape(ds["a_higher_count"].shape),
+                      {"long_name": "pairs on which the estimator failed for either model "
+                                    "(left out)"})
 
 
 def _validate_Bs(Bs):
@@ -377,10 +466,11 @@ def _check_size(Bs, E, every_n):
                                     f"B = {largest:,}", "Bs")
 
 
-def comparison_errors(a, b, Bs=range(15, 31), *, every_n=False, estimators=None, pool=False,
-                      labels=None, column=None, replicates=50_000, seed=0, truth_method="exact",
-                      truth_replicates=1_000_000, level=0.95, workers=1, progress=False,
-                      chunk_size=CHUNK_SIZE):
+def comparison_errors(a, b, Bs=range(15, 31), *, every_n=False, estimators=None, curve="mean",
+                      pool=False, labels=None, column=None, replicates=50_000, seed=0,
+                      truth_method="exact", truth_replicates=1_000_000, level=0.95, workers=1,
+                      progress=False, chunk_size=CHUNK_SIZE, python_replicates=None,
+                      bounds=None):
     """How often each estimator ranks two models opposite to the truth.
 
     Dodge et al. (2021, §4, Fig. 2): for each budget B, pairs of simulated
@@ -396,8 +486,8 @@ def comparison_errors(a, b, Bs=range(15, 31), *, every_n=False, estimators=None,
         Budgets, strictly increasing, each at least 2.
     every_n : bool
         Also every n <= B, not only n = B.
-    estimators, pool, labels, column, replicates, seed, truth_method, \
-truth_replicates, level, workers, progress, chunk_size
+    estimators, curve, pool, labels, column, replicates, seed, truth_method, \
+truth_replicates, level, workers, progress, chunk_size, python_replicates, bounds
         As in :func:`compare_curves`; ``replicates`` pairs per B (Dodge et
         al. used 50,000).
 
@@ -431,7 +521,8 @@ truth_replicates, level, workers, progress, chunk_size
     every_n = check.boolean(every_n, "every_n")
     nmax = int(Bs[-1])
     setup = _validate_common(a, b, nmax, estimators, labels, pool, column, replicates, seed,
-                             chunk_size, workers, progress, truth_method, truth_replicates, level)
+                             chunk_size, workers, progress, truth_method, truth_replicates, level,
+                             curve, python_replicates, bounds)
     _check_size(Bs, len(setup.ests), every_n)
     ma, mb, options = setup.ma, setup.mb, setup.options
     tol = tie_tolerance(ma.truth, mb.truth)
@@ -444,11 +535,12 @@ truth_replicates, level, workers, progress, chunk_size
         j, g = _paired_jobs(setup, int(B), ns, tol, curves, False)
         jobs.append(j)
         groups.append(g)
-    parts = iter(run([j for js in jobs for j in js], options,
-                     f"paired searches ({options.replicates:,} pairs for each of {Bs.size} "
-                     f"budgets)"))
+    parts = iter(_run_paired(setup, [j for js in jobs for j in js], [g for gs in groups
+                                                                      for g in gs],
+                             f"paired searches ({options.replicates:,} pairs for each of "
+                             f"{Bs.size} budgets)"))
     shape = (E, Bs.size, nmax) if every_n else (E, Bs.size)
-    counts = np.zeros(shape + (2,), dtype=np.int64)
+    counts = np.zeros(shape + (3,), dtype=np.int64)
     for i, (B, js, gs) in enumerate(zip(Bs, jobs, groups)):
         nn = B if every_n else 1
         part = _place(gs, [next(parts) for _ in js], E, nn, 2)
@@ -456,24 +548,25 @@ truth_replicates, level, workers, progress, chunk_size
             counts[:, i, :B] = part
         else:
             counts[:, i] = part[:, 0]
-    M = options.replicates
+    M = (setup.counts.reshape((E,) + (1,) * (len(shape) - 1)) - counts[..., 2])
     coords = {"estimator": names, "B": Bs}
     if every_n:
         coords["n"] = np.arange(1, nmax + 1)
     ds = xr.Dataset(coords={**coords, **_coords(setup)})
     if every_n:
-        sign = _add_truth_vars(ds, "n", np.arange(nmax), curves, ma, mb, tol)
+        sign = _add_truth_vars(ds, "n", np.arange(nmax), curves, ma, mb, tol, setup.target)
         valid = np.arange(1, nmax + 1)[None, :] <= Bs[:, None]  # (B, n)
         sign_b = np.where(valid, sign[None, :], 0)
         valid = xr.DataArray(valid, dims=("B", "n"))
     else:
-        sign_b = _add_truth_vars(ds, "B", Bs - 1, curves, ma, mb, tol)
+        sign_b = _add_truth_vars(ds, "B", Bs - 1, curves, ma, mb, tol, setup.target)
     dims = tuple(coords)
     _add_ranking_rates(ds, dims, counts[..., 0], counts[..., 1], sign_b, M, setup.level)
     if every_n:
         for key in ("wrong", "wrong_lower", "wrong_upper", "tie", "tie_lower", "tie_upper"):
             ds[key] = ds[key].where(valid)
         ds["b_higher_count"] = ds["b_higher_count"].where(valid, 0)
+    _add_run_coords(ds, setup, counts[..., 2])
     ds.attrs.update(_attrs("comparison_errors", setup, tol, Bs=Bs.tolist(),
                            every_n=every_n))
     return ds

@@ -10,9 +10,10 @@ import xarray as xr
 from .._format import formatter, interval, rate, render
 from ..batteries.compare import compare_curves, comparison_errors
 from ..estimators import get_estimator
-from .common import (Timer, UserError, add_estimator_arg, add_mc_args, add_output_args,
-                     add_subcommand, check_outputs, default, integer, save_outputs,
-                     select_ns, spans)
+from ..targets import as_target
+from .common import (Timer, UserError, add_curve_args, add_estimator_arg, add_mc_args,
+                     add_output_args, add_subcommand, budgets_from_args, check_outputs, default,
+                     integer, pair, save_outputs, select_ns, spans)
 from .falseconc import add_truth_method_args
 
 HELP = "two models' EVP curves; how often estimators rank them wrongly"
@@ -63,8 +64,14 @@ def add_parser(subparsers):
     p.add_argument("--every-n", action="store_true",
                    help="with a range of budgets: error rates at every n <= B, not only n = B")
     add_estimator_arg(p)
+    add_curve_args(p)
     add_truth_method_args(p, compare_curves)
     add_mc_args(p, compare_curves)
+    p.add_argument("--python-replicates", type=integer, default=None, metavar="M",
+                   help="pairs for estimators written in Python (default: as many as "
+                        "--replicates, fewer for slow ones; the first of the run's pairs)")
+    p.add_argument("--bounds", type=pair, metavar="LO,HI",
+                   help="the metric's range, for estimators that use it (kde)")
     add_output_args(p)
     p.set_defaults(run=run, argument_flags={"Bs": "B"})  # comparison_errors' Bs is --B
     return p
@@ -76,11 +83,13 @@ def _truth_columns(ds):
     theta A and theta B share a layout (they are read against each other);
     A - B has its own, signed.
     """
-    theta = formatter([ds["theta_a"].values, ds["theta_b"].values])
-    diff = formatter(ds["theta_diff"].values, sign=True)
-    headers = ["theta A", "theta B", "truly better", "A - B"]
-    cells = [[theta(x) for x in ds["theta_a"].values], [theta(x) for x in ds["theta_b"].values],
-             [str(x) for x in ds["better"].values], [diff(x) for x in ds["theta_diff"].values]]
+    sym = "tau" if "tau_a" in ds else "theta"
+    a, b, d = ds[f"{sym}_a"].values, ds[f"{sym}_b"].values, ds[f"{sym}_diff"].values
+    theta = formatter([a, b])
+    diff = formatter(d, sign=True)
+    headers = [f"{sym} A", f"{sym} B", "truly better", "A - B"]
+    cells = [[theta(x) for x in a], [theta(x) for x in b], [str(x) for x in ds["better"].values],
+             [diff(x) for x in d]]
     width = max(12, len(ds["label_a"].item()), len(ds["label_b"].item())) + 1
     return headers, cells, [9, 9, width, 10]
 
@@ -102,8 +111,19 @@ def _print_header(ds, seconds):
     print(f"B = {ds['label_b'].item()}: {ds['truth_b_description'].item()}")
     truth = "exact EVP" if a["truth_method"] == "exact" else \
         f"Monte Carlo EVP from {a['truth_replicates']:,} simulated maxima"
+    if str(ds["curve"].values) != "mean":
+        truth = f"exact {as_target(str(ds['curve'].values)).description}"
     print(f"{a['replicates']:,} pairs of searches, {a['sampling']} (seed {a['seed']}); "
           f"truth: {truth}; {a['numba_threads']} threads, {seconds:.2f} s")
+    for e in ds["estimator"].values:
+        sub = ds.sel(estimator=e)
+        notes = []
+        if int(sub["replicates"]) != a["replicates"]:
+            notes.append(f"over the first {int(sub['replicates']):,} pairs only")
+        if int(sub["failures"].max()) > 0:
+            notes.append(f"failed on up to {int(sub['failures'].max()):,} of them, left out")
+        if notes:
+            print(f"{e}: {'; '.join(notes)}")
     if "theta_diff_se" in ds:
         z = np.abs(ds["theta_diff"] - ds["exact_theta_diff"]) / ds["theta_diff_se"]
         sure = np.abs(ds["theta_diff"]) / ds["theta_diff_se"]
@@ -114,9 +134,10 @@ def _print_header(ds, seconds):
 
 def _print_curves(ds, show_all):
     B = int(ds["B"])
-    ns = select_ns(B, show_all or B <= 30)
+    ns = select_ns(B, show_all or ds.sizes["n"] <= 30, ds["n"].values)
     rows = ds.sel(n=ns)
-    print(f"searches of B = {B} trials; theta = true expected maximum of n trials\n")
+    target = as_target(str(ds["curve"].values))
+    print(f"searches of B = {B} trials; {target.symbol} = true {target.description}\n")
     headers, cells, widths = _truth_columns(rows)
     print("\n".join(render(["n", *headers], [[str(n) for n in ns], *cells], gap=1,
                            widths=[4, *widths])))
@@ -190,13 +211,18 @@ def run(args):
     if curves_mode and args.every_n:
         raise UserError("--every-n applies to a range of budgets (--B LO:HI); one budget "
                         "already gives every n <= B")
-    common = dict(estimators=args.estimators, pool=args.pool, labels=labels, column=args.column,
-                  replicates=args.replicates, seed=args.seed, truth_method=args.truth_method,
-                  truth_replicates=args.truth_replicates, workers=args.workers,
-                  progress=not args.quiet, chunk_size=args.chunk_size)
+    ns = budgets_from_args(args, args.B) if curves_mode else None
+    if not curves_mode and (args.ns is not None or args.n_max is not None):
+        raise UserError("--n and --n-max apply to one budget (--B N); a range of budgets "
+                        "(--B LO:HI) compares at n = B (or at every n <= B with --every-n)")
+    common = dict(estimators=args.estimators, curve=args.curve, pool=args.pool, labels=labels,
+                  column=args.column, replicates=args.replicates, seed=args.seed,
+                  truth_method=args.truth_method, truth_replicates=args.truth_replicates,
+                  workers=args.workers, progress=not args.quiet, chunk_size=args.chunk_size,
+                  python_replicates=args.python_replicates, bounds=args.bounds)
     with Timer() as t:
         if curves_mode:
-            ds = compare_curves(args.a, args.b, args.B, **common)
+            ds = compare_curves(args.a, args.b, args.B, ns=ns, **common)
         else:
             ds = comparison_errors(args.a, args.b, args.B, every_n=args.every_n, **common)
     ds.attrs["seconds"] = round(t.seconds, 3)
