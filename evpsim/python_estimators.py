@@ -68,9 +68,9 @@ def kde(samples, ns, context):
     and returns its exact ``theta_n`` or ``tau_q(n)``, for any n. A sample
     no KDE fits (all scores equal: the bandwidth would be 0) gives NaN.
 
-    About 6 ms a sample of B = 50 here (2 cores shared; half of it the
-    leave-one-out search for the bandwidth, a third the interval masses of
-    the 511-bin grid).
+    About 5-6 ms of CPU a sample of B = 50 here: a third of it the
+    leave-one-out search for the bandwidth, a sixth the interval masses of
+    the 511-bin grid, a tenth the curve.
 
     Parameters
     ----------
@@ -119,10 +119,12 @@ def opda_parametric(samples, ns, context):
     0 for every sample makes each estimate a function of its sample alone,
     the same in every chunk, worker and run, and equal to opda called with
     that generator. A fit that raises, or a curve that is not finite, gives
-    NaN for that sample (the battery counts it).
+    NaN for that sample (the battery counts it). On a sample of equal
+    scores opda fits a point mass: its quantile curves are that score, and
+    its ``average_tuning_curve`` fails after about 80 s (NaN).
 
-    Slow: one fit takes about 2.5 s for B = 50 here (2 cores shared), so
-    batteries of it want few replicates or many workers.
+    Slow: one fit takes 2.5-3 s of CPU for B = 50 here, so batteries of it
+    want few replicates or many workers.
 
     Parameters
     ----------
