@@ -50,7 +50,8 @@ def run(args):
     ests = [get_estimator(name) for name in list_estimators()]
     print("\n" + textwrap.fill(
         "estimators (--estimators); kind: how it runs (L-statistics have exact moments), "
-        "curves: the curves it estimates, beyond B: whether it estimates budgets n > B:",
+        "curves: the curves it estimates (--curve), beyond B: whether it estimates budgets "
+        "n > B (--n-max):",
         WIDTH))
     _table(["name", "kind", "curves", "beyond B", "source"],
            [[e.name, e.kind, ", ".join(e.targets), "yes" if e.extrapolates else "no",
