@@ -102,7 +102,7 @@ class PythonJob:
     ----------
     B : int
         Trials per search.
-    sampler : Sampler or (Sampler, Sampler)
+    samplers : tuple of Sampler
         The truth's sampler (:attr:`evpsim.Truth.sampler`), or two models'
         samplers for paired searches (blocks of A's searches, then B's).
     estimators : sequence of Estimator
@@ -121,7 +121,7 @@ class PythonJob:
     """
 
     B: int
-    sampler: object
+    samplers: tuple
     estimators: tuple
     ns: np.ndarray
     context: Context
@@ -140,9 +140,8 @@ class PythonJob:
         from ._kernels.rng import chunk_bounds
         from ._kernels.searches import pair_chunks, search_chunks
 
-        paired = isinstance(self.sampler, tuple)
-        samples = pair_chunks(span, self.B, *self.sampler) if paired else \
-            search_chunks(span, self.B, self.sampler)[None]
+        samples = pair_chunks(span, self.B, *self.samplers) if len(self.samplers) == 2 else \
+            search_chunks(span, self.B, self.samplers[0])[None]
         out, row = [], 0
         for c in range(span.nchunks):
             reps = chunk_bounds(span, c)[1]

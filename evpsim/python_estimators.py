@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["naive", "kde", "opda_parametric", "OPDA_EXTRA", "BUILTINS"]
+__all__ = ["naive", "naive_moments", "kde", "opda_parametric", "OPDA_EXTRA", "BUILTINS"]
 
 #: how to install opda with evpsim
 OPDA_EXTRA = 'pip install "evpsim-toolkit[opda]"'
@@ -56,6 +56,13 @@ def naive(samples, ns, context=None):
     [[0.7, 0.9, 0.9], [0.2, 0.2, 0.3]]
     """
     return np.maximum.accumulate(samples, axis=1)[:, ns - 1]
+
+
+def naive_moments(truth, B, ns):
+    """Exact mean and variance of :func:`naive` at budgets ``ns``: those of the best of n."""
+    from .exact import max_moments
+
+    return max_moments(truth, ns)
 
 
 def kde(samples, ns, context):
@@ -183,13 +190,14 @@ BUILTINS = (
                                    "(the best-so-far curve)",
          python=naive, targets=("mean", "quantile"), extrapolates=False,
          beyond="the best of the first n needs n trials",
-         source="most papers' best-so-far curve"),
+         source="most papers' best-so-far curve", moments=naive_moments),
     dict(name="kde", description="plug-in of the centered discretized Gaussian KDE with the "
                                  "cross-validated bandwidth",
-         python=kde, targets=("mean", "quantile"), extrapolates=True,
+         python=kde, targets=("mean", "quantile"), extrapolates=True, max_replicates=2000,
          source="Tang et al. 2020 (KDE truths); evpsim's kde-validity study"),
     dict(name="opda-parametric", description="opda's noisy-quadratic fit "
                                              "(NoisyQuadraticDistribution.fit), its tuning curves",
          python=opda_parametric, targets=("mean", "quantile"), extrapolates=True,
+         max_replicates=100,
          source="opda (Lourie et al. 2024/2025), needs the opda extra"),
 )

@@ -118,7 +118,7 @@ def _python(truth, B, ests, ns, centers, context, options, counts):
     idx = [k for k, e in enumerate(ests) if e.kind == "python"]
     for M in sorted({int(counts[k]) for k in idx}, reverse=True):
         group = [k for k in idx if counts[k] == M]
-        job = PythonJob(B, truth.sampler, tuple(ests[k] for k in group), ns, context,
+        job = PythonJob(B, (truth.sampler,), tuple(ests[k] for k in group), ns, context,
                         BiasSums(centers), bias_streams())
         names = ", ".join(ests[k].name for k in group)
         part, = run([job], dataclasses.replace(options, replicates=M),

@@ -146,7 +146,7 @@ def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
     python = [k for k, e in enumerate(ests) if e.kind == "python"]
     for M in sorted({int(counts_of[k]) for k in python}, reverse=True):
         group = [k for k in python if counts_of[k] == M]
-        job = PythonJob(B, truth.sampler, tuple(ests[k] for k in group), ns,
+        job = PythonJob(B, (truth.sampler,), tuple(ests[k] for k in group), ns,
                         Context(target, bounds), SignCounts(theta, tol), search_streams(B))
         part, = run([job], dataclasses.replace(options, replicates=M),
                     f"{', '.join(ests[k].name for k in group)} ({M:,} searches of B={B})")
