@@ -114,6 +114,10 @@ class Estimator:
         For an estimator that is not an L-statistic but whose mean and
         variance are known exactly: ``moments(truth, B, ns) -> (mean,
         variance)`` arrays over ``ns``.
+    needs : str
+        A package it imports that evpsim does not require, and how to
+        install it (``"opda: pip install ..."``), checked before a battery
+        starts.
     """
 
     name: str
@@ -129,6 +133,7 @@ class Estimator:
     source: str = ""
     max_replicates: int | None = None
     moments: Callable | None = field(default=None, repr=False)
+    needs: str = ""
 
     @property
     def kind(self):
@@ -143,8 +148,17 @@ class Estimator:
         return self.kind == "L-statistic"
 
     def check_use(self, B, ns, target=MEAN):
-        """Raise unless it estimates ``target`` at every budget of ``ns`` from B trials."""
+        """Raise unless it estimates ``target`` at every budget of ``ns`` from B trials,
+        and the packages it needs are there."""
         target = as_target(target)
+        if self.needs:
+            import importlib.util
+
+            module, _, install = self.needs.partition(":")
+            if importlib.util.find_spec(module) is None:
+                raise check.InvalidArgument(
+                    "estimators", f"estimators: {self.name} needs {module}, which is not "
+                                  f"installed:{install}")
         if target.kind not in self.targets:
             raise check.InvalidArgument(
                 "estimators", f"estimators: {self.name} estimates the "

@@ -22,9 +22,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate as check
 from .estimators import Context
 
-__all__ = ["PythonJob", "BiasSums", "SignCounts", "PairCounts"]
+__all__ = ["PythonJob", "BiasSums", "SignCounts", "PairCounts", "search_counts"]
+
+
+def search_counts(ests, replicates, asked=None):
+    """Searches each estimator runs on: all for the numba path; for a Python
+    estimator ``asked`` if given, else its ``max_replicates`` cap (never more
+    than the battery's)."""
+    check.replicates(replicates)
+    if asked is not None:
+        asked = check.replicates(asked, "python_replicates")
+    out = []
+    for e in ests:
+        cap = asked if asked is not None else e.max_replicates
+        out.append(replicates if e.kind != "python" or cap is None else min(cap, replicates))
+    return np.array(out, dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,6 @@ BUILTINS = (
     dict(name="opda-parametric", description="opda's noisy-quadratic fit "
                                              "(NoisyQuadraticDistribution.fit), its tuning curves",
          python=opda_parametric, targets=("mean", "quantile"), extrapolates=True,
-         max_replicates=100,
+         max_replicates=100, needs=f"opda: {OPDA_EXTRA}",
          source="opda (Lourie et al. 2024/2025), needs the opda extra"),
 )

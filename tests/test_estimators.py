@@ -188,3 +188,14 @@ def test_estimate_rejects_bad_ns_and_names():
         evpsim.estimate([0.1, 0.2], "Z")
     with pytest.raises(ValueError, match="B must be at least 1"):
         evpsim.estimator_weights("U", 0)
+
+
+def test_an_estimator_needing_a_missing_package_is_refused_before_any_work():
+    from evpsim.estimators import Estimator
+
+    est = Estimator("needs-q", "d", python=lambda samples, ns, context: samples[:, :1],
+                    needs="nonexistent_module_q: pip install q")
+    with pytest.raises(ValueError, match="needs-q needs nonexistent_module_q, which is not "
+                                         "installed: pip install q"):
+        est.check_use(5, [1])
+    assert "opda" in evpsim.get_estimator("opda-parametric").needs

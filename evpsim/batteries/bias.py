@@ -17,14 +17,14 @@ from .._kernels import moments as K
 from ..estimators import Context, get_estimator, resolve_estimators
 from ..exact import lstatistic_moments
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
-from ..pyrun import BiasSums, PythonJob
+from ..pyrun import BiasSums, PythonJob, search_counts
 from ..results import provenance
 from ..streams import bias_streams
 from ..summaries import summarise_power_sums
 from ..targets import as_target
 from ..truths import make_truth
 
-__all__ = ["bias", "search_counts", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
+__all__ = ["bias", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
 
 METHODS = ("both", "exact", "mc")
 _EXACT_TOL = 1e-11  # accuracy of exact moments, relative to the truth's range
@@ -92,20 +92,6 @@ def _monte_carlo(truth, B, ests, ns, centers, target, options):
             part = part.reshape(-1, ns.size, part.shape[-1])[:len(idx)]
             sums[idx, :, :part.shape[-1]] = part
     return sums, controlled
-
-
-def search_counts(ests, replicates, asked=None):
-    """Searches each estimator runs on: all for the numba path; for a Python
-    estimator ``asked`` if given, else its ``max_replicates`` cap (never more
-    than the battery's)."""
-    check.replicates(replicates)
-    if asked is not None:
-        asked = check.replicates(asked, "python_replicates")
-    out = []
-    for e in ests:
-        cap = asked if asked is not None else e.max_replicates
-        out.append(replicates if e.kind != "python" or cap is None else min(cap, replicates))
-    return np.array(out, dtype=np.int64)
 
 
 def _python(truth, B, ests, ns, centers, context, options, counts):

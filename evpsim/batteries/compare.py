@@ -47,13 +47,12 @@ from .._kernels.sampling import Sampler
 from ..estimators import Context, check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
-from ..pyrun import PairCounts, PythonJob
+from ..pyrun import PairCounts, PythonJob, search_counts
 from ..results import provenance
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate, summarise_power_sums
 from ..targets import Target, as_target
 from ..truths import Truth, empirical, make_truth, tie_tolerance
-from .bias import search_counts
 
 __all__ = ["compare_curves", "comparison_errors"]
 

@@ -24,13 +24,12 @@ from .._kernels import comparisons as K
 from ..estimators import Context, check_rows_memory, estimate_rows, resolve_estimators
 from ..mctheta import TRUTH_METHODS, theta_by_simulation
 from ..montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
-from ..pyrun import PythonJob, SignCounts
+from ..pyrun import PythonJob, SignCounts, search_counts
 from ..results import provenance
 from ..streams import search_streams, truth_streams
 from ..summaries import add_rate
 from ..targets import as_target
 from ..truths import make_truth, tie_tolerance
-from .bias import search_counts
 
 __all__ = ["falseconc"]
 
