@@ -203,6 +203,13 @@ class _DispatcherRef:
 class Progress:
     """Progress line on stderr, shown once a run has taken ``delay`` seconds.
 
+    The time left is estimated from the rate of the units finished after
+    the first ``warmup`` reports, whose time includes the start-up
+    (compilation, worker processes) rather than the work, and from the
+    units still to do: units finished before the run (``initial``, e.g. a
+    resumed sweep's kept cells) count as done but not in the rate. Until
+    that rate exists the line shows ``~    ? s left``.
+
     Parameters
     ----------
     label : str
@@ -215,29 +222,71 @@ class Progress:
         Seconds before the first line is drawn.
     stream : file, optional
         Where to write (default ``sys.stderr``).
+    initial : int
+        Units already finished when the run starts.
+    warmup : int
+        Reports that include start-up time (e.g. one per worker process).
+    clock : callable, optional
+        Seconds as a float (default :func:`time.perf_counter`).
+
+    Examples
+    --------
+    >>> import io
+    >>> ticks = iter([0.0, 10.0, 11.0, 12.0])  # a 10 s start-up, then 1 s a unit
+    >>> out = io.StringIO()
+    >>> bar = Progress("run", 5, delay=0, stream=out, clock=lambda: next(ticks))
+    >>> bar.update(1); bar.update(2); bar.update(3)
+    >>> for line in out.getvalue().split("\\r")[1:]:
+    ...     print(line.rstrip())
+    run:  20.0%  (1/5)    10.0 s elapsed, ~    ? s left
+    run:  40.0%  (2/5)    11.0 s elapsed, ~  3.0 s left
+    run:  60.0%  (3/5)    12.0 s elapsed, ~  2.0 s left
     """
 
-    def __init__(self, label, total, *, enabled=True, delay=1.5, stream=None):
+    def __init__(self, label, total, *, enabled=True, delay=1.5, stream=None, initial=0,
+                 warmup=1, clock=None):
         self.label, self.total, self.enabled, self.delay = label, total, enabled, delay
         self.stream = stream or sys.stderr
-        self.start = time.perf_counter()
+        self.clock = clock or time.perf_counter
+        self.start = self.clock()
         self.shown = False
+        self.reports = 0
+        self.warmup = max(1, warmup)
+        self.done = initial
+        #: (time, units done) at the end of the warm-up: the rate is measured from there
+        self.mark = None
 
     def update(self, done):
         """Report ``done`` units finished."""
         if not self.enabled:
             return
-        elapsed = time.perf_counter() - self.start
+        now = self.clock()
+        self.done = done
+        self.reports += 1
+        if self.reports == self.warmup:
+            self.mark = (now, done)
+        elapsed = now - self.start
         if elapsed < self.delay and done < self.total:
             return
         if not self.shown and done >= self.total:
             return  # finished before the delay: stay quiet
         frac = done / self.total if self.total else 1.0
-        eta = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
+        eta = self._left(now)
+        left = f"~{eta:5.1f} s left" if eta is not None else f"~{'?':>5} s left"
         self.stream.write(f"\r{self.label}: {100 * frac:5.1f}%  ({done:,}/{self.total:,})  "
-                          f"{elapsed:6.1f} s elapsed, ~{eta:5.1f} s left ")
+                          f"{elapsed:6.1f} s elapsed, {left} ")
         self.stream.flush()
         self.shown = True
+
+    def _left(self, now):
+        """Seconds left at time ``now``, from the rate since the warm-up; None before
+        there is one."""
+        if self.mark is None:
+            return None
+        then, done_then = self.mark
+        if self.done <= done_then or now <= then:
+            return None
+        return (self.total - self.done) * (now - then) / (self.done - done_then)
 
     def close(self):
         """End the progress line."""

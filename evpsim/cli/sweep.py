@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import shlex
+import sys
 
 from .. import _validate as check
+from . import Terminated
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs, default,
-                     integer, number, save_outputs)
+                     integer, number, pair, save_outputs)
 
 HELP = "a battery over a grid of truths x B, checkpointed, on local workers or dask"
 
@@ -84,6 +86,9 @@ def add_parser(subparsers):
                                                       f"{_sweep_defaults('resamples')})")
     o.add_argument("--level", type=number, help=f"confidence level (default: "
                                                  f"{_sweep_defaults('level')})")
+    o.add_argument("--bounds", type=pair, metavar="LO,HI",
+                   help="coverage: the known range of the scores for band methods (default: "
+                        "each truth's support)")
     o.add_argument("--method", choices=["exact", "mc", "both"],
                    help=f"exact, Monte Carlo or both (default: {_sweep_defaults('method')})")
     o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
@@ -91,15 +96,15 @@ def add_parser(subparsers):
     r = p.add_argument_group("where cells run, and what is kept")
     where = r.add_mutually_exclusive_group()
     where.add_argument("--workers", type=integer, default=1,
-                       help="local worker processes through joblib (default: 1, in-process)")
+                       help="local worker processes (default: 1, in this process)")
     where.add_argument("--cluster", type=integer, metavar="N",
                        help="a local dask.distributed cluster of N single-threaded workers")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running dask scheduler, e.g. tcp://host:8786")
     r.add_argument("--store", metavar="DIR",
                    help="checkpoint folder (default: FILE.nc.cells beside --out, else "
-                        "sweep-BATTERY.cells)")
-    p.set_defaults(run=run)
+                        "sweep-BATTERY-HASH.cells, HASH naming the grid, options and seed)")
+    p.set_defaults(run=run, argument_flags={"Bs": "B"})  # a compare cell's Bs is --B
     add_output_args(p, selection=False)
     return p
 
@@ -110,7 +115,7 @@ def _grid(args):
 
     flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
     options = {k: getattr(args, k) for k in ("estimators", "ci_methods", "replicates",
-                                              "resamples", "level", "method")
+                                              "resamples", "level", "bounds", "method")
                if getattr(args, k) is not None}
     if args.pool:
         options["pool"] = True
@@ -151,43 +156,110 @@ def _table(ds, grid):
     return lines
 
 
-def cell_command(grid, identity):
-    """The battery command that reproduces one cell of ``grid``."""
-    import shlex
+def _option_words(options, defaults=None):
+    """Flags of a sweep's options, leaving out those equal to ``defaults``."""
+    words = []
+    for key, value in options.items():
+        if value is None or (defaults is not None and value == defaults.get(key)):
+            continue
+        flag = f"--{key.replace('_', '-')}"
+        if isinstance(value, bool):
+            words += [flag] if value else []
+            continue
+        text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+        # argparse reads a value starting with '-' (bounds -1,2) as a flag of its own
+        words += [f"{flag}={text}"] if text.startswith("-") else [flag, text]
+    return words
 
+
+def _budgets_text(values):
+    """``--B`` of a list of budgets: ``LO:HI:STEP`` when evenly spaced, else a list."""
+    steps = {b - a for a, b in zip(values, values[1:])}
+    if len(values) > 2 and len(steps) == 1 and steps.pop() > 0:
+        return f"{values[0]}:{values[-1]}:{values[1] - values[0]}"
+    return ",".join(map(str, values))
+
+
+def cell_command(grid, identity):
+    """The battery command that reproduces one cell of ``grid``: its truth(s)
+    and B, every option of the sweep and its seed."""
     if grid.battery.name == "compare":
         words = ["compare", "--a", identity["a"], "--b", identity["b"],
                  "--B", f"{identity['B']}:{identity['B']}"]
     else:
         words = [grid.battery.name, "--dist", identity["dist"], "--B", str(identity["B"])]
-    for key, value in grid.options.items():
-        if key == "pool":
-            words += ["--pool"] if value else []
-        elif value is not None:
-            words += [f"--{key.replace('_', '-')}", str(value)]
-    return "evpsim " + shlex.join(words + ["--seed", str(grid.seed)])
+    return "evpsim " + shlex.join(words + _option_words(grid.options) + ["--seed", str(grid.seed)])
+
+
+def sweep_command(args, grid, store):
+    """The ``evpsim sweep`` command of ``args`` with the checkpoint folder ``store``."""
+    words = ["sweep", grid.battery.name]
+    if args.grid:
+        words += ["--grid", args.grid]
+    else:
+        words += [w for axis, values in grid.axes.items()
+                  for w in (f"--{axis}", _budgets_text(values) if axis == "B" else
+                            ",".join(values))]
+        words += _option_words(grid.options, grid.battery.options) + ["--seed", str(grid.seed)]
+    if args.cluster is not None:
+        words += ["--cluster", str(args.cluster)]
+    elif args.scheduler is not None:
+        words += ["--scheduler", args.scheduler]
+    elif args.workers != 1:
+        words += ["--workers", str(args.workers)]
+    words += ["--store", str(store)]
+    words += [w for flag in ("out", "plot") if getattr(args, flag) is not None
+              for w in (f"--{flag}", getattr(args, flag))]
+    return "evpsim " + shlex.join(words + (["--quiet"] if args.quiet else []))
+
+
+def _flag(name):
+    """The flag of a sweep's axis or option."""
+    return name if name in ("battery", "format") else f"--{name.replace('_', '-')}"
 
 
 def run(args):
-    from ..sweeps import sweep
+    from ..sweeps import Store, StoreMismatch, sweep
 
     check_outputs(args)
     grid = _grid(args)
-    store = args.store or (f"{args.out}.cells" if args.out else f"sweep-{grid.battery.name}.cells")
+    if args.store is not None:
+        store = args.store
+    else:
+        store = f"{args.out}.cells" if args.out else \
+            f"sweep-{grid.battery.name}-{grid.digest()}.cells"
+    try:
+        kept = Store(store, grid)
+    except StoreMismatch as err:
+        fresh = f"{str(store).rstrip('/')}-{grid.digest()}"  # beside it, named by the grid
+        raise UserError(f"--store {store!r} holds the cells of another sweep "
+                        f"({err.describe(_flag)}); to start afresh in a new store: "
+                        f"{sweep_command(args, grid, fresh)}") from None
     if args.cluster is not None:
         check.integer(args.cluster, "cluster", minimum=1)
-    backend = "dask" if args.cluster is not None or args.scheduler else \
-        "joblib" if args.workers > 1 else "process"
+    backend = "dask" if args.cluster is not None or args.scheduler is not None else \
+        "local" if args.workers > 1 else "process"
     workers = args.workers if args.cluster is None else args.cluster
-    with Timer() as t:
-        ds = sweep(None, grid=grid, store=store, backend=backend, workers=workers,
-                   scheduler=args.scheduler, progress=not args.quiet)
     cells = grid.cells()
+    try:
+        with Timer() as t:
+            ds = sweep(None, grid=grid, store=store, backend=backend, workers=workers,
+                       scheduler=args.scheduler, progress=not args.quiet)
+    except (KeyboardInterrupt, Terminated):
+        if kept.created:
+            print(f"evpsim sweep: {len(kept.finished(cells))} of {len(cells)} cells are kept "
+                  f"in {str(store)!r}; to resume: {sweep_command(args, grid, store)}",
+                  file=sys.stderr)
+        raise
+    from_store = len(cells) - ds.attrs["cells_computed"]
+    where = backend if backend == "process" else \
+        f"{backend}, {ds.attrs['workers']} worker{'s' if ds.attrs['workers'] != 1 else ''}"
     print(f"{grid.battery.name} sweep: {len(cells)} cells "
           f"({' x '.join(f'{len(v)} {a}' for a, v in grid.axes.items())}); seed {grid.seed}; "
-          f"{backend}{f', {workers} workers' if backend != 'process' else ''}; "
-          f"{t.seconds:.2f} s")
-    print(f"checkpoints in {Path(store)} (run the same command again to resume or reuse)")
+          + (f"{where}; " if ds.attrs["cells_computed"] else "")
+          + (f"{from_store} from the store; " if from_store else "")
+          + f"{t.seconds:.2f} s")
+    print(f"checkpoints in {store} (run the same command again to resume or reuse)")
     print("\n".join(_table(ds, grid)))
     print(f"the first cell alone: {cell_command(grid, cells[0])}")
     from ..plots import plot_sweep

@@ -12,15 +12,16 @@ cluster, and the same as the battery run alone with the same seed.
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from functools import partial
 
-from .backends import BACKENDS, compute_cell, run_cells
+from .backends import BACKENDS, Signals, check_backend, compute_cell, open_backend
 from .combine import combine
 from .grid import BATTERIES, Grid, load_toml
-from .store import Store, cell_key
+from .store import Store, StoreMismatch, cell_key
 
-__all__ = ["sweep", "Grid", "BATTERIES", "BACKENDS", "load_toml", "Store"]
+__all__ = ["sweep", "Grid", "BATTERIES", "BACKENDS", "load_toml", "Store", "StoreMismatch"]
 
 
 def _work(battery, options, seed, cell, threads):
@@ -30,6 +31,10 @@ def _work(battery, options, seed, cell, threads):
 def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="process",
           workers=1, scheduler=None, progress=False, grid=None):
     """Run a battery over a grid of cells and combine the results.
+
+    Everything is checked before anything is created or started: the grid,
+    every cell's arguments (by the battery's own checks), the backend and
+    the store, and every cell the store keeps is read.
 
     Parameters
     ----------
@@ -50,10 +55,12 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
         Checkpoint folder. Finished cells are kept there as they come in,
         and a sweep run again with the same grid computes only the missing
         ones. Default: a temporary folder, removed at the end.
-    backend : {"process", "joblib", "dask"}
-        Where cells run (see :func:`~.backends.run_cells`).
+    backend : {"process", "local", "dask"}
+        Where cells run: in this process (on every numba thread), on
+        ``workers`` local worker processes, or on a dask cluster (see
+        :func:`~.backends.open_backend`).
     workers : int
-        Local worker processes (joblib, or a local dask cluster).
+        Local worker processes (``"local"``, or a local dask cluster).
     scheduler : str, optional
         Address of a running dask scheduler (with ``backend="dask"``).
     progress : bool
@@ -65,7 +72,17 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
     Returns
     -------
     xarray.Dataset
-        See :func:`~.combine.combine`.
+        See :func:`~.combine.combine`; attributes ``backend``, ``workers``
+        (the worker processes the cells ran on, 0 when the store had them
+        all) and ``cells_computed`` say how this run went.
+
+    Raises
+    ------
+    StoreMismatch
+        When ``store`` holds the cells of another sweep.
+    KeyboardInterrupt
+        On SIGINT (and whatever SIGTERM's handler raises, if it has one),
+        after stopping the workers; the finished cells stay in the store.
 
     Examples
     --------
@@ -77,26 +94,40 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
     """
     from ..montecarlo import Progress
 
-    if grid is None:
-        grid = Grid.make(battery, axes, options, seed)
-    cells = grid.cells()
-    with tempfile.TemporaryDirectory(prefix="evpsim-sweep-") as tmp:
-        kept = Store(store if store is not None else f"{tmp}/cells", grid)
-        # the largest budgets first: workers finish together, not waiting on one big cell
-        todo = sorted((c for c in cells if not kept.has(c)), key=lambda c: -c["B"])
-        bar = Progress(f"sweep ({len(cells)} cells, {len(cells) - len(todo)} kept)", len(cells),
-                       enabled=progress)
-        count = [len(cells) - len(todo)]
+    with Signals() as signals:
+        if grid is None:
+            grid = Grid.make(battery, axes, options, seed)
+        backend, workers, scheduler = check_backend(backend, workers, scheduler)
+        cells = grid.cells()
+        with tempfile.TemporaryDirectory(prefix="evpsim-sweep-") as tmp:
+            kept = Store(store if store is not None else f"{tmp}/cells", grid)
+            results = {cell_key(c): kept.load(c) for c in kept.finished(cells)}
+            # the largest budgets first: workers finish together, not waiting on one big cell
+            todo = sorted((c for c in cells if cell_key(c) not in results), key=lambda c: -c["B"])
+            ran_on = 0
+            if todo:
+                with open_backend(backend, workers, scheduler) as runner:
+                    with signals.held():  # files are written whole, signal or not
+                        kept.create()
+                    ran_on = runner.workers
+                    bar = Progress(f"sweep ({len(cells)} cells, {len(results)} kept)",
+                                   len(cells), enabled=progress, initial=len(results),
+                                   warmup=min(runner.slots, len(todo)))
 
-        def done(cell, ds):
-            kept.save(cell, ds)
-            count[0] += 1
-            bar.update(count[0])
+                    finished = itertools.count(len(results) + 1)
 
-        try:
-            run_cells(todo, partial(_work, grid.battery, grid.options, grid.seed), done,
-                      backend=backend, workers=workers, scheduler=scheduler)
-        finally:
-            bar.close()
-        results = {cell_key(c): kept.load(c) for c in cells}
-        return combine(grid, results)
+                    def done(cell, ds):
+                        with signals.held():
+                            kept.save(cell, ds)
+                        bar.update(next(finished))
+
+                    try:
+                        runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed),
+                                   done, signals)
+                    finally:
+                        bar.close()
+                results.update({cell_key(c): kept.load(c) for c in todo})
+            ds = combine(grid, results)
+        ds.attrs.update(backend=backend, workers=ran_on, cells_computed=len(todo))
+        signals.check()
+        return ds

@@ -13,6 +13,9 @@ by independent noise, but the cells are not independent replications.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -50,13 +53,41 @@ class Battery:
             return func(identity["a"], identity["b"], Bs=[identity["B"]], seed=seed, **options)
         return func(identity["dist"], identity["B"], seed=seed, **options)
 
+    def check(self, identity, options, seed, truths):
+        """Run the battery's own checks of one cell's arguments, and no computation.
+
+        Every battery checks all its arguments before its first
+        computation, the exact ``theta`` of its truths: the cell runs here
+        with stand-ins of its truths (``truths``: spec -> Truth) whose
+        ``theta`` stops it (see :func:`_stand_in`).
+        """
+        try:
+            self.call({**identity, **{a: _stand_in(truths[identity[a]]) for a in self.owner}},
+                      options, seed)
+        except _Checked:
+            pass
+
+
+class _Checked(Exception):
+    """A battery asked for theta: it has checked every argument."""
+
+
+def _stand_in(truth):
+    """A copy of ``truth`` whose ``theta`` raises :class:`_Checked`."""
+    def theta(ns):
+        raise _Checked
+
+    stand_in = copy.copy(truth)
+    object.__setattr__(stand_in, "theta", theta)
+    return stand_in
+
 
 BATTERIES = {b.name: b for b in [
     Battery("bias", "evpsim.batteries.bias.bias", ("dist", "B"), {"dist": "truth"},
             {"estimators": None, "method": "both", "replicates": 100_000}, "bias"),
     Battery("coverage", "evpsim.batteries.coverage.coverage", ("dist", "B"), {"dist": "truth"},
             {"estimators": None, "ci_methods": None, "level": 0.95, "replicates": 1000,
-             "resamples": 5000}, "coverage", True),
+             "resamples": 5000, "bounds": None}, "coverage", True),
     Battery("falseconc", "evpsim.batteries.falseconc.falseconc", ("dist", "B"),
             {"dist": "truth"}, {"estimators": None, "replicates": 200_000}, "below"),
     Battery("compare", "evpsim.batteries.compare.comparison_errors", ("a", "b", "B"),
@@ -134,10 +165,12 @@ class Grid:
         from ..truths import make_truth
 
         values = {a: _values(axes[a], a) for a in spec.axes}
-        for axis in set(spec.owner) & set(values):
-            for v in values[axis]:
-                make_truth(v)  # an unknown truth is refused before any cell runs
-        return cls(spec, values, {**spec.options, **options}, check.seed(seed))
+        grid = cls(spec, values, {**spec.options, **options}, check.seed(seed))
+        # every cell's arguments are checked before any cell runs
+        truths = {v: make_truth(v) for axis in spec.owner for v in values[axis]}
+        for cell in grid.cells():
+            spec.check(cell, grid.options, grid.seed, truths)
+        return grid
 
     def cells(self):
         """Every cell's identity, in grid order (the last axis fastest)."""
@@ -149,6 +182,11 @@ class Grid:
         """The grid as plain JSON data (what a checkpoint store records)."""
         return {"battery": self.battery.name, "axes": self.axes, "seed": self.seed,
                 "options": {k: _plain(v) for k, v in self.options.items()}}
+
+    def digest(self):
+        """A short hash of :meth:`spec`, the same for the same sweep (e.g. ``'3f9c01ab'``)."""
+        text = json.dumps(self.spec(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def _plain(value):
@@ -186,6 +224,9 @@ def load_toml(path):
             data = tomllib.load(f)
     except OSError as err:
         raise check.InvalidArgument("grid", f"grid file {str(path)!r}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r} is not a text file "
+                                            f"(UTF-8): give a TOML grid file") from None
     except tomllib.TOMLDecodeError as err:
         raise check.InvalidArgument("grid", f"grid file {str(path)!r} is not valid TOML: "
                                             f"{err}") from None
