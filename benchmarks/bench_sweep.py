@@ -1,5 +1,5 @@
 """Benchmark of ``evpsim sweep``: the same 24-cell grid in-process, on two
-joblib worker processes and on a two-worker dask.distributed LocalCluster.
+local worker processes and on a two-worker dask.distributed LocalCluster.
 
 The grid: the coverage battery (V, percentile; M samples, R resamples) for
 four truths x six budgets. In-process, each cell uses every numba thread;
@@ -48,8 +48,8 @@ def main():
                                          options=dict(options, replicates=8, resamples=20)))
     runs = {}
     for label, kw in [("in-process (2 numba threads)", {}),
-                      ("joblib, 2 worker processes x 1 thread", {"backend": "joblib",
-                                                                 "workers": 2}),
+                      ("local, 2 worker processes x 1 thread", {"backend": "local",
+                                                                "workers": 2}),
                       ("dask.distributed LocalCluster, 2 workers x 1 thread",
                        {"backend": "dask", "workers": 2})]:
         runs[label] = timed(lambda kw=kw: evpsim.sweep("coverage", axes, options=options,
