@@ -909,6 +909,55 @@ A("register", "ci-builtin-name",
 A("type", "ci-overwrite-str",
   lambda d: evpsim.register_ci_method("ok", band=evpsim.bands.dkw_band, overwrite=1), IT,
   "overwrite must be True or False, got 1")
+# sweep (API): refused before the store (under d) is created
+SW = {"dist": ["normal", "tang-small"], "B": [5, 10]}
+
+
+def _sweep(d, battery="bias", axes=SW, **kwargs):
+    kwargs.setdefault("options", {"method": "exact"} if battery == "bias" else {})
+    return evpsim.sweep(battery, axes, store=kwargs.pop("store", d / "cells"), **kwargs)
+
+
+A("usage", "sweep-scheduler-empty", lambda d: _sweep(d, backend="dask", scheduler=""), IA,
+  "scheduler is empty: give the address of a running dask scheduler")
+A("usage", "sweep-scheduler-blank", lambda d: _sweep(d, backend="dask", scheduler="  "), IA,
+  "scheduler is empty")
+A("type", "sweep-scheduler-int", lambda d: _sweep(d, backend="dask", scheduler=8786), IT,
+  "scheduler must be an address such as tcp://HOST:8786, got 8786")
+A("usage", "sweep-scheduler-not-dask", lambda d: _sweep(d, scheduler="tcp://h:8786"), IA,
+  "a scheduler is for the dask backend, not 'process'")
+A("usage", "sweep-scheduler-scheme",
+  lambda d: _sweep(d, backend="dask", scheduler="http://127.0.0.1:8786"), IA,
+  "scheduler 'http://127.0.0.1:8786' is not a scheduler address (unknown address scheme")
+A("output", "sweep-store-empty", lambda d: _sweep(d, store=""), IA,
+  "store is empty: name a folder")
+A("type", "sweep-store-int", lambda d: _sweep(d, store=3), IT,
+  "store must be a folder name or path, got 3")
+A("output", "sweep-store-file", lambda d: _sweep(d, store=d / "good.txt"), IA,
+  "good.txt' is a file, not a folder")
+A("output", "sweep-store-under-file", lambda d: _sweep(d, store=d / "good.txt" / "cells"), IA,
+  "its folder", "good.txt' is a file")
+A("output", "sweep-store-not-a-store", lambda d: _sweep(d, store=d / "outdir"), IA,
+  "exists and is not a sweep's store (no grid.json)")
+A("unknown", "sweep-backend", lambda d: _sweep(d, backend="joblib"), IA,
+  "unknown backend 'joblib'; known: process, local, dask")
+A("range", "sweep-workers-0", lambda d: _sweep(d, backend="local", workers=0), IA,
+  "workers must be at least 1, got 0")
+A("unknown", "sweep-estimator", lambda d: _sweep(d, options={"estimators": "X"}), IA,
+  "unknown estimator 'X'")
+A("range", "sweep-level", lambda d: _sweep(d, "coverage", options={"level": 2}), IA,
+  "level must lie in (0, 1), got 2")
+A("size", "sweep-B-100000", lambda d: _sweep(d, axes={"dist": ["normal"], "B": [5, 100_000]}),
+  IA, "reduce B")
+A("range", "sweep-bounds-inside",
+  lambda d: _sweep(d, "coverage", options={"ci_methods": "dkw", "bounds": [0.2, 0.8]}), IA,
+  "must contain the truth's support")
+A("usage", "sweep-pool-truths", lambda d: _sweep(d, "compare", {"a": ["tang-small"],
+                                                               "b": ["tang-big"], "B": [5]},
+                                                 options={"pool": True}), IA,
+  "pool sampling draws from real results")
+A("file", "sweep-grid-binary", lambda d: evpsim.sweeps.load_toml(d / "binary.txt"), IA,
+  "binary.txt' is not a text file (UTF-8): give a TOML grid file")
 # reproduce (API)
 A("unknown", "reproduce-paper", lambda d: evpsim.reproduce.reproduce("nope", d / "r"), IA,
   "unknown paper 'nope'; known: dodge2019, dodge2021, tang2020")
@@ -1546,6 +1595,87 @@ C("jsonl", "bias-file-models", "bias --dist file:{d}/models.jsonl --column acc",
   "models.jsonl' holds 2 models in its 'model' field (a, b), which are never pooled: give a "
   "file holding one model's scores")
 C("truth", "bias-lo-flag-spelling", "bias --lo 2 --hi 1", "got --lo 2, --hi 1")
+# sweep: refused before anything is made (no store, in the working folder or elsewhere)
+SB = "sweep bias --dist normal,tang-small --B 5,10 --method exact"
+SC = "sweep coverage --dist normal --B 5"
+C("usage", "sweep-scheduler-empty", f"{SB} --scheduler ''",
+  "--scheduler is empty: give the address of a running dask scheduler, e.g. tcp://HOST:8786")
+C("usage", "sweep-scheduler-no-port", f"{SB} --scheduler foo",
+  "--scheduler 'foo' is not a scheduler address (missing port number", "tcp://HOST:8786")
+C("usage", "sweep-scheduler-scheme", f"{SB} --scheduler http://127.0.0.1:8786",
+  "(unknown address scheme 'http'")
+C("range", "sweep-scheduler-port", f"{SB} --scheduler tcp://127.0.0.1:99999",
+  "(port 99999 is not in 1..65535)")
+C("usage", "sweep-scheduler-no-host", f"{SB} --scheduler tcp://:8786", "(no host)")
+C("usage", "sweep-scheduler-bad-port", f"{SB} --scheduler tcp://host:port",
+  "--scheduler 'tcp://host:port' is not a scheduler address")
+C("output", "sweep-store-empty", f"{SB} --store ''", "--store is empty: name a folder")
+C("output", "sweep-store-file", f"{SB} --store {{d}}/good.txt", "is a file, not a folder")
+C("output", "sweep-store-under-file", f"{SB} --store {{d}}/good.txt/cells",
+  "its folder", "good.txt' is a file")
+C("output", "sweep-store-missing-parent", f"{SB} --store missing/cells",
+  "--store 'missing/cells': its folder 'missing' does not exist")
+C("output", "sweep-store-not-a-store", f"{SB} --store {{d}}/outdir",
+  "exists and is not a sweep's store (no grid.json)")
+C("output", "sweep-out-suffix", f"{SB} --out x.txt", "--out 'x.txt': expected a file ending")
+C("output", "sweep-plot-suffix", f"{SB} --plot x.nc", "--plot 'x.nc': expected a file ending")
+C("file", "sweep-grid-binary", "sweep bias --grid {d}/binary.txt",
+  "--grid file", "binary.txt' is not a text file (UTF-8): give a TOML grid file")
+C("file", "sweep-grid-not-toml", "sweep bias --grid {d}/good.txt", "is not valid TOML")
+C("file", "sweep-grid-missing", "sweep bias --grid {d}/missing.toml", "No such file")
+C("file", "sweep-grid-folder", "sweep bias --grid {d}/folder", "Is a directory")
+C("usage", "sweep-grid-and-flags", "sweep bias --grid {d}/good.txt --seed 1", "drop --seed")
+C("unknown", "sweep-battery", "sweep nope --dist normal --B 5", "invalid choice: 'nope'")
+C("unknown", "sweep-truth", "sweep bias --dist nope --B 5", "unknown truth 'nope'")
+C("short", "sweep-truth-file-one", "sweep bias --dist file:{d}/one.txt --B 5", "holds 1 score")
+C("short", "sweep-dist-empty-name", "sweep bias --dist normal,,tang-small --B 5",
+  "--dist: values must be non-empty names")
+C("usage", "sweep-dist-twice", "sweep bias --dist normal,normal --B 5",
+  "'normal' is listed twice")
+C("usage", "sweep-dist-for-compare", "sweep compare --dist normal --B 5",
+  "the compare battery's axes are a, b, B")
+C("short", "sweep-B-1", "sweep bias --dist normal --B 1,5", "--B must be at least 2, got 1")
+C("budget", "sweep-B-range-reversed", "sweep bias --dist normal --B 9:3",
+  "a range LO:HI[:STEP] needs LO <= HI")
+C("type", "sweep-B-word", "sweep bias --dist normal --B x", "'x' is not an integer")
+C("unknown", "sweep-estimator", f"{SB} --estimators X", "--estimators: unknown estimator 'X'")
+C("short", "sweep-estimators-empty", f"{SB} --estimators ''", "empty estimator name")
+C("unknown", "sweep-estimators-twice", f"{SB} --estimators U,U", "estimator listed twice")
+C("short", "sweep-replicates-1", "sweep bias --dist normal --B 5 --replicates 1",
+  "--replicates must be at least 2, got 1")
+C("size", "sweep-replicates-1e17", "sweep bias --dist normal --B 5 --replicates 1e17",
+  "--replicates must be at most")
+C("size", "sweep-B-100000", "sweep bias --dist normal --B 5,100000", "reduce B")
+C("range", "sweep-seed-negative", f"{SB} --seed -1", "--seed must be at least 0, got -1")
+C("range", "sweep-workers-0", f"{SB} --workers 0", "--workers must be at least 1, got 0")
+C("range", "sweep-workers-1e4", f"{SB} --workers 10000", "--workers must be at most 1,024")
+C("range", "sweep-cluster-0", f"{SB} --cluster 0", "--cluster must be at least 1, got 0")
+C("usage", "sweep-workers-and-cluster", f"{SB} --workers 2 --cluster 2",
+  "argument --cluster: not allowed with argument --workers")
+C("usage", "sweep-method-on-coverage", f"{SC} --method exact",
+  "--method is not an option of a coverage sweep")
+C("usage", "sweep-bounds-on-bias", f"{SB} --bounds 0,1",
+  "--bounds is not an option of a bias sweep")
+C("range", "sweep-level", f"{SC} --level 1.5", "--level must lie in (0, 1), got 1.5")
+C("scores", "sweep-level-nan", f"{SC} --level nan", "--level must be a finite number")
+C("short", "sweep-resamples-1", f"{SC} --resamples 1", "--resamples must be at least 2")
+C("size", "sweep-resamples-1e12", f"{SC} --resamples 1e12", "reduce resamples")
+C("unknown", "sweep-ci-method", f"{SC} --ci-methods foo", "unknown CI method 'foo'")
+C("unknown", "sweep-ci-twice", f"{SC} --ci-methods percentile,percentile",
+  "CI method listed twice")
+C("range", "sweep-bounds-inside", f"{SC} --ci-methods dkw --bounds 0.2,0.8",
+  "--bounds (0.2, 0.8) must contain the truth's support")
+C("range", "sweep-bounds-reversed", f"{SC} --bounds 1,0", "--bounds must be finite with lo < hi")
+C("size", "sweep-falseconc-B-100000", "sweep falseconc --dist normal --B 100000", "reduce B")
+C("unknown", "sweep-falseconc-estimator", "sweep falseconc --dist normal --B 5 --estimators Q",
+  "unknown estimator 'Q'")
+C("usage", "sweep-compare-pool-truths", "sweep compare --a tang-small --b tang-big --B 5 --pool",
+  "--pool sampling draws from real results")
+C("range", "sweep-compare-pool-too-small",
+  "sweep compare --a file:{d}/good.txt --b data:reuters-mlp --B 3,10 --pool",
+  "B = 10 exceeds the pool of 5 scores")
+C("size", "sweep-compare-B-100000", "sweep compare --a tang-small --b tang-big --B 100000",
+  "reduce")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
@@ -1558,7 +1688,8 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     monkeypatch.chdir(tmp_path)
     args = shlex.split(argv.format(d=d, ro=ro))
     command = args[0] if args and not args[0].startswith("-") else None
-    known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce"}
+    known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce",
+             "sweep"}
     if command in BASE:
         args = [command, *shlex.split(BASE[command]), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
