@@ -21,6 +21,7 @@ import xarray as xr
 
 from . import _validate as check
 from .results import provenance
+from .targets import Target, as_target
 from .estimators import estimator_weights, get_estimator
 from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
 
@@ -252,9 +253,9 @@ def as_models(scores, labels=None, durations=None):
 
 # --- the curve of one's own results ------------------------------------------------------
 
-def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level=0.95,
+def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", level=0.95,
           resamples=10_000, seed=0, bounds=None, minimize=False, target=None,
-          durations=None, metric=None):
+          durations=None, metric=None, curve="mean"):
     """EVP curves of one's own search results, with intervals and comparisons.
 
     For every model and every budget n = 1..B (its own B: nothing is
@@ -274,8 +275,9 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     labels : sequence of str, optional
         Model names, one per model (default the mapping's keys or the
         searches' labels, else ``"model"``, ``"model 2"``, ...).
-    estimators : str or sequence
-        L-statistic estimators (default ``"V"``; e.g. ``"U,V,W"``).
+    estimators : str or sequence, optional
+        L-statistic estimators (default ``"V"`` for the mean curve, e.g.
+        ``"U,V,W"``; ``"quantile"`` for a quantile curve).
     ci_methods : str or sequence
         CI methods (default ``"percentile"``, the method of Tang et al.
         2020); band methods (``dkw``, ``ks``, ``ld-equal-tailed``,
@@ -302,6 +304,10 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     metric : str, optional
         Name of the metric, for tables and axis labels (default the
         searches' field or column, else ``"score"``).
+    curve : str or Target
+        The curve: ``"mean"`` (the expected best score, default),
+        ``"median"`` or ``"quantile:Q"`` (the Q-quantile of the best score
+        of n trials, Lourie et al. 2024; with ``minimize``, of the lowest).
 
     Returns
     -------
@@ -357,12 +363,19 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     'A'
     """
     models = as_models(scores, labels, durations)
-    ests = lstatistic_estimators(estimators)
+    kind = as_target(curve)
+    minimize = check.boolean(minimize, "minimize")
+    # larger is better inside: the Q-quantile of the lowest loss is minus the
+    # (1 - Q)-quantile of the best of the negated losses
+    flipped = Target("quantile", 1.0 - kind.q) if minimize and kind.kind == "quantile" \
+        else kind
+    if estimators is None:
+        estimators = "V" if kind.kind == "mean" else "quantile"
+    ests = lstatistic_estimators(estimators, kind, min(m.scores.size for m in models), [1])
     meths = resolve_ci_methods(ci_methods)
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
     seed = check.seed(seed)
-    minimize = check.boolean(minimize, "minimize")
     if target is not None:
         target = check.number(target, "target")
     if metric is None:
@@ -383,19 +396,21 @@ def curve(scores, *, labels=None, estimators="V", ci_methods="percentile", level
     for k, model in enumerate(models):
         ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
                                  ci_methods=run_methods, level=level, resamples=resamples,
-                                 seed=seed, stream=k, distribution=need_boot, bounds=ybounds)
+                                 seed=seed, stream=k, distribution=need_boot, bounds=ybounds,
+                                 curve=flipped)
         per_model.append(ds)
     ds = _assemble(models, ests, meths, per_model, sign, level)
     if need_boot:
         bands = [m for m in meths if m.kind == "band"]
         band_ivs = _band_intervals(models, ests, bands, 1.0 - 0.5 * (1.0 - level), ybounds,
-                                   sign) if bands else None
+                                   sign, flipped) if bands else None
         _add_comparisons(ds, models, per_model, sign, level, band_ivs)
     if target is not None:
         _add_budgets(ds, sign, target)
     _add_reading(ds, models)
     nan = float("nan")
     ds = ds.assign_coords(
+        curve=((), kind.name, {"long_name": kind.description}),
         minimize=((), minimize, {"long_name": "the scores are losses: curves of the minimum"}),
         bounds_lo=((), nan if bounds is None else bounds[0], {"long_name": "metric's range, "
                                                                            "low end"}),
@@ -462,14 +477,14 @@ def _assemble(models, ests, meths, per_model, sign, level):
     return ds
 
 
-def _band_intervals(models, ests, bands, level, bounds, sign):
+def _band_intervals(models, ests, bands, level, bounds, sign, target):
     """Band intervals (model, estimator, band, n) at ``level``, larger-is-better direction."""
     nmax = max(m.scores.size for m in models)
     out = np.full((2, len(models), len(ests), len(bands), nmax), np.nan)
     for k, model in enumerate(models):
         iv = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
                                  ci_methods=[m.name for m in bands], level=level,
-                                 bounds=bounds, resamples=2)
+                                 bounds=bounds, resamples=2, curve=target)
         B = model.scores.size
         out[0, k, ..., :B], out[1, k, ..., :B] = iv["lower"].values, iv["upper"].values
     return out

@@ -43,7 +43,7 @@ from . import _validate as check
 from ._kernels import bootstrap as _K
 from .bands import dkw_band, ks_band, ld_band
 from .estimators import resolve_estimators
-from .targets import MEAN
+from .targets import MEAN, as_target
 from .registry import Registry, jit_function
 from .threads import map_threads, ranges
 
@@ -334,8 +334,8 @@ def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackkni
 
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
-                        seed=0, stream=0, bounds=None, distribution=False):
-    """Confidence intervals for theta_n, n = 1..B, from one's own scores.
+                        seed=0, stream=0, bounds=None, distribution=False, curve="mean"):
+    """Confidence intervals for theta_n (or tau_q(n)), n = 1..B, from one's own scores.
 
     The same constructions that :func:`evpsim.coverage` evaluates.
 
@@ -363,12 +363,16 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     distribution : bool
         Also return the bootstrap distribution (variable
         ``bootstrap_distribution``, dims ``resample, estimator, n``).
+    curve : str or Target
+        The curve estimated: ``"mean"`` (default), ``"median"`` or
+        ``"quantile:Q"`` (see :mod:`evpsim.targets`); the estimators must
+        estimate it (``quantile`` for a quantile curve).
 
     Returns
     -------
     xarray.Dataset
         ``lower``, ``upper`` (estimator, ci_method, n) and ``estimate``
-        (estimator, n).
+        (estimator, n); scalar coordinate ``curve``.
 
     Examples
     --------
@@ -388,7 +392,8 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     seed = check.seed(seed)
     stream = check.integer(stream, "stream", minimum=0, maximum=2**62 - 1)
     distribution = check.boolean(distribution, "distribution")
-    ests = lstatistic_estimators(estimators)
+    target = as_target(curve)
+    ests = lstatistic_estimators(estimators, target, B, [B])
     if ci_methods is None:
         meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
     else:
@@ -406,7 +411,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B,
                        f"{resamples:,} resamples of {E} x {B:,} estimates",
                        "resamples" if resamples > 2 * B else "scores")
-    ptab, jws = weight_tables(ests, B)
+    ptab, jws = weight_tables(ests, B, target=target)
     lower = np.full((E, len(meths), B), np.nan)
     upper = np.full_like(lower, np.nan)
     boot = None
@@ -427,12 +432,17 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         _K.sample_estimates(xs, ptab, est)
     if bands:
         ivs = np.empty((len(bands), B, 2))
-        _K.band_intervals(xs, lo, hi, *band_bounds(bands, B, level), ivs)
+        if target.kind == "quantile":
+            _K.band_quantile_intervals(xs, lo, hi, *band_bounds(bands, B, level),
+                                       target.q ** (1.0 / np.arange(1, B + 1)), ivs)
+        else:
+            _K.band_intervals(xs, lo, hi, *band_bounds(bands, B, level), ivs)
         for g, m in enumerate(bands):
             lower[:, meths.index(m)] = ivs[g, :, 0]
             upper[:, meths.index(m)] = ivs[g, :, 1]
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, np.arange(1, B + 1)), "B": B})
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, np.arange(1, B + 1)), "B": B,
+                            "curve": target.name})
     ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, B))
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})

@@ -26,6 +26,7 @@ from .batteries.compare import compare_curves
 from .batteries.coverage import coverage
 from .curves import as_models
 from .kde import fit_kde, fit_kde_cv, load_kde
+from .targets import Target, as_target
 
 __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
            "model_error",
@@ -74,9 +75,10 @@ def model_error(ds):
     return f"{found} ('evpsim reproduce kde-validity')"
 
 
-def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", level=0.95,
+def self_check(scores, *, labels=None, estimators=None, ci_methods="percentile", level=0.95,
                bounds=None, minimize=False, replicates=1000, resamples=2000, seed=0,
-               bandwidth=BANDWIDTH, construction=CONSTRUCTION, workers=1, progress=False):
+               bandwidth=BANDWIDTH, construction=CONSTRUCTION, workers=1, progress=False,
+               curve="mean"):
     """Coverage of your interval method on distributions like your scores.
 
     Parameters
@@ -112,6 +114,8 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
         Worker processes; the result does not depend on it.
     progress : bool
         Show a progress line on stderr for runs longer than ~1.5 s.
+    curve : str or Target
+        The curve of the intervals checked, as in :func:`evpsim.curve`.
 
     Returns
     -------
@@ -121,13 +125,15 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
         bounds ``check_coverage_lower``/``check_coverage_upper`` (Monte
         Carlo error only, not the KDE's own error as a model of the
         truth), ``check_coverage_all`` (every n at once) and
-        ``check_theta`` (model, n: the exact EVP of the fitted KDE); with
+        ``check_theta`` (model, n: the exact EVP of the fitted KDE;
+        ``check_tau``, its exact quantile curve, for a quantile curve); with
         two or more models, ``check_wrong`` (pair, estimator, n) with
         bounds: the rate at which one search of each model, of the smaller
         B, ranks the pair opposite to the KDEs' exact curves. How each KDE
         fits its scores (model): coordinates ``check_bandwidth`` and
-        ``check_bandwidth_rule``; ``check_sample_mean`` (to set beside
-        ``check_theta`` at n = 1), ``check_best_observed``,
+        ``check_bandwidth_rule``; ``check_fit_theta`` (model, fit_n: the
+        KDE's theta at n = 1 and n = B) to set beside ``check_sample_mean``
+        and ``check_best_observed``,
         ``check_best_quantile`` (the share of the KDE's searches of B
         trials whose best is at most the best observed: near 0 or 1, the
         KDE's best of B is unlike yours), ``check_mass_dropped`` (KDE mass
@@ -147,6 +153,13 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
     models = as_models(scores, labels)
     minimize = check.boolean(minimize, "minimize")
     bandwidth, construction = kde_options(ci_methods, bandwidth, construction)
+    kind = as_target(curve)
+    # as in curve(): larger is better inside, so the Q-quantile of the lowest loss
+    # is the (1 - Q)-quantile of the best negated loss
+    target = Target("quantile", 1.0 - kind.q) if minimize and kind.kind == "quantile" \
+        else kind
+    if estimators is None:
+        estimators = "V" if kind.kind == "mean" else "quantile"
     sign = -1.0 if minimize else 1.0
     every = np.concatenate([m.scores for m in models])
     lo, hi = check.bounds(bounds, every.min(), every.max(), "every score") \
@@ -161,22 +174,23 @@ def self_check(scores, *, labels=None, estimators="V", ci_methods="percentile", 
         cov = coverage(truth, model.scores.size, estimators=estimators, ci_methods=ci_methods,
                        level=level, replicates=replicates, resamples=resamples, seed=seed,
                        bounds=flipped if construction == "centered" else None,
-                       workers=workers, progress=progress)
+                       workers=workers, progress=progress, curve=target)
         part = xr.Dataset({f"check_{v}": cov[v] for v in
                            ("coverage", "coverage_lower", "coverage_upper", "coverage_all")})
-        part["check_theta"] = sign * cov["theta"]
+        part[f"check_{target.symbol}"] = sign * cov[target.symbol]
         parts.append(part.drop_vars([c for c in part.coords if c not in
                                      ("estimator", "ci_method", "n", "ci_method_kind")]))
     ds = xr.concat(parts, dim="model", join="outer").assign_coords(
         model=[m.label for m in models],
         check_bandwidth=("model", [f.attrs["bandwidth"] for f in fits]),
         check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]))
-    ds = ds.merge(_fit_diagnostics(models, fits, sign))
+    ds = ds.merge(_fit_diagnostics(models, truths, fits, sign))
     if len(models) > 1:
         ds = ds.merge(_ranking_errors(models, truths, estimators, replicates, seed, workers,
-                                      progress), join="left")
+                                      progress, target), join="left")
     rule = bandwidth if isinstance(bandwidth, str) else f"given ({bandwidth:g})"
-    ds.attrs.update(check_replicates=replicates, check_resamples=resamples, check_seed=seed,
+    ds.attrs.update(check_curve=kind.name, check_replicates=replicates,
+                    check_resamples=resamples, check_seed=seed,
                     check_bounds=[lo, hi], check_level=level, check_construction=construction,
                     check_bandwidth_asked=rule,
                     check_truth=f"{construction} discretized Gaussian KDE of each model's "
@@ -220,10 +234,10 @@ def _fit(xs, bandwidth, construction, bounds, k, model):
     return fit_kde(xs, bandwidth=bandwidth, **options)
 
 
-def _fit_diagnostics(models, fits, sign):
+def _fit_diagnostics(models, truths, fits, sign):
     """Per model: how the KDE's mean and best of B compare with the scores'."""
-    mean, best, quantile, dropped = [], [], [], []
-    for model, fit in zip(models, fits):
+    mean, best, quantile, dropped, thetas = [], [], [], [], []
+    for model, truth, fit in zip(models, truths, fits):
         xs = sign * model.scores
         support = fit["x"].values
         cdf = np.minimum(np.cumsum(fit["pmf"].values), 1.0)
@@ -232,9 +246,12 @@ def _fit_diagnostics(models, fits, sign):
         mean.append(sign * float(xs.mean()))
         best.append(sign * float(xs.max()))
         dropped.append(float(fit.attrs["mass_outside_grid"]))
+        thetas.append(sign * truth.theta([1, xs.size]))
     quantile, dropped = np.array(quantile), np.array(dropped)
     unlike = (quantile < FIT_TAIL) | (quantile > 1.0 - FIT_TAIL) | (dropped > FIT_DROPPED)
     return xr.Dataset({
+        "check_fit_theta": (("model", "fit_n"), np.array(thetas), {
+            "long_name": "exact EVP of the KDE at n = 1 and n = B"}),
         "check_sample_mean": ("model", mean, {"long_name": "mean of the scores"}),
         "check_best_observed": ("model", best, {"long_name": "best observed score"}),
         "check_best_quantile": ("model", quantile, {
@@ -269,9 +286,7 @@ def fit_lines(ds):
     """
     from ._format import formatter, number, render
 
-    theta = ds["check_theta"].values
-    last = np.isfinite(theta).sum(axis=1) - 1
-    firsts, lasts = theta[:, 0], theta[np.arange(theta.shape[0]), last]
+    firsts, lasts = ds["check_fit_theta"].values.T
     means, bests = ds["check_sample_mean"].values, ds["check_best_observed"].values
     score = formatter(np.concatenate([firsts, lasts, means, bests]))
     columns = [[str(m) for m in ds["model"].values],
@@ -341,14 +356,14 @@ def fit_warnings(ds):
     return out
 
 
-def _ranking_errors(models, truths, estimators, replicates, seed, workers, progress):
+def _ranking_errors(models, truths, estimators, replicates, seed, workers, progress, target):
     pairs = list(combinations(range(len(models)), 2))
     rows = []
     for a, b in pairs:
         B = min(models[a].scores.size, models[b].scores.size)
         cmp = compare_curves(truths[a], truths[b], B, estimators=estimators,
                              replicates=replicates, seed=seed, workers=workers,
-                             progress=progress)
+                             progress=progress, curve=target)
         rows.append(xr.Dataset({f"check_{v}": cmp[v] for v in
                                 ("wrong", "wrong_lower", "wrong_upper")})
                     .drop_vars([c for c in cmp.coords if c not in ("estimator", "n")]))

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _validate as check
 from ..curves import curve
+from ..targets import as_target
 from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
 from .._format import formatter, interval, number, render
 from ..selfcheck import (SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
@@ -65,8 +66,12 @@ def add_parser(subparsers):
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
     c = p.add_argument_group("curves and intervals")
-    c.add_argument("--estimators", default=default(curve, "estimators"), metavar="LIST",
-                   help="comma-separated estimators (default: %(default)s; U and W too)")
+    c.add_argument("--estimators", default=None, metavar="LIST",
+                   help="comma-separated L-statistic estimators (default: V for the mean curve, "
+                        "quantile for a quantile curve; U and W too)")
+    c.add_argument("--curve", default="mean", metavar="CURVE",
+                   help="mean (the expected best score, default), median, or quantile:Q (the "
+                        "Q-quantile of the best score of n trials)")
     c.add_argument("--ci-methods", "--methods", dest="ci_methods",
                    default=default(curve, "ci_methods"), metavar="LIST",
                    help="comma-separated CI methods (default: %(default)s; see below)")
@@ -286,15 +291,16 @@ def _check_lines(ds, ns_of, seconds):
         B = int(sub["B"])
         ns = ns_of(B)
         rows = sub.sel(n=ns)
-        theta = formatter(rows["check_theta"].values)
+        sym = "tau" if "check_tau" in ds else "theta"
+        theta = formatter(rows[f"check_{sym}"].values)
         lines.append(f"  {model} (B = {B})")
-        columns = [[str(n) for n in ns], [theta(v) for v in rows["check_theta"].values]]
+        columns = [[str(n) for n in ns], [theta(v) for v in rows[f"check_{sym}"].values]]
         for e, m in cols:
             c = rows.sel(estimator=e, ci_method=m)
             columns.append([f"{v:.3f} [{lo_:.3f}, {hi_:.3f}]" for v, lo_, hi_ in
                             zip(c["check_coverage"].values, c["check_coverage_lower"].values,
                                 c["check_coverage_upper"].values)])
-        lines += render(["n", "KDE theta", *(f"{e} {m}" for e, m in cols)], columns, indent=4)
+        lines += render(["n", f"KDE {sym}", *(f"{e} {m}" for e, m in cols)], columns, indent=4)
     if "check_wrong" in ds:
         lines.append("ranking errors: how often one search of each (the smaller B) ranks the "
                      "pair opposite to the KDEs' exact curves")
@@ -345,8 +351,16 @@ def _header(ds, seconds):
         how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "
                    f"score range [{float(ds['bounds_lo']):g}, {float(ds['bounds_hi']):g}]")
     best = "lowest" if bool(ds["minimize"]) else "best"
-    return (f"expected {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
+    return (f"{_what(ds)} {best} {a['metric']} after n trials; {a['level']:.0%} intervals from "
             f"{' and '.join(how)}; {seconds:.2f} s")
+
+
+def _what(ds):
+    """``expected``, ``median`` or ``0.9-quantile of the``: what the curve is of the best."""
+    target = as_target(str(ds["curve"].values))
+    if target.kind == "mean":
+        return "expected"
+    return "median" if target.q == 0.5 else f"{target.q:g}-quantile of the"
 
 
 def _pair_head(ds, p, est, nn):
@@ -377,7 +391,8 @@ def run(args):
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     searches = _read(args)
     with Timer() as t:
-        ds = curve(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+        ds = curve(searches, estimators=args.estimators, curve=args.curve,
+                   ci_methods=args.ci_methods,
                    level=args.level, resamples=args.resamples, seed=args.seed,
                    bounds=args.bounds, minimize=args.minimize, target=args.target,
                    metric=args.metric)
@@ -421,7 +436,8 @@ def run(args):
 def _self_check(args, searches, ds, ns_of):
     """Run and print the self-check; ``ds`` with its results merged in."""
     with Timer() as tc:
-        chk = self_check(searches, estimators=args.estimators, ci_methods=args.ci_methods,
+        chk = self_check(searches, estimators=args.estimators, curve=args.curve,
+                         ci_methods=args.ci_methods,
                          level=args.level, bounds=args.bounds, minimize=args.minimize,
                          replicates=args.check_replicates, resamples=args.check_resamples,
                          seed=args.seed, bandwidth=args.check_bandwidth,
