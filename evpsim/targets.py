@@ -84,8 +84,8 @@ def as_target(target):
     if isinstance(target, Target):
         return target
     if not isinstance(target, str):
-        raise check.InvalidType("target", f"target must be a string ({TARGET_HELP}), got "
-                                          f"{type(target).__name__}")
+        raise check.InvalidType("curve", f"curve must be a string ({TARGET_HELP}), got "
+                                         f"{type(target).__name__}")
     text = target.strip().lower()
     if text == "mean":
         return MEAN
@@ -99,6 +99,6 @@ def as_target(target):
             q = math.nan
         if 0.0 < q < 1.0:
             return Target("quantile", q)
-        raise check.InvalidArgument("target", f"target {target!r}: the quantile must be a "
-                                              f"number in (0, 1)")
-    raise check.InvalidArgument("target", f"target must be {TARGET_HELP}; got {target!r}")
+        raise check.InvalidArgument("curve", f"curve {target!r}: the quantile must be a "
+                                             f"number in (0, 1)")
+    raise check.InvalidArgument("curve", f"curve must be {TARGET_HELP}; got {target!r}")

@@ -845,6 +845,47 @@ A("register", "est-neither", lambda d: evpsim.register_estimator("bad"), IA,
 A("register", "est-both",
   lambda d: evpsim.register_estimator("bad", weights=EYE, func=lambda xs, n: 0.0), IA,
   "give exactly one of weights=, func= and python=")
+A("register", "est-python-shape",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: xs[:2]), IA,
+  "python must be f(scores, ns) -> array of len(ns); on a sample of 5 at n = 1, 2, 5 it "
+  "returned shape (2,), expected (3,)")
+A("register", "est-python-batched-shape",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: xs[:, :1], batched=True), IA,
+  "returned shape (1, 1), expected (1, 3)")
+A("register", "est-python-nan",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: np.full(ns.size, np.nan)),
+  IA, "python must return finite estimates; on a sample of 5 at n = 1, 2, 5 it returned [nan")
+A("register", "est-python-raises",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: 1 / 0), IA,
+  "it raised ZeroDivisionError: division by zero")
+A("register", "est-python-beyond",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: np.sort(xs)[ns - 1],
+                                      extrapolates=True), IA,
+  "on a sample of 5 at n = 1, 2, 5, 10 it raised IndexError")
+A("register", "est-python-not-callable", lambda d: evpsim.register_estimator("bad", python=3),
+  IT, "python must be a callable f(scores, ns) -> curve")
+A("register", "est-python-targets",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: xs[ns - 1], targets="mode"),
+  IA, "targets must be 'mean', 'quantile' or both, got ('mode',)")
+A("register", "est-weights-extrapolate",
+  lambda d: evpsim.register_estimator("bad", weights=EYE, extrapolates=True), IA,
+  "extrapolates: weights(B) give budgets up to B only")
+A("unknown", "bias-curve", lambda d: evpsim.bias("normal", 5, curve="mode", method="exact"),
+  IA, "curve must be mean (expected best of n), median, or quantile:Q with Q in (0, 1); got "
+      "'mode'")
+A("range", "bias-curve-q", lambda d: evpsim.bias("normal", 5, curve="quantile:1.5"), IA,
+  "curve 'quantile:1.5': the quantile must be a number in (0, 1)")
+A("budget", "bias-U-beyond", lambda d: evpsim.bias("normal", 5, estimators="U", ns=[6],
+                                                  method="exact"), IA,
+  "U does not estimate beyond the B = 5 trials run (n = 6 asked for)")
+A("budget", "coverage-naive", lambda d: evpsim.coverage("normal", 5, estimators="naive"), IA,
+  "intervals need L-statistics; naive is a general (non-linear) estimator")
+A("usage", "bias-V-median", lambda d: evpsim.bias("normal", 5, estimators="V", curve="median",
+                                                 method="exact"), IA,
+  "V estimates the mean curve, not the quantile curves (quantile:0.5)")
+A("range", "bias-python-replicates",
+  lambda d: evpsim.bias("normal", 5, estimators="naive", python_replicates=1), IA,
+  "python_replicates must be at least 2")
 A("register", "est-builtin-name", lambda d: evpsim.register_estimator("U", weights=EYE), IA,
   "an estimator named 'U' is already registered")
 A("register", "est-builtin-overwrite",
@@ -1294,6 +1335,26 @@ C("output", "bias-out-plot-same-nc", "bias --out r.nc --plot r.nc",
 C("output", "bias-out-plot-same-png", "bias --out r.png --plot r.png",
   "--out 'r.png': expected a file ending in .nc")
 C("usage", "bias-unknown-flag", "bias --frobnicate", "unrecognized arguments: --frobnicate")
+C("unknown", "bias-curve-mode", "bias --curve mode",
+  "--curve must be mean (expected best of n), median, or quantile:Q")
+C("range", "bias-curve-q", "bias --curve quantile:0", "the quantile must be a number in (0, 1)")
+C("budget", "bias-n-max-0", "bias --n-max 0", "--n-max must be at least 1, got 0")
+C("budget", "bias-W-beyond", "bias --B 10 --estimators W --n 5,11",
+  "--estimators: W does not estimate beyond the B = 10 trials run")
+C("usage", "bias-n-and-n-max", "bias --n 1,2 --n-max 5",
+  "argument --n-max: not allowed with argument --n")
+C("usage", "falseconc-V-median", "falseconc --estimators V --curve median",
+  "--estimators: V estimates the mean curve, not the quantile curves")
+C("usage", "falseconc-mc-median", "falseconc --curve median --truth-method mc",
+  "--truth-method: 'mc' simulates the mean curve")
+C("range", "bias-python-replicates-1", "bias --estimators naive --python-replicates 1",
+  "--python-replicates must be at least 2")
+C("usage", "compare-range-n", "compare --a normal --b tang-big --B 10:12 --n 5",
+  "--n and --n-max apply to one budget")
+C("usage", "coverage-naive", "coverage --estimators naive",
+  "intervals need L-statistics; naive is a general (non-linear) estimator")
+C("usage", "curve-V-median", "curve data:reuters-mlp --curve median --estimators V",
+  "--estimators: V estimates the mean curve, not the quantile curves")
 C("usage", "bias-extra-argument", "bias extra", "unrecognized arguments: extra")
 C("usage", "bias-missing-value", "bias --B", "argument --B: expected one argument")
 # falseconc

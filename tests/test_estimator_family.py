@@ -126,9 +126,9 @@ def test_an_estimator_must_estimate_the_curve_and_the_budgets():
     with pytest.raises(ValueError, match="naive does not estimate beyond the B = 10"):
         evpsim.compare_curves("normal", "tang-big", 10, estimators="naive", ns=[5, 11],
                               replicates=100)
-    with pytest.raises(ValueError, match="truth_method='mc' simulates the mean curve"):
+    with pytest.raises(ValueError, match="truth_method: 'mc' simulates the mean curve"):
         evpsim.falseconc("normal", 10, curve="median", truth_method="mc", replicates=100)
-    with pytest.raises(ValueError, match="target must be"):
+    with pytest.raises(ValueError, match="curve must be"):
         evpsim.bias("normal", 10, curve="mode", method="exact")
 
 

@@ -87,9 +87,9 @@ def test_targets_by_name():
     np.testing.assert_array_equal(as_target("mean").exact(t, [1, 5]), t.theta([1, 5]))
     np.testing.assert_array_equal(as_target("median").exact(t, [1, 5]), t.tau(0.5, [1, 5]))
     for bad in ("quantile:1", "quantile:0", "quantile:x", "quantile:", "mode", "quantile:nan"):
-        with pytest.raises(ValueError, match="target"):
+        with pytest.raises(ValueError, match="curve"):
             as_target(bad)
-    with pytest.raises(TypeError, match="target must be a string"):
+    with pytest.raises(TypeError, match="curve must be a string"):
         as_target(0.5)
     with pytest.raises(ValueError, match="q"):
         t.tau(1.5, [1])

@@ -140,7 +140,7 @@ def _validate_common(a, b, Bmax, estimators, labels, pool, column, replicates, s
     pool = check.boolean(pool, "pool")
     target = as_target(curve)
     if truth_method == "mc" and target.kind != "mean":
-        raise check.InvalidArgument("truth_method", "truth_method='mc' simulates the mean "
+        raise check.InvalidArgument("truth_method", "truth_method: 'mc' simulates the mean "
                                                     "curve; a quantile curve is compared with "
                                                     "its exact values")
     ma, mb = _models(a, b, labels, pool, column, Bmax)

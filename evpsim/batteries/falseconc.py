@@ -117,7 +117,7 @@ def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
     check_rows_memory(ests, B, ns.size)
     truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
     if truth_method == "mc" and target.kind != "mean":
-        raise check.InvalidArgument("truth_method", "truth_method='mc' simulates the mean "
+        raise check.InvalidArgument("truth_method", "truth_method: 'mc' simulates the mean "
                                                     "curve; a quantile curve is compared with "
                                                     "its exact values")
     truth_replicates = check.replicates(truth_replicates, "truth_replicates")
