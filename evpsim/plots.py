@@ -146,7 +146,8 @@ def plot_falseconc(ds, path):
             ax.plot(ns, sub["tie"].values, color=c, lw=1.0, ls=":", label=f"{name} ties")
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.set_xlabel("n (budget)")
-    ax.set_ylabel("P(estimate < true EVP)")
+    ax.set_ylabel("P(estimate < true EVP)" if curve_symbol(ds) == "theta" else
+                  "P(estimate < true quantile curve)")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize=9)
     a = ds.attrs
