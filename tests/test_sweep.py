@@ -191,6 +191,23 @@ def test_a_lost_signal_exception_still_stops_the_sweep(capsys):
             signals.check()
     assert "Exception ignored" not in capsys.readouterr().err
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # an object the signal left half made (a file being opened) complains in its
+    # finalizer; not to the user, and before the sweep has returned
+    finalized = []
+
+    class Half:
+        def __init__(self):
+            signal.raise_signal(signal.SIGINT)
+            self.opened = True
+
+        def __del__(self):
+            finalized.append(self)
+            assert self.opened
+
+    with pytest.raises(KeyboardInterrupt), Signals():
+        Half()
+    assert len(finalized) == 1 and "Exception ignored" not in capsys.readouterr().err
+    finalized.clear()
     # a cell being saved is not interrupted: the signal's exception comes after it
     saved = []
     with pytest.raises(KeyboardInterrupt), Signals() as signals, signals.held():
@@ -259,7 +276,8 @@ def test_default_stores_are_named_by_the_grid(tmp_path, capsys, monkeypatch):
                                     for s in stores)
     capsys.readouterr()
     assert main(first) == 0  # the same sweep finds its store again
-    assert f"checkpoints in sweep-bias-{Grid.make('bias', {'dist': ['normal'], 'B': [5]}, {'method': 'exact'}).digest()}.cells" in capsys.readouterr().out
+    digest = Grid.make("bias", {"dist": ["normal"], "B": [5]}, {"method": "exact"}).digest()
+    assert f"checkpoints in sweep-bias-{digest}.cells" in capsys.readouterr().out
     assert len(list(tmp_path.iterdir())) == 3
 
 
@@ -333,7 +351,30 @@ def test_no_scheduler_there(tmp_path, capsys):
     assert main(["sweep", "bias", "--dist", "normal", "--B", "5", "--method", "exact",
                  "--scheduler", "tcp://127.0.0.1:9", "--store", str(tmp_path / "s"),
                  "--quiet"]) == 2
-    assert "--scheduler 'tcp://127.0.0.1:9': cannot connect" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--scheduler 'tcp://127.0.0.1:9': cannot connect" in err
+    assert "is a dask scheduler running there ('dask scheduler' starts one)?" in err
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.slow  # starts a dask cluster of three workers, then one of none
+def test_the_header_counts_the_clusters_workers(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    args = ["sweep", "bias", "--dist", "normal,tang-small", "--B", "5", "--method", "exact",
+            "--quiet"]
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                                  dashboard_address="127.0.0.1:0") as cluster:
+        assert main(args + ["--scheduler", cluster.scheduler_address,
+                            "--store", str(tmp_path / "a")]) == 0
+    assert "seed 0; dask, 3 workers; " in capsys.readouterr().out
+    assert main(args + ["--cluster", "2", "--store", str(tmp_path / "b")]) == 0
+    assert "seed 0; dask, 2 workers; " in capsys.readouterr().out
+    with distributed.LocalCluster(n_workers=0, processes=True,
+                                  dashboard_address="127.0.0.1:0") as cluster:
+        assert main(args + ["--scheduler", cluster.scheduler_address,
+                            "--store", str(tmp_path / "c")]) == 2
+    assert "has no workers after 10 s; start some with 'dask worker " in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -357,7 +398,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, message, tmp_path, monkeypat
     assert status == 2
     err = capsys.readouterr().err
     assert err.startswith("evpsim sweep: error: ") and err.count("\n") == 1 and message in err
-    assert not (tmp_path / "sweep-bias.cells").exists()  # refused before any work
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]  # refused before any work
 
 
 # --- everything checked before anything is made -------------------------------------

@@ -16,7 +16,9 @@ a cluster's cells dropped).
 
 from __future__ import annotations
 
+import gc
 import itertools
+import logging
 import os
 import signal
 import sys
@@ -57,8 +59,10 @@ class Signals:
     ("Exception ignored in ...") and dropped. Inside this context each
     handler notes its signal before calling the program's own (which
     raises ``KeyboardInterrupt``, or the command line's ``Terminated``),
-    a lost exception is not printed, and :meth:`check`, called between
-    cells and while waiting for them, calls the handler again. Inside
+    and :meth:`check`, called between cells and while waiting for them,
+    calls the handler again. Once a signal has come, exceptions lost that
+    way are not printed: the signal's own, and the complaints of objects
+    it interrupted half made (their finalizers run on the way out). Inside
     :meth:`held` (a cell being saved) the handler waits for its end. A
     signal whose handling is not a Python function (SIGTERM's default: the
     process ends) is left alone, and so is every signal outside the main
@@ -67,6 +71,7 @@ class Signals:
 
     def __enter__(self):
         self.caught = None
+        self.stopped = False
         self.holding = False
         self.previous = {}
         self.unraisable = sys.unraisablehook
@@ -81,6 +86,7 @@ class Signals:
 
     def _note(self, signum, frame):
         self.caught = signum
+        self.stopped = True
         if not self.holding:
             self.previous[signum](signum, frame)
 
@@ -95,9 +101,9 @@ class Signals:
         self.check()
 
     def _lost(self, unraisable):
-        # the handlers' exceptions (KeyboardInterrupt and the like, not Exceptions) are
-        # raised again by check(); anything else is shown as usual
-        if self.caught is None or isinstance(unraisable.exc_value, Exception):
+        # once a signal came, a lost exception is its own (raised again by check()) or
+        # the complaint of an object it interrupted; before, it is shown as usual
+        if not self.stopped:
             self.unraisable(unraisable)
 
     def check(self):
@@ -106,7 +112,12 @@ class Signals:
             signum, self.caught = self.caught, None
             self.previous[signum](signum, None)
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, error, trace):
+        if self.stopped and error is not None and not isinstance(error, Exception):
+            # the frames the signal interrupted hold objects it left half made (a file
+            # being opened), whose finalizers would complain later: they go now, unheard
+            error.__traceback__ = trace = None
+            gc.collect()
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
         sys.unraisablehook = self.unraisable
@@ -373,8 +384,11 @@ def _dask_client(scheduler, workers):
     from distributed import Client, LocalCluster
 
     if scheduler is None:
+        # the workers' log (cells dropped, heartbeats lost when a signal stops the sweep)
+        # is not for the user: a cell's error comes back with the cell
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+                          dashboard_address="127.0.0.1:0",
+                          silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
             yield client
         return
     try:
