@@ -78,7 +78,13 @@ def add_parser(subparsers):
     g.add_argument("--grid", metavar="FILE.toml",
                    help="the grid, options and seed from a TOML file instead of the flags")
     o = p.add_argument_group("options shared by every cell")
-    o.add_argument("--estimators", metavar="LIST", help="estimators (default: U, V, W)")
+    o.add_argument("--estimators", metavar="LIST",
+                   help="estimators (default: U, V, W; quantile for a quantile curve)")
+    o.add_argument("--curve", metavar="CURVE",
+                   help="the curve judged against: mean (default), median or quantile:Q")
+    o.add_argument("--python-replicates", type=integer, metavar="M",
+                   help="searches for estimators written in Python (default: as many as "
+                        "--replicates, fewer for slow ones)")
     o.add_argument("--ci-methods", metavar="LIST", help="CI methods (coverage; default: all)")
     o.add_argument("--replicates", type=integer, help=f"simulated searches per cell (default: "
                                                        f"{_sweep_defaults('replicates')})")
@@ -87,8 +93,8 @@ def add_parser(subparsers):
     o.add_argument("--level", type=number, help=f"confidence level (default: "
                                                  f"{_sweep_defaults('level')})")
     o.add_argument("--bounds", type=pair, metavar="LO,HI",
-                   help="coverage: the known range of the scores for band methods (default: "
-                        "each truth's support)")
+                   help="the known range of the scores: for band methods (coverage; default: "
+                        "each truth's support) and estimators that use it (kde)")
     o.add_argument("--method", choices=["exact", "mc", "both"],
                    help=f"exact, Monte Carlo or both (default: {_sweep_defaults('method')})")
     o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
@@ -114,8 +120,9 @@ def _grid(args):
     from ..sweeps import Grid, load_toml, sweep
 
     flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
-    options = {k: getattr(args, k) for k in ("estimators", "ci_methods", "replicates",
-                                              "resamples", "level", "bounds", "method")
+    options = {k: getattr(args, k) for k in ("estimators", "curve", "ci_methods", "replicates",
+                                              "python_replicates", "resamples", "level",
+                                              "bounds", "method")
                if getattr(args, k) is not None}
     if args.pool:
         options["pool"] = True

@@ -73,26 +73,31 @@ class _Checked(Exception):
 
 
 def _stand_in(truth):
-    """A copy of ``truth`` whose ``theta`` raises :class:`_Checked`."""
-    def theta(ns):
+    """A copy of ``truth`` whose ``theta`` and ``tau`` (its exact curves) raise
+    :class:`_Checked`."""
+    def curve(*args):
         raise _Checked
 
     stand_in = copy.copy(truth)
-    object.__setattr__(stand_in, "theta", theta)
+    object.__setattr__(stand_in, "theta", curve)
+    object.__setattr__(stand_in, "tau", curve)
     return stand_in
 
 
 BATTERIES = {b.name: b for b in [
     Battery("bias", "evpsim.batteries.bias.bias", ("dist", "B"), {"dist": "truth"},
-            {"estimators": None, "method": "both", "replicates": 100_000}, "bias"),
+            {"estimators": None, "curve": "mean", "method": "both", "replicates": 100_000,
+             "python_replicates": None, "bounds": None}, "bias"),
     Battery("coverage", "evpsim.batteries.coverage.coverage", ("dist", "B"), {"dist": "truth"},
-            {"estimators": None, "ci_methods": None, "level": 0.95, "replicates": 1000,
-             "resamples": 5000, "bounds": None}, "coverage", True),
+            {"estimators": None, "curve": "mean", "ci_methods": None, "level": 0.95,
+             "replicates": 1000, "resamples": 5000, "bounds": None}, "coverage", True),
     Battery("falseconc", "evpsim.batteries.falseconc.falseconc", ("dist", "B"),
-            {"dist": "truth"}, {"estimators": None, "replicates": 200_000}, "below"),
+            {"dist": "truth"}, {"estimators": None, "curve": "mean", "replicates": 200_000,
+                                "python_replicates": None, "bounds": None}, "below"),
     Battery("compare", "evpsim.batteries.compare.comparison_errors", ("a", "b", "B"),
-            {"a": "_a", "b": "_b"}, {"estimators": None, "pool": False, "replicates": 50_000},
-            "wrong"),
+            {"a": "_a", "b": "_b"}, {"estimators": None, "curve": "mean", "pool": False,
+                                     "replicates": 50_000, "python_replicates": None,
+                                     "bounds": None}, "wrong"),
 ]}
 
 
