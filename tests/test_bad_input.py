@@ -1715,8 +1715,8 @@ C("usage", "sweep-workers-and-cluster", f"{SB} --workers 2 --cluster 2",
   "argument --cluster: not allowed with argument --workers")
 C("usage", "sweep-method-on-coverage", f"{SC} --method exact",
   "--method is not an option of a coverage sweep")
-C("usage", "sweep-bounds-on-bias", f"{SB} --bounds 0,1",
-  "--bounds is not an option of a bias sweep")
+C("usage", "sweep-resamples-on-bias", f"{SB} --resamples 100",
+  "--resamples is not an option of a bias sweep")
 C("range", "sweep-level", f"{SC} --level 1.5", "--level must lie in (0, 1), got 1.5")
 C("scores", "sweep-level-nan", f"{SC} --level nan", "--level must be a finite number")
 C("short", "sweep-resamples-1", f"{SC} --resamples 1", "--resamples must be at least 2")
