@@ -754,3 +754,111 @@ def plot_sweep(ds, path):
     fig.suptitle(f"sweep of the {battery.name} battery, seed {ds.attrs['seed']}", fontsize=10)
     fig.tight_layout(rect=(0, 0.06 * rows, 1, 1))
     return save_figure(fig, path)
+
+
+def plot_leaderboard_rmse(ds, curve, reference, path):
+    """Each estimator's RMSE relative to the reference, truth x n, a panel per B.
+
+    Rows are the estimators other than ``reference``, columns the budgets
+    B; colour is log2 of the RMSE ratio (blue: better than the reference,
+    red: worse; clipped at 1/4 and 4), the dashed line marks n = B.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.leaderboard.leaderboard`.
+    curve : str
+        The curve (a value of ``ds["curve"]``).
+    reference : str
+        The estimator in the denominator.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = _pyplot()
+    sub = ds.sel(curve=curve)
+    names = [str(e) for e in sub["estimator"].values if str(e) != reference
+             and np.isfinite(sub["rmse"].sel(estimator=e)).any()]
+    Bs = [int(b) for b in sub["B"].values]
+    fig, axes = plt.subplots(max(len(names), 1), len(Bs), squeeze=False, layout="constrained",
+                             figsize=(3.6 * len(Bs), (0.16 * sub.sizes["dist"] + 0.9)
+                                      * max(len(names), 1) + 0.6), sharey=True)
+    image = None
+    for i, name in enumerate(names):
+        for j, B in enumerate(Bs):
+            cell = sub.sel(B=B)
+            ns = cell["n"].values[np.isfinite(cell["truth_value"]).any("dist").values]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = (cell["rmse"].sel(estimator=name, n=ns)
+                         / cell["rmse"].sel(estimator=reference, n=ns)).values
+            ax = axes[i, j]
+            image = ax.imshow(np.log2(ratio), aspect="auto", cmap="RdBu_r", vmin=-2, vmax=2,
+                              interpolation="nearest")
+            ax.set_xticks(range(ns.size), [str(n) for n in ns], fontsize=6, rotation=90)
+            ax.axvline(int(np.searchsorted(ns, B)) + 0.5, color="black", lw=0.8, ls="--")
+            ax.set_title(f"{name}, B = {B}", fontsize=9)
+            if j == 0:
+                ax.set_yticks(range(cell.sizes["dist"]),
+                              [str(d) for d in cell["dist"].values], fontsize=6)
+    for ax in axes[-1]:
+        ax.set_xlabel("n")
+    if image is not None:
+        bar = fig.colorbar(image, ax=axes, shrink=0.6)
+        bar.set_ticks([-2, -1, 0, 1, 2], labels=["1/4", "1/2", "1", "2", "4"])
+        bar.set_label(f"RMSE / RMSE of {reference}")
+    fig.suptitle(f"{curve} curve: RMSE relative to {reference} (blue: better)", fontsize=10)
+    return save_figure(fig, path)
+
+
+def plot_leaderboard_coverage(ds, curve, path):
+    """Coverage against n / B, a panel per CI method, a line per truth and B.
+
+    The reference estimator's intervals (V for the mean curve, the quantile
+    plug-in for a quantile curve; band methods are the same for every
+    estimator), with the nominal level dashed.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.leaderboard.leaderboard`.
+    curve : str
+        The curve (a value of ``ds["curve"]``).
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    from .leaderboard_report import _reference
+
+    plt = _pyplot()
+    sub = ds.sel(curve=curve, estimator=_reference(curve))
+    meths = [str(m) for m in sub["ci_method"].values
+             if np.isfinite(sub["coverage"].sel(ci_method=m)).any()]
+    cols = min(4, len(meths))
+    rows = -(-len(meths) // cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(3.4 * cols, 3.0 * rows),
+                             sharex=True, sharey=True)
+    level = 0.95
+    for ax, m in zip(axes.ravel(), meths):
+        for k, B in enumerate(sub["B"].values):
+            cov = sub["coverage"].sel(ci_method=m, B=B)
+            cov = cov.sel(n=cov["n"].values[np.isfinite(cov).any("dist").values])
+            x = cov["n"].values / B
+            for d in cov["dist"].values:
+                ax.plot(x, cov.sel(dist=d).values, color=MODEL_COLORS[k % len(MODEL_COLORS)],
+                        lw=0.6, alpha=0.35)
+            ax.plot(x, cov.median("dist").values, color=MODEL_COLORS[k % len(MODEL_COLORS)],
+                    lw=1.8, label=f"B = {B} (median over truths)")
+        ax.axhline(level, color="black", ls="--", lw=1)
+        ax.axvline(1.0, color="grey", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_title(m, fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes.ravel()[len(meths):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("n / B")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("coverage")
+    axes[0, 0].legend(frameon=False, fontsize=7)
+    fig.suptitle(f"{curve} curve: coverage of {_reference(curve)}'s intervals, a faint line per "
+                 f"truth", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -29,15 +29,23 @@ __all__ = ["PythonJob", "BiasSums", "SignCounts", "PairCounts", "search_counts"]
 
 
 def search_counts(ests, replicates, asked=None):
-    """Searches each estimator runs on: all for the numba path; for a Python
-    estimator ``asked`` if given, else its ``max_replicates`` cap (never more
-    than the battery's)."""
+    """Searches each estimator runs on.
+
+    All of the battery's for the numba path; for a Python estimator,
+    ``asked`` if given (one count for all, or a mapping from estimator name
+    to count; names not in it keep their default), else its
+    ``max_replicates`` cap; never more than the battery's.
+    """
     check.replicates(replicates)
-    if asked is not None:
+    if isinstance(asked, dict):
+        asked = {str(k): check.replicates(v, f"python_replicates[{k!r}]")
+                 for k, v in asked.items()}
+    elif asked is not None:
         asked = check.replicates(asked, "python_replicates")
     out = []
     for e in ests:
-        cap = asked if asked is not None else e.max_replicates
+        cap = asked.get(e.name, e.max_replicates) if isinstance(asked, dict) else \
+            asked if asked is not None else e.max_replicates
         out.append(replicates if e.kind != "python" or cap is None else min(cap, replicates))
     return np.array(out, dtype=np.int64)
 

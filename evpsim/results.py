@@ -59,7 +59,8 @@ def provenance(**extra):
 
     Package versions, thread count, creation time (UTC) and the command
     line, plus ``extra`` (seed, replicate counts, truth parameters ...).
-    Values that netCDF cannot hold (None, bool) are converted to strings.
+    Values that netCDF cannot hold are converted to strings: None and
+    bools as they print, lists joined by commas, mappings as JSON.
     """
     import numba
 
@@ -75,6 +76,10 @@ def provenance(**extra):
             v = str(v)
         elif isinstance(v, (list, tuple)):
             v = ", ".join(map(str, v))
+        elif isinstance(v, dict):
+            import json
+
+            v = json.dumps(v, sort_keys=True, default=str)
         attrs[k] = v
     return attrs
 

@@ -147,11 +147,11 @@ def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method
     chunk_size : int
         Replicates per chunk (part of the seed's meaning: results are
         reproducible for the same seed and chunk size).
-    python_replicates : int, optional
-        Searches for the estimators written in Python (default: as many as
-        ``replicates``, or fewer for slow estimators, see
-        :attr:`evpsim.Estimator.max_replicates`): the first ones of the
-        run's searches, so comparisons stay paired.
+    python_replicates : int or dict, optional
+        Searches for the estimators written in Python, one count for all
+        or ``{name: count}`` (default: as many as ``replicates``, or fewer
+        for slow estimators, see :attr:`evpsim.Estimator.max_replicates`):
+        the first ones of the run's searches, so comparisons stay paired.
     bounds : (float, float), optional
         The metric's known range, passed to estimators that use it
         (``kde``).

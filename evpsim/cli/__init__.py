@@ -25,7 +25,7 @@ from .common import UserError, epilog, paragraph
 GROUPS = {
     "your own search results:": ["curve", "fit_kde"],
     "batteries (how EVP estimators behave on simulated searches):":
-        ["bias", "coverage", "falseconc", "compare", "sweep"],
+        ["bias", "coverage", "falseconc", "compare", "sweep", "leaderboard"],
     "papers and shipped data:": ["reproduce", "listing"],
 }
 SUBCOMMANDS = [module for modules in GROUPS.values() for module in modules]

@@ -51,7 +51,8 @@ class Battery:
         func = getattr(import_module(module), name)
         if self.name == "compare":
             return func(identity["a"], identity["b"], Bs=[identity["B"]], seed=seed, **options)
-        return func(identity["dist"], identity["B"], seed=seed, **options)
+        more = {a: identity[a] for a in self.axes[2:]}  # e.g. the leaderboard's curve
+        return func(identity["dist"], identity["B"], seed=seed, **more, **options)
 
     def check(self, identity, options, seed, truths):
         """Run the battery's own checks of one cell's arguments, and no computation.
@@ -94,6 +95,9 @@ BATTERIES = {b.name: b for b in [
     Battery("falseconc", "evpsim.batteries.falseconc.falseconc", ("dist", "B"),
             {"dist": "truth"}, {"estimators": None, "curve": "mean", "replicates": 200_000,
                                 "python_replicates": None, "bounds": None}, "below"),
+    Battery("leaderboard", "evpsim.leaderboard.cell", ("dist", "B", "curve"), {"dist": "truth"},
+            {"estimators": None, "ci_methods": None, "replicates": 20_000,
+             "python_replicates": None, "samples": 1000, "resamples": 2000}, "rmse"),
     Battery("compare", "evpsim.batteries.compare.comparison_errors", ("a", "b", "B"),
             {"a": "_a", "b": "_b"}, {"estimators": None, "curve": "mean", "pool": False,
                                      "replicates": 50_000, "python_replicates": None,

@@ -1,0 +1,122 @@
+"""``evpsim leaderboard``: which estimator and which interval, over every truth, B and n."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .common import Timer, UserError, add_subcommand, integer, integers
+from . import Terminated
+from .sweep import names
+
+HELP = "rank every estimator and interval over every truth, budget and n"
+
+
+def add_parser(subparsers):
+    from ..leaderboard import BUDGETS, CURVES, QUICK, SIZES
+
+    full, quick = SIZES["full"], SIZES["quick"]
+    p = add_subcommand(
+        subparsers, "leaderboard", HELP, description=(
+            "Run every registered estimator (the slow ones when asked) and every CI method "
+            "on every truth evpsim knows (the truncated normals, the bag, every committed "
+            "KDE fit, every shipped search as its own truth), B in "
+            f"{{{', '.join(map(str, BUDGETS))}}}, n on a log grid up to 2B (beyond B for "
+            "estimators that extrapolate), for the mean and the median curve. Per cell: "
+            "bias, SD and RMSE (exact for L-statistics and estimators with known moments, "
+            "Monte Carlo with standard errors otherwise) and the coverage and width of every "
+            "interval. Writes DIR/leaderboard.nc, leaderboard.md (tables per curve and B), "
+            "summary.md and figures. Cells are checkpointed in DIR/cells: a run stopped and "
+            "started again resumes."),
+        examples=["evpsim leaderboard --quick --out leaderboard-quick",
+                  "evpsim leaderboard --out leaderboard --workers 2"])
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    g = p.add_argument_group("the grid")
+    g.add_argument("--truths", type=names, metavar="LIST",
+                   help="truth specs (default: every truth evpsim knows; --quick: "
+                        f"{','.join(QUICK['truths'])})")
+    g.add_argument("--B", type=integers, metavar="LIST", dest="Bs",
+                   help=f"budgets (default: {','.join(map(str, BUDGETS))}; --quick: "
+                        f"{','.join(map(str, QUICK['Bs']))})")
+    g.add_argument("--curves", type=names, metavar="LIST", default=list(CURVES),
+                   help=f"curves (default: {','.join(CURVES)})")
+    g.add_argument("--estimators", metavar="LIST",
+                   help="estimators (default: every registered one but the slow "
+                        "opda-parametric; 'all' for every one; your own registered or "
+                        "plugin estimators by name)")
+    g.add_argument("--ci-methods", metavar="LIST", help="CI methods (default: every one)")
+    s = p.add_argument_group("sizes")
+    s.add_argument("--quick", action="store_true",
+                   help=f"a small grid and sizes, in a few minutes (also on with "
+                        f"EVPSIM_QUICK=1): {quick['replicates']:,} searches, "
+                        f"{quick['samples']} coverage samples x {quick['resamples']} resamples")
+    s.add_argument("--replicates", type=integer,
+                   help=f"Monte Carlo searches of the bias battery (default: "
+                        f"{full['replicates']:,})")
+    s.add_argument("--samples", type=integer,
+                   help=f"coverage samples per cell (default: {full['samples']:,})")
+    s.add_argument("--resamples", type=integer,
+                   help=f"bootstrap resamples (default: {full['resamples']:,})")
+    s.add_argument("--python-replicates", type=integer, metavar="M",
+                   help="searches of every Python estimator (default: kde "
+                        f"{full['python_replicates']['kde']}, opda-parametric "
+                        f"{full['python_replicates']['opda-parametric']}, others as "
+                        "--replicates)")
+    s.add_argument("--seed", type=integer, default=0, help="seed of every cell (default: 0)")
+    r = p.add_argument_group("where cells run")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=integer, default=1,
+                       help="local worker processes (default: 1, in this process)")
+    where.add_argument("--cluster", type=integer, metavar="N",
+                       help="a local dask.distributed cluster of N single-threaded workers")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(run=run, argument_flags={"Bs": "Bs", "truths": "truths"})
+    return p
+
+
+def run(args):
+    from pathlib import Path
+
+    from ..leaderboard import leaderboard
+    from ..leaderboard_report import estimator_table, write_report
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {args.out!r} is a file, not a folder")
+    quick = args.quick or os.environ.get("EVPSIM_QUICK") == "1"
+    sizes = {k: getattr(args, k) for k in ("replicates", "samples", "resamples",
+                                            "python_replicates") if getattr(args, k) is not None}
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    backend = "dask" if args.cluster is not None or args.scheduler is not None else \
+        "local" if args.workers > 1 else "process"
+    workers = args.workers if args.cluster is None else args.cluster
+    try:
+        with Timer() as t:
+            ds = leaderboard(truths=args.truths, Bs=args.Bs, curves=args.curves,
+                             estimators=args.estimators, ci_methods=args.ci_methods,
+                             size="quick" if quick else "full", seed=args.seed,
+                             store=out / "cells", backend=backend, workers=workers,
+                             scheduler=args.scheduler, progress=not args.quiet, **sizes)
+    except (ValueError, TypeError):  # refused before any cell: leave nothing behind
+        if made and not any(out.iterdir()):
+            out.rmdir()
+        raise
+    except (KeyboardInterrupt, Terminated):
+        if (out / "cells").is_dir():
+            print(f"evpsim leaderboard: the finished cells are kept in {str(out / 'cells')!r}; "
+                  f"run the same command again to resume", file=sys.stderr)
+        raise
+    print(f"leaderboard: {ds.sizes['dist']} truths x B in "
+          f"{{{', '.join(map(str, ds['B'].values))}}} x curves "
+          f"{', '.join(map(str, ds['curve'].values))}; {ds.attrs['cells_computed']} cells "
+          f"computed, the rest kept in {out / 'cells'}; {t.seconds:.1f} s")
+    for curve in ds["curve"].values:
+        for B in ds["B"].values:
+            print(f"\n{curve} curve, B = {B}")
+            print("\n".join(estimator_table(ds, curve, B)))
+    for path in write_report(ds, out):
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,131 @@
+"""The leaderboard: cells equal the battery runs they stand for; tables, figures, resume."""
+
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import evpsim
+from evpsim.leaderboard import budgets, cell, default_estimators, leaderboard
+from evpsim.leaderboard_report import estimator_table, interval_table, summary, write_report
+
+SMALL = dict(replicates=3000, samples=60, resamples=150, python_replicates={"kde": 10},
+             seed=4)
+
+
+def test_budgets_reach_twice_B_on_a_log_grid():
+    for B in (10, 25, 50, 100):
+        ns = budgets(B)
+        assert ns[0] == 1 and ns[-1] == 2 * B and B in ns
+        assert np.all(np.diff(ns) > 0) and np.all(ns[1:] / ns[:-1] <= 2.01)
+    assert "opda-parametric" not in default_estimators() and "kde" in default_estimators()
+
+
+def test_a_cell_equals_the_battery_runs_it_stands_for():
+    ds = cell("tang-big", 12, "mean", estimators="U,V,naive,kde", ci_methods="percentile,ks",
+              **SMALL)
+    ns = budgets(12)
+    inside, beyond = ns[ns <= 12], ns[ns > 12]
+    b_in = evpsim.bias("tang-big", 12, estimators="U,V,naive,kde", ns=inside, method="both",
+                       replicates=3000, python_replicates={"kde": 10}, bounds=(0, 1), seed=4)
+    b_out = evpsim.bias("tang-big", 12, estimators="V,kde", ns=beyond, method="both",
+                        replicates=3000, python_replicates={"kde": 10}, bounds=(0, 1), seed=4)
+    for name in ("U", "V", "naive"):  # exact moments
+        np.testing.assert_array_equal(ds["rmse"].sel(estimator=name, n=inside),
+                                      np.sqrt(b_in["exact_mse"].sel(estimator=name)))
+        np.testing.assert_array_equal(ds["mc_rmse"].sel(estimator=name, n=inside),
+                                      np.sqrt(b_in["mse"].sel(estimator=name)))
+    np.testing.assert_array_equal(ds["rmse"].sel(estimator="kde", n=beyond),
+                                  np.sqrt(b_out["mse"].sel(estimator="kde")))
+    np.testing.assert_array_equal(ds["bias"].sel(estimator="V", n=beyond),
+                                  b_out["exact_bias"].sel(estimator="V"))
+    assert ds["exact"].sel(estimator="kde").values.sum() == 0
+    assert np.isnan(ds["rmse"].sel(estimator="U", n=beyond)).all()
+    c_in = evpsim.coverage("tang-big", 12, estimators="U,V", ci_methods="percentile,ks",
+                           ns=inside, replicates=60, resamples=150, bounds=(0, 1), seed=4)
+    np.testing.assert_array_equal(ds["coverage"].sel(estimator=["U", "V"], n=inside),
+                                  c_in["coverage"])
+    assert np.isnan(ds["coverage"].sel(estimator="kde")).all()
+    assert ds["replicates"].sel(estimator="kde").item() == 10
+
+
+def test_exact_and_monte_carlo_rmse_agree_within_their_standard_errors():
+    ds = cell("kde:reuters-mlp-centered", 25, "median", estimators="quantile,naive",
+              ci_methods="percentile", replicates=100_000, samples=40, resamples=100, seed=2)
+    exact = ds["exact"].values
+    z = (ds["rmse"] - ds["mc_rmse"]) / ds["mc_rmse_se"]
+    assert exact.sum() > 10 and np.nanmax(np.abs(z.values[exact])) < 4.5
+
+
+def test_a_small_leaderboard_and_its_report(tmp_path):
+    ds = leaderboard(truths=["normal", "data:reuters-mlp"], Bs=[10], curves=["mean", "median"],
+                     estimators="U,V,quantile,naive", ci_methods="percentile,ld-equal-tailed",
+                     size="quick", store=tmp_path / "cells")
+    assert dict(ds.sizes)["dist"] == 2 and set(ds["curve"].values) == {"mean", "median"}
+    rows = estimator_table(ds, "mean", 10)
+    assert rows[0].startswith("| estimator | runs on | median RMSE / V")
+    v = next(r for r in rows if r.startswith("| V |"))
+    assert "| exact | 1.000 | 1.000 |" in v
+    assert any(r.startswith("| V | ld-equal-tailed | 1.000") for r in interval_table(ds, "mean",
+                                                                                   10))
+    text = "\n".join(summary(ds))
+    assert "## The median curve (reference estimator: quantile)" in text
+    files = write_report(ds, tmp_path / "out")
+    assert {f.name for f in files} == {"leaderboard.nc", "leaderboard.md", "summary.md",
+                                        "rmse-mean.png", "coverage-mean.png", "rmse-median.png",
+                                        "coverage-median.png"}
+    back = xr.load_dataset(tmp_path / "out" / "leaderboard.nc")
+    np.testing.assert_array_equal(back["rmse"], ds["rmse"])
+    again = leaderboard(truths=["normal", "data:reuters-mlp"], Bs=[10], curves=["mean", "median"],
+                        estimators="U,V,quantile,naive", ci_methods="percentile,ld-equal-tailed",
+                        size="quick", store=tmp_path / "cells")
+    assert again.attrs["cells_computed"] == 0
+    np.testing.assert_array_equal(again["coverage"], ds["coverage"])
+
+
+def test_a_user_estimator_enters_the_leaderboard():
+    def mean_of_top_two(scores, ns):
+        top = np.sort(scores)[-2:].mean()
+        return np.full(ns.size, top)
+
+    evpsim.register_estimator("top2", python=mean_of_top_two, extrapolates=True)
+    try:
+        ds = leaderboard(truths=["normal"], Bs=[10], curves=["mean"], estimators="V,top2",
+                         ci_methods="percentile", size="quick")
+    finally:
+        evpsim.unregister_estimator("top2")
+    assert ds["kind"].sel(estimator="top2").item() == "python"
+    assert np.isfinite(ds["rmse"].sel(estimator="top2")).sum() > 5
+
+
+@pytest.mark.slow
+def test_the_quick_command_resumes_after_a_kill(tmp_path):
+    cmd = [sys.executable, "-m", "evpsim", "leaderboard", "--quick", "--truths",
+           "normal,tang-small,data:reuters-mlp", "--quiet"]
+    whole = subprocess.run(cmd + ["--out", str(tmp_path / "whole")], capture_output=True,
+                           text=True, timeout=1200)
+    assert whole.returncode == 0, whole.stderr
+    proc = subprocess.Popen(cmd + ["--out", str(tmp_path / "cut")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    cells = tmp_path / "cut" / "cells"
+    deadline = time.time() + 600
+    while time.time() < deadline and len(list(cells.glob("*.nc"))) < 3:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (143, -signal.SIGTERM), err
+    kept = len(list(cells.glob("*.nc")))
+    assert 3 <= kept < 12
+    again = subprocess.run(cmd + ["--out", str(tmp_path / "cut")], capture_output=True,
+                           text=True, timeout=1200)
+    assert again.returncode == 0, again.stderr
+    assert f"{12 - kept} cells computed" in again.stdout
+    a = xr.load_dataset(tmp_path / "whole" / "leaderboard.nc")
+    b = xr.load_dataset(tmp_path / "cut" / "leaderboard.nc")
+    for var in ("rmse", "coverage", "mean_width"):
+        np.testing.assert_array_equal(a[var], b[var])
+    assert (tmp_path / "cut" / "summary.md").read_text().startswith("# Leaderboard: summary")
