@@ -284,7 +284,16 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
     """
     from .sweeps import sweep
 
+    from .intervals import resolve_ci_methods
+
     size = check.choice(size, "size", tuple(SIZES))
+    # names, not None: a store of cells run with other estimators or methods is refused
+    if estimators is None:
+        estimators = default_estimators()
+    elif estimators == "all":
+        estimators = list_estimators()
+    estimators = [e.name for e in resolve_estimators(estimators)]
+    ci_methods = [m.name for m in resolve_ci_methods(ci_methods)]
     options = {**SIZES[size], **sizes, "estimators": estimators, "ci_methods": ci_methods}
     if truths is None:
         truths = QUICK["truths"] if size == "quick" else leaderboard_truths()
