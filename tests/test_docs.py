@@ -1,0 +1,401 @@
+"""The documentation (``docs/``) is a contract, as the README is.
+
+* The site builds with warnings as errors (``sphinx-build -W --keep-going``),
+  the notebooks rendered from their stored outputs, never executed.
+* Every command shown in a page runs and prints what the page shows, by
+  ``tests/test_readme.py``'s rules: a fenced block whose lines start with
+  ``$ `` holds commands, each followed by the lines it must print in that
+  order (the first shown being the first printed; ``...`` for lines left
+  out; run times and thread counts not compared); the commands of a page run
+  in one empty folder, top to bottom, with ``EVPSIM_QUICK=1``, and exit 0 (2
+  where the page shows an error message). A block the README shows word for
+  word is tested once, by the README's test.
+* Every page's ``>>>`` snippets run as one doctest session (in a fresh
+  process, so that registrations do not leak between pages).
+* Every name of ``evpsim.__all__`` has its entry in the API reference.
+* The output-schema reference matches small real runs of every Dataset
+  evpsim writes (the reproductions' with the slow tests), and every name in
+  it says what it means.
+* ``CITATION.cff`` is valid CFF 1.2.0 (against the format's own JSON schema,
+  ``docs/_ext/cff-1.2.0.schema.json``), ``CHANGELOG.md`` follows Keep a
+  Changelog, and every extra an install command names exists.
+"""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import evpsim_schema  # noqa: E402
+
+FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.M | re.S)
+#: what varies from run to run: wall times and thread counts (as tests/test_readme.py)
+VOLATILE = [(re.compile(r"\b\d+(\.\d+)? (s|min)\b"), "T s"),
+            (re.compile(r"\b\d+ threads?\b"), "N threads")]
+PAGES = sorted(p for p in DOCS.rglob("*.md")
+               if not p.relative_to(DOCS).parts[0].startswith(("_", "notebooks")))
+
+
+def _blocks(text):
+    """``[(command, expected lines)]`` of every ``$`` line in a fenced block of ``text``."""
+    out = []
+    for block in FENCE.findall(text):
+        lines = block.rstrip("\n").split("\n")
+        if not lines[0].startswith("$ "):
+            continue
+        for line in lines:
+            if line.startswith("$ "):
+                out.append((line[2:], []))
+            else:
+                out[-1][1].append(line)
+    return out
+
+
+def _normal(line):
+    line = line.rstrip()
+    for pattern, repl in VOLATILE:
+        line = pattern.sub(repl, line)
+    return line
+
+
+def _screen(output):
+    """The output without progress lines (redrawn with carriage returns on stderr)."""
+    return [ln for ln in output.split("\n") if "\r" not in ln]
+
+
+def _missing(expected, printed):
+    """The first expected line not found in order in ``printed`` (None if all are)."""
+    printed = [_normal(ln) for ln in printed]
+    shown = [_normal(ln) for ln in expected]
+    if not shown:
+        return None
+    if shown[0] != "..." and (not printed or printed[0] != shown[0]):
+        return f"first line: expected {shown[0]!r}, got {printed[0] if printed else None!r}"
+    k = 0
+    for line in shown:
+        if line == "...":
+            continue
+        while k < len(printed) and printed[k] != line:
+            k += 1
+        if k == len(printed):
+            return line
+        k += 1
+    return None
+
+
+def _readme_blocks():
+    return {(c, tuple(_normal(x) for x in e)) for c, e in _blocks(README.read_text())}
+
+
+def _page_commands():
+    readme = _readme_blocks()
+    cases = []
+    for page in PAGES:
+        for command, expected in _blocks(page.read_text()):
+            in_readme = (command, tuple(_normal(x) for x in expected)) in readme
+            cases.append(pytest.param(page.relative_to(DOCS).as_posix(), command, expected,
+                                      in_readme, id=f"{page.relative_to(DOCS)}: {command}"))
+    return cases
+
+
+COMMANDS = _page_commands()
+
+
+# --------------------------------------------------------------------------- the build
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The HTML site, built as CI builds it: warnings are errors."""
+    out = tmp_path_factory.mktemp("site") / "html"
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q",
+                          "-b", "html", str(DOCS), str(out)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, f"sphinx-build failed:\n{res.stdout[-3000:]}\n{res.stderr[-6000:]}"
+    return out
+
+
+def test_site_builds_without_warnings(site):
+    assert (site / "index.html").is_file()
+
+
+def test_every_public_name_is_in_the_api_reference(site):
+    import evpsim
+
+    api = (DOCS / "reference" / "api.rst").read_text()
+    listed = set(re.findall(r"^   (?:evpsim\.)?([A-Za-z_][\w.]*)$", api, re.M))
+    missing = [n for n in evpsim.__all__ if n != "__version__" and n not in listed]
+    assert not missing, f"not in docs/reference/api.rst: {missing}"
+    assert "evpsim.__version__" in api
+    pages = site / "reference" / "generated"
+    unbuilt = [n for n in evpsim.__all__ if n != "__version__"
+               and not (pages / f"evpsim.{n}.html").is_file()]
+    assert not unbuilt, f"no API page built for {unbuilt}"
+    html = (pages / "evpsim.curve.html").read_text()
+    assert "Parameters" in html and "Returns" in html  # numpydoc sections rendered
+
+
+def test_notebooks_are_rendered_with_their_outputs(site):
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks
+    for nb in notebooks:
+        page = site / "notebooks" / f"{nb.stem}.html"
+        assert page.is_file(), f"{nb.name} not rendered"
+        assert "<img" in page.read_text(), f"{nb.name} rendered without its figures"
+    index = (site / "notebooks" / "index.html").read_text()
+    assert all(f"{nb.stem}.html" in index for nb in notebooks)
+
+
+def test_pages_of_the_site(site):
+    """The command help, the schema, the benchmarks and the changelog are in the site."""
+    text = {p: (site / p).read_text() for p in ("reference/cli.html", "reference/schema.html",
+                                                "benchmarks.html", "changelog.html",
+                                                "citing.html", "gallery.html")}
+    from evpsim_docs import subcommands
+
+    missing = [c for c in subcommands() if f'id="cli-{c}"' not in text["reference/cli.html"]]
+    assert not missing, f"no help shown for {missing}"
+    assert "list-table" not in text["reference/schema.html"]  # tables, not their source
+    assert "bench_compare.py" in text["benchmarks.html"]  # benchmarks/RESULTS.md included
+    assert "Unreleased" in text["changelog.html"]
+    assert "10.18653/v1/2020.acl-main.246" in text["citing.html"]
+
+
+def test_gallery_shows_every_figure():
+    gallery = (DOCS / "gallery.md").read_text()
+    figures = sorted(p.name for p in (DOCS / "figures").glob("*.png"))
+    assert figures
+    missing = [f for f in figures if f"figures/{f}" not in gallery]
+    assert not missing, f"docs/figures not in the gallery: {missing}"
+
+
+# --------------------------------------------------------------------------- commands
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """One empty folder per page, as for a reader going top to bottom."""
+    made = {}
+
+    def folder(page):
+        if page not in made:
+            made[page] = tmp_path_factory.mktemp(re.sub(r"\W", "-", page))
+        return made[page]
+
+    return folder
+
+
+def test_pages_show_commands():
+    pages = {page for page, *_ in (c.values for c in COMMANDS)}
+    assert {"getting-started.md", "guide/your-results.md", "guide/bias.md", "guide/coverage.md",
+            "guide/falseconc.md", "guide/compare.md", "guide/truths.md", "guide/sweeps.md",
+            "guide/reproduce.md", "guide/estimators.md"} <= pages
+
+
+@pytest.mark.parametrize("page, command, expected, in_readme", COMMANDS)
+def test_docs_command(page, command, expected, in_readme, folders):
+    args = shlex.split(command)
+    assert args[0] == "evpsim", f"{page}: {command!r} is not an evpsim command"
+    if in_readme:
+        pytest.skip("shown word for word in the README: tests/test_readme.py runs it")
+    env = {**os.environ, "EVPSIM_QUICK": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    res = subprocess.run([sys.executable, "-m", "evpsim", *args[1:]], cwd=folders(page),
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+    output = res.stdout.decode()  # as bytes: text mode would turn progress's \r into \n
+    status = 2 if expected and re.match(r"evpsim \S+: error: ", expected[0]) else 0
+    assert res.returncode == status, f"exit {res.returncode}:\n{output[-3000:]}"
+    missing = _missing(expected, _screen(output))
+    assert missing is None, f"{page}: line not printed: {missing!r}\n--- printed:\n{output}"
+
+
+def test_a_block_shown_in_the_readme_is_the_readmes():
+    """The blocks left to the README's test are really there, with the same lines."""
+    readme = _readme_blocks()
+    for param in COMMANDS:
+        page, command, expected, in_readme = param.values
+        if in_readme:
+            assert (command, tuple(_normal(x) for x in expected)) in readme
+
+
+SNIPPET_PAGES = [p for p in PAGES if ">>> " in p.read_text()]
+DOCTEST = """
+import doctest, sys
+flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+r = doctest.testfile(sys.argv[1], module_relative=False, optionflags=flags, report=True)
+print(f"attempted {r.attempted} failed {r.failed}")
+sys.exit(1 if r.failed or not r.attempted else 0)
+"""
+
+
+@pytest.mark.parametrize("page", SNIPPET_PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_docs_python_snippets(page, tmp_path):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    res = subprocess.run([sys.executable, "-c", DOCTEST, str(page)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, f"{page.name}:\n{res.stdout[-6000:]}\n{res.stderr[-3000:]}"
+
+
+def test_snippets_are_doctests():
+    assert len(SNIPPET_PAGES) >= 4
+    for page in SNIPPET_PAGES:
+        assert "```pycon" in page.read_text(), f"{page.name}: snippets belong in pycon blocks"
+
+
+# --------------------------------------------------------------------------- the schema
+
+def _compare(kind, label, made, documented):
+    """What differs between a real run's structure and the documented one."""
+    if label not in documented:
+        return [f"{kind} [{label}]: not in schema.json"]
+    diffs = []
+    for section in evpsim_schema.SECTIONS:
+        got, doc = made[section], documented[label][section]
+        if got != doc:
+            names_got = set(got) if not isinstance(got, list) else set(got)
+            names_doc = set(doc) if not isinstance(doc, list) else set(doc)
+            for name in sorted(names_got - names_doc):
+                diffs.append(f"{kind} [{label}] {section}: {name} is not documented")
+            for name in sorted(names_doc - names_got):
+                diffs.append(f"{kind} [{label}] {section}: {name} is documented, not made")
+            if isinstance(got, dict):
+                for name in sorted(names_got & names_doc):
+                    if got[name] != doc[name]:
+                        diffs.append(f"{kind} [{label}] {section}: {name} is {got[name]}, "
+                                     f"documented as {doc[name]}")
+    return diffs
+
+
+HOW = ("regenerate docs/reference/schema.json with 'python docs/_ext/evpsim_schema.py' "
+       "(--reproductions for the papers' files) and describe new names in "
+       "docs/reference/schema_notes.yaml")
+
+
+def test_schema_matches_real_runs():
+    documented = evpsim_schema.load()
+    made = evpsim_schema.generate()
+    diffs = []
+    for kind, variants in made.items():
+        if kind not in documented:
+            diffs.append(f"{kind}: not in schema.json")
+            continue
+        for label, structure in variants.items():
+            diffs += _compare(kind, label, structure, documented[kind])
+        diffs += [f"{kind} [{label}]: documented, no longer made"
+                  for label in documented[kind] if label not in variants]
+    assert not diffs, "\n".join(diffs[:60]) + f"\n{HOW}"
+
+
+@pytest.mark.slow  # the four reproductions at reduced size: about two minutes
+def test_schema_of_the_reproductions_matches_real_runs():
+    from conftest import DATA
+
+    documented = evpsim_schema.load()
+    data = DATA if DATA.is_dir() else None
+    made = evpsim_schema.generate(reproductions=True, data=data,
+                                  only=list(evpsim_schema.REPRODUCTIONS))
+    diffs = []
+    for kind, variants in made.items():
+        for label, structure in variants.items():
+            diffs += _compare(kind, label, structure, documented.get(kind, {}))
+    missing = set(evpsim_schema.REPRODUCTIONS) - set(made)
+    if data is None:  # dodge2021_fig3 needs the SST runs
+        missing -= {k for k, v in documented.items() if set(v) == {"--data DIR"}}
+    diffs += [f"{kind}: no run made it" for kind in sorted(missing)]
+    assert not diffs, "\n".join(diffs[:60]) + f"\n{HOW}"
+
+
+def test_every_documented_name_has_a_meaning():
+    schema, notes = evpsim_schema.load(), evpsim_schema.notes()
+    missing = evpsim_schema.undocumented(schema, notes)
+    assert not missing, ("no meaning in docs/reference/schema_notes.yaml nor a long_name: "
+                         + ", ".join(f"{k} {s} {n}" for k, s, n in missing))
+    stale = evpsim_schema.stale_notes(schema, notes)
+    assert not stale, "notes on names no run has: " + ", ".join(
+        f"{k} {s} {n}" for k, s, n in stale)
+
+
+def test_the_schema_page_shows_every_dataset():
+    page = (DOCS / "reference" / "schema.md").read_text()
+    shown = set(re.findall(r"^```\{evpsim-schema\} (\S+)$", page, re.M))
+    assert set(evpsim_schema.load()) <= shown
+    assert set(evpsim_schema.REPRODUCTIONS) <= set(evpsim_schema.load())
+    assert set(evpsim_schema.battery_order()) <= set(evpsim_schema.load())
+
+
+# --------------------------------------------------------------------------- metadata
+
+def test_citation_cff_is_valid_cff_1_2_0():
+    import jsonschema
+    import yaml
+
+    import evpsim
+
+    schema = json.loads((DOCS / "_ext" / "cff-1.2.0.schema.json").read_text())
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    # YAML reads dates as dates; the schema wants their ISO strings
+    cff = json.loads(json.dumps(cff, default=str))
+    jsonschema.validate(cff, schema)
+    assert cff["cff-version"] == "1.2.0"
+    assert cff["version"] == evpsim.__version__
+    titles = {r["title"]: r for r in cff["references"]}
+    assert set(titles) == {
+        "Show Your Work: Improved Reporting of Experimental Results",
+        "Showing Your Work Doesn't Always Work",
+        "Expected Validation Performance and Estimation of a Random Variable's Maximum"}
+    assert [titles[t]["year"] for t in sorted(titles)] == [2021, 2019, 2020]
+
+
+def test_changelog_keeps_a_changelog():
+    import evpsim
+
+    text = (ROOT / "CHANGELOG.md").read_text()
+    versions = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.M)
+    assert versions and versions[0] == ("Unreleased", "")
+    released = [(v, d) for v, d in versions[1:]]
+    assert released and all(d for _, d in released), "each release has its date"
+    assert released[-1][0] == "0.1.0"
+    assert evpsim.__version__ in [v for v, _ in released]
+    kinds = set(re.findall(r"^### (\w+)$", text, re.M))
+    assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+def test_extras_named_by_install_commands_exist():
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+                 ["optional-dependencies"])
+    texts = [p.read_text() for p in PAGES] + [README.read_text()]
+    named = {e for t in texts for group in re.findall(r'pip install [^\n`]*?\[([\w,-]+)\]', t)
+             for e in group.split(",")}
+    assert {"docs", "notebooks", "test"} <= named
+    assert named <= extras, f"install commands name extras pyproject lacks: {named - extras}"
+
+
+def test_the_test_extra_installs_the_docs_and_notebooks_have_jupyter():
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    docs = " ".join(optional["docs"])
+    for package in ("sphinx", "pydata-sphinx-theme", "numpydoc", "myst-nb"):
+        assert package in docs
+    assert "evpsim-toolkit[docs]" in optional["test"]
+    assert any(r.startswith("jupyter") for r in optional["notebooks"])
+
+
+def test_version_command():
+    import evpsim
+
+    res = subprocess.run([sys.executable, "-m", "evpsim", "--version"], capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.strip() == f"evpsim {evpsim.__version__}"
