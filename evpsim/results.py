@@ -54,6 +54,20 @@ def _versions():
     }
 
 
+#: the command line being run, when the ``evpsim`` command runs (see :func:`command_line`)
+_COMMAND = []
+
+
+def command_line(words):
+    """Record the command being run, for :func:`provenance`.
+
+    ``evpsim.cli.main`` records ``evpsim`` and its arguments, so that a
+    result written by the command names the command, also when ``main`` is
+    called from Python (a test, a notebook) rather than from a shell.
+    """
+    _COMMAND[:] = [str(w) for w in words]
+
+
 def provenance(**extra):
     """Attributes recording how a result was made.
 
@@ -68,7 +82,8 @@ def provenance(**extra):
         **_versions(),
         "numba_threads": int(numba.get_num_threads()),
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
+        "command": " ".join(_COMMAND) if _COMMAND else
+        " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
         "platform": platform.platform(),
     }
     for k, v in extra.items():

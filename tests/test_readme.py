@@ -8,7 +8,8 @@ top to bottom), with ``EVPSIM_QUICK=1`` so that reproductions run at reduced
 size, and must exit 0 (2 where the README shows an error message). The lines
 shown must appear in the output (stdout and stderr, without progress lines) in
 the same order, the first line shown being the first line printed; ``...``
-stands for lines left out, and run times and thread counts are not compared.
+stands for lines left out, and run times (with the spaces that pad them) and thread counts are not
+compared.
 The install commands of "Set up and run" are covered elsewhere: the wheel test
 installs the package, and ``.ci/run`` is the test command itself.
 """
@@ -26,7 +27,7 @@ import pytest
 README = Path(__file__).resolve().parents[1] / "README.md"
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.M | re.S)
 #: what varies from run to run: wall times and thread counts
-VOLATILE = [(re.compile(r"\b\d+(\.\d+)? (s|min)\b"), "T s"),
+VOLATILE = [(re.compile(r" *\b\d+(\.\d+)? (s|min)\b"), " T s"),
             (re.compile(r"\b\d+ threads?\b"), "N threads")]
 #: commands of "Set up and run" that the test suite runs in other ways
 INSTALLS = re.compile(r"^python -m pip install ")

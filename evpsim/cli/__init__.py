@@ -158,6 +158,9 @@ def main(argv=None):
         return 0
     if extra:
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    from ..results import command_line
+
+    command_line(["evpsim", *(sys.argv[1:] if argv is None else argv)])
     previous = signal.signal(signal.SIGTERM, _terminate)
     release()  # from here on, Ctrl-C is a KeyboardInterrupt handled below
     try:
