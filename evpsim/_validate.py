@@ -48,6 +48,9 @@ class InvalidArgument(ValueError):
         super().__init__(message)
         self.argument = argument
 
+    def __reduce__(self):  # pickled whole (from a worker process, say)
+        return type(self), (self.argument, str(self))
+
 
 class InvalidType(InvalidArgument, TypeError):
     """An argument of the wrong kind (also a ``TypeError``)."""

@@ -108,9 +108,10 @@ def uninterrupted(tmp_path_factory):
 
 
 def stop(tmp_path, where, signum, after):
-    """Run SWEEP_ARGS on ``where`` in a subprocess and send ``signum`` once ``after``
-    cells are in the store; check that it stops at once, keeps its cells, writes no
-    output and prints the command that resumes it.
+    """Run SWEEP_ARGS on ``where`` in a subprocess and send ``signum`` once the sweep
+    runs (its store made, its workers started) with ``after`` cells in the store; check
+    that it stops at once, keeps its cells, writes no output and prints the command
+    that resumes it.
 
     Returns
     -------
@@ -124,7 +125,8 @@ def stop(tmp_path, where, signum, after):
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
-        while len(list(store.glob("cell-*.nc"))) < after and time.monotonic() < deadline:
+        while (not (store / "grid.json").is_file() or len(list(store.glob("cell-*.nc"))) < after) \
+                and time.monotonic() < deadline:
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.01)
         proc.send_signal(signum)
@@ -572,3 +574,38 @@ def test_the_first_cell_alone_reproduces_the_cell_bit_for_bit(case, tmp_path, ca
             mine = cell[name].transpose(*var.dims).values
             assert mine.dtype.kind == var.values.dtype.kind or var.values.dtype.kind in "fiu"
             assert np.array_equal(mine, var.values, equal_nan=var.values.dtype.kind == "f"), name
+
+
+# --- errors in worker processes -------------------------------------------------------
+
+def test_a_cells_error_in_a_worker_comes_back_as_it_is(tmp_path):
+    scores = tmp_path / "scores.txt"
+    scores.write_text("0.61\n0.64\n0.65\n0.70\n0.72\n")
+    grid = Grid.make("bias", {"dist": ["normal", f"file:{scores}"], "B": [5]},
+                     {"method": "exact"})
+    scores.unlink()  # after the grid was checked: the worker finds no file
+    with pytest.raises(evpsim._validate.InvalidArgument, match="scores.txt"):
+        sweep(None, grid=grid, backend="local", workers=2, store=tmp_path / "cells")
+    # the cell that could run is kept
+    assert len(list((tmp_path / "cells").glob("cell-*.nc"))) <= 1
+
+
+@pytest.mark.slow  # starts local workers and kills one
+def test_a_worker_that_dies_stops_the_sweep_with_a_clear_error(tmp_path):
+    import multiprocessing
+
+    def kill_a_worker():
+        while not multiprocessing.active_children():
+            time.sleep(0.01)
+        time.sleep(1)
+        multiprocessing.active_children()[0].kill()
+
+    killer = threading.Thread(target=kill_a_worker, daemon=True)
+    killer.start()
+    with pytest.raises(ChildProcessError, match="a sweep worker process ended unexpectedly "
+                                                r"\(exit status -9\)"):
+        sweep("bias", {"dist": ["normal", "tang-small", "tang-big"], "B": [20, 30]},
+              options={"method": "mc", "replicates": 2_000_000}, backend="local", workers=2,
+              store=tmp_path / "cells")
+    killer.join()
+    assert not multiprocessing.active_children()  # the other worker was stopped too

@@ -228,9 +228,9 @@ class _LocalWorkers:
         except queue.Empty:
             dead = [p for p in self.processes if not p.is_alive()]
             if dead:
-                raise RuntimeError(f"a sweep worker process ended unexpectedly (exit status "
-                                   f"{dead[0].exitcode}); run the sweep again to compute the "
-                                   f"missing cells")
+                raise ChildProcessError(f"a sweep worker process ended unexpectedly (exit "
+                                        f"status {dead[0].exitcode}); run the sweep again to "
+                                        f"compute the missing cells")
             return []
         if error is not None:
             raise error
