@@ -9,7 +9,8 @@
   out; run times and thread counts not compared); the commands of a page run
   in one empty folder, top to bottom, with ``EVPSIM_QUICK=1``, and exit 0 (2
   where the page shows an error message). A block the README shows word for
-  word is tested once, by the README's test.
+  word is tested once, by the README's test (unless a later command of the
+  page needs the files it writes).
 * Every page's ``>>>`` snippets run as one doctest session (in a fresh
   process, so that registrations do not leak between pages).
 * Every name of ``evpsim.__all__`` has its entry in the API reference.
@@ -103,11 +104,19 @@ def _readme_blocks():
 
 
 def _page_commands():
+    """Every page's commands; ``in_readme`` for those the README's test runs already.
+
+    A command the README shows word for word is left to it unless a later
+    command of the page is not: that one may read the files it writes.
+    """
     readme = _readme_blocks()
     cases = []
     for page in PAGES:
-        for command, expected in _blocks(page.read_text()):
-            in_readme = (command, tuple(_normal(x) for x in expected)) in readme
+        blocks = _blocks(page.read_text())
+        shown = [(c, tuple(_normal(x) for x in e)) in readme for c, e in blocks]
+        last_own = max((i for i, r in enumerate(shown) if not r), default=-1)
+        for i, (command, expected) in enumerate(blocks):
+            in_readme = shown[i] and i > last_own
             cases.append(pytest.param(page.relative_to(DOCS).as_posix(), command, expected,
                                       in_readme, id=f"{page.relative_to(DOCS)}: {command}"))
     return cases

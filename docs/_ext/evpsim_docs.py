@@ -52,6 +52,18 @@ def notebook_pages():
     return pages
 
 
+def descriptions():
+    """``{stem: what it shows}`` from the table of ``notebooks/README.md``."""
+    readme = NOTEBOOKS / "README.md"
+    rows = readme.read_text(encoding="utf-8").splitlines() if readme.is_file() else []
+    out = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`") and cells[0].endswith(".ipynb`"):
+            out[cells[0].strip("`")[:-len(".ipynb")]] = cells[1]
+    return out
+
+
 def _write_if_changed(path, data):
     if not path.is_file() or path.read_bytes() != data:
         path.write_bytes(data)
@@ -70,9 +82,10 @@ def copy_notebooks(app=None):
                 old.unlink()
     for stem, _ in pages:
         _write_if_changed(RENDERED / f"{stem}.ipynb", (NOTEBOOKS / f"{stem}.ipynb").read_bytes())
-    lines = [INDEX_HEAD, "| notebook | download |", "|---|---|"]
-    lines += [f"| [{title}]({stem}.ipynb) | {{download}}`{stem}.ipynb <{stem}.ipynb>` |"
-              for stem, title in pages]
+    what = descriptions()
+    lines = [INDEX_HEAD, "| notebook | what it shows | download |", "|---|---|---|"]
+    lines += [f"| [{title}]({stem}.ipynb) | {what.get(stem, '')} "
+              f"| {{download}}`{stem}.ipynb <{stem}.ipynb>` |" for stem, title in pages]
     lines += ["", "```{toctree}", ":hidden:", ""] + [f"{stem}" for stem, _ in pages] + ["```", ""]
     _write_if_changed(RENDERED / "index.md", "\n".join(lines).encode())
 
