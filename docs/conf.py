@@ -52,7 +52,6 @@ suppress_warnings = ["misc.highlighting_failure"]
 # --- API reference: autosummary pages from the numpydoc docstrings
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
