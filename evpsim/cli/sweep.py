@@ -127,8 +127,8 @@ def _grid(args):
     if args.pool:
         options["pool"] = True
     if args.grid:
-        given = [f"--{k.replace('_', '-')}" for k, v in {**flags, **options, "seed": args.seed}
-                 .items() if v is not None]
+        given = [_flag(k) for k, v in {**flags, **options, "seed": args.seed}.items()
+                 if v is not None]
         if given:
             raise UserError(f"--grid holds the whole grid, its options and seed; drop "
                             f"{', '.join(given)}")
@@ -163,13 +163,18 @@ def _table(ds, grid):
     return lines
 
 
+def _flag(name):
+    """The flag of a sweep's axis or option."""
+    return name if name in ("battery", "format") else f"--{name.replace('_', '-')}"
+
+
 def _option_words(options, defaults=None):
     """Flags of a sweep's options, leaving out those equal to ``defaults``."""
     words = []
     for key, value in options.items():
         if value is None or (defaults is not None and value == defaults.get(key)):
             continue
-        flag = f"--{key.replace('_', '-')}"
+        flag = _flag(key)
         if isinstance(value, bool):
             words += [flag] if value else []
             continue
@@ -218,11 +223,6 @@ def sweep_command(args, grid, store):
     words += [w for flag in ("out", "plot") if getattr(args, flag) is not None
               for w in (f"--{flag}", getattr(args, flag))]
     return "evpsim " + shlex.join(words + (["--quiet"] if args.quiet else []))
-
-
-def _flag(name):
-    """The flag of a sweep's axis or option."""
-    return name if name in ("battery", "format") else f"--{name.replace('_', '-')}"
 
 
 def run(args):
