@@ -6,7 +6,7 @@ expected maximum from a researcher's own scores; the coverage battery
 constructions cover the truth.
 
 The registry of *CI methods* for the expected maximum ``theta_n`` mirrors
-the estimators' (:mod:`evpsim.estimators`). A method is of one of two kinds:
+the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds:
 
 ``bootstrap``
     An interval from the R bootstrap estimates of an estimator:
@@ -29,6 +29,20 @@ the estimators' (:mod:`evpsim.estimators`). A method is of one of two kinds:
     distribution). Users add bands with ``band(B, level) -> (lower,
     upper)``, the CDF bounds on each of the B + 1 gaps between the order
     statistics.
+``resampling``
+    Methods that draw resamples of their own from each sample, so that
+    near n = B, where every ordinary bootstrap estimate is at most the
+    sample maximum, their upper limits can reach beyond it (see
+    :mod:`evpsim._kernels.resampling`): ``studentized`` (the bootstrap-t),
+    ``smoothed`` (an adaptive kernel mixture's bootstrap), ``gpd-tail``
+    (a generalized Pareto tail fitted to the top scores) and
+    ``m-out-of-n`` (the ratio-preserving m-out-of-n bootstrap, m chosen
+    by Bickel & Sakov's rule). Built-in only, for the mean curve; slower
+    than the ordinary bootstrap, so the batteries run them only when
+    named (:func:`default_ci_methods`). Their upper limits rest on what
+    each assumes about the tail (``CIMethod.assumes``): no upper limit
+    holds without such an assumption or the metric's bound (Bahadur &
+    Savage 1956).
 """
 
 from __future__ import annotations
@@ -41,8 +55,12 @@ import numpy as np
 
 from . import _validate as check
 from ._kernels import bootstrap as _K
+from ._kernels import resampling as _R
 from .bands import dkw_band, ks_band, ld_band
 from .estimators import resolve_estimators
+from .procedures import memory as procedure_memory
+from .procedures import sample_intervals
+from .procedures import tables as procedure_tables
 from .targets import MEAN, as_target
 from .registry import Registry, jit_function
 from .threads import map_threads, ranges
@@ -55,6 +73,7 @@ __all__ = [
     "get_ci_method",
     "list_ci_methods",
     "resolve_ci_methods",
+    "default_ci_methods",
 ]
 
 
@@ -70,11 +89,12 @@ class CIMethod:
         Identifier on the command line and ``ci_method`` coordinate.
     description : str
         One line saying what it is.
-    kind : {"bootstrap", "band"}
+    kind : {"bootstrap", "band", "resampling"}
         See the module docstring.
     code : int
-        Kernel code of a bootstrap method (``USER`` for user functions);
-        -1 for bands.
+        Kernel code of a bootstrap method (``USER`` for user functions) or
+        of a resampling method (:mod:`evpsim._kernels.resampling`); -1 for
+        bands.
     func : numba dispatcher or None
         User bootstrap method ``func(boots, estimate, jackknife, level)``.
     band : callable or None
@@ -83,6 +103,11 @@ class CIMethod:
         True for the methods evpsim ships.
     source : str
         Where it comes from (a paper, a package; a plugin's: :mod:`evpsim.plugins`).
+    assumes : str
+        What its upper limits rest on, in a phrase (``""``: nothing beyond
+        the metric's known range, as for bands).
+    minimum_B : int
+        The smallest sample it takes.
     """
 
     name: str
@@ -93,6 +118,8 @@ class CIMethod:
     band: Callable | None = None
     builtin: bool = False
     source: str = ""
+    assumes: str = ""
+    minimum_B: int = 2
 
     def band_arrays(self, B, level):
         """Validated ``(lower, upper)`` CDF bounds of a band method."""
@@ -221,17 +248,45 @@ def list_ci_methods():
     return {k: m.description for k, m in _REGISTRY.items()}
 
 
+def default_ci_methods():
+    """Names of the methods the batteries run by default: all but the (slow) resampling ones."""
+    return [k for k, m in _REGISTRY.items() if m.kind != "resampling"]
+
+
 def resolve_ci_methods(ci_methods):
-    """Normalise ``None`` (every method) / ``"a,b"`` / a sequence into CIMethods."""
-    return _REGISTRY.resolve(ci_methods, _REGISTRY.names())
+    """Normalise ``None`` (:func:`default_ci_methods`) / ``"a,b"`` / a sequence into
+    CIMethods."""
+    return _REGISTRY.resolve(ci_methods, default_ci_methods())
 
 
+_CAPPED = "the ordinary bootstrap: never above the sample maximum, so it undercovers near n = B"
 for _name, _code, _desc in [
     ("percentile", _K.PERCENTILE, "percentile bootstrap (Efron 1982; Tang et al. 2020)"),
     ("basic", _K.BASIC, "basic (reverse percentile) bootstrap: 2 * estimate - quantiles"),
     ("bca", _K.BCA, "bias-corrected and accelerated bootstrap (jackknife acceleration)"),
 ]:
-    _REGISTRY.add(CIMethod(_name, _desc, "bootstrap", _code, builtin=True))
+    _REGISTRY.add(CIMethod(_name, _desc, "bootstrap", _code, builtin=True, assumes=_CAPPED))
+for _name, _code, _desc, _source, _assumes, _min_B in [
+    ("studentized", _R.STUDENTIZED,
+     "bootstrap-t: pivot scaled by the SD of the best of n draws from the (re)sample",
+     "Efron 1982; Hall 1988", "a pivot whose law the ordinary bootstrap gets right", 2),
+    ("smoothed", _R.SMOOTHED,
+     "smoothed bootstrap from an adaptive Gaussian kernel mixture (local bandwidths, "
+     "Abramson's square-root law), root centred on the mixture's theta_n",
+     "Silverman & Young 1987; Abramson 1982",
+     "the kernels' Gaussian tails beyond the top scores", 2),
+    ("gpd-tail", _R.GPD_TAIL,
+     "semiparametric bootstrap-t: empirical body, generalized Pareto tail over a "
+     "data-driven threshold, its fitting error carried into the pivot",
+     "Davison & Smith 1990; Zhang & Stephens 2009; Harris 1989",
+     "a generalized Pareto tail fitted to the top scores", 10),
+    ("m-out-of-n", _R.M_OUT_OF_N,
+     "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
+     "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano 1999",
+     "a rate of convergence estimated from resamples of fewer points", 2),
+]:
+    _REGISTRY.add(CIMethod(_name, _desc, "resampling", _code, builtin=True, source=_source,
+                           assumes=_assumes, minimum_B=_min_B))
 for _name, _fn, _desc in [
     ("dkw", dkw_band, "distribution-free: DKW band on the CDF, known score range"),
     ("ks", ks_band, "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
@@ -267,12 +322,28 @@ def weight_tables(ests, B, ns=None, target=MEAN):
 
 
 def split_ci_methods(methods):
-    """``(built-in bootstrap, user bootstrap, band)`` methods, in their order."""
+    """``(built-in bootstrap, user bootstrap, band, resampling)`` methods, in their order."""
     boot = [m for m in methods if m.kind == "bootstrap"]
     builtin = [m for m in boot if m.func is None]
     user = [m for m in boot if m.func is not None]
     bands = [m for m in methods if m.kind == "band"]
-    return builtin, user, bands
+    return builtin, user, bands, [m for m in methods if m.kind == "resampling"]
+
+
+def check_resampling(methods, target, B):
+    """Refuse resampling methods for a quantile curve or a sample below their minimum."""
+    if not methods:
+        return
+    names = ", ".join(m.name for m in methods)
+    if target.kind != "mean":
+        raise check.InvalidArgument(
+            "ci_methods", f"ci_methods: {names} bound the mean curve only, not the "
+                          f"{target.name} curve")
+    small = [m for m in methods if B < m.minimum_B]
+    if small:
+        raise check.InvalidArgument(
+            "ci_methods", f"ci_methods: {small[0].name} needs B >= {small[0].minimum_B}, "
+                          f"got B = {B}")
 
 
 def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
@@ -347,7 +418,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         L-statistic estimators (default ``"V"``).
     ci_methods : str or sequence, optional
         CI methods. Default: every bootstrap method, plus every band method
-        when ``bounds`` is given.
+        when ``bounds`` is given (resampling methods only when named).
     level : float
         Two-sided confidence level, in (0, 1).
     resamples : int
@@ -359,7 +430,8 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         bootstraps of several models under one seed use different streams.
     bounds : (float, float), optional
         Known range of the scores (e.g. ``(0, 1)`` for accuracy); needed by
-        band methods and must contain every score.
+        band methods, cuts the resampling methods' intervals, and must
+        contain every score.
     distribution : bool
         Also return the bootstrap distribution (variable
         ``bootstrap_distribution``, dims ``resample, estimator, n``).
@@ -398,17 +470,20 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
     else:
         meths = resolve_ci_methods(ci_methods)
-    builtin, user, bands = split_ci_methods(meths)
+    builtin, user, bands, resampling = split_ci_methods(meths)
+    check_resampling(resampling, target, B)
     if bands and bounds is None:
         raise check.InvalidArgument(
             "bounds", f"bounds: band methods ({', '.join(m.name for m in bands)}) need the "
                       f"known range of the scores, bounds=(lo, hi)")
-    if bands:
+    if bounds is not None:
         lo, hi = check.bounds(bounds, xs[0], xs[-1], "every score")
     if distribution and not (builtin or user):
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
     E = len(ests)
-    check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B,
+    codes = [m.code for m in resampling]
+    check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B
+                       + procedure_memory(E, B, B, codes, resamples, copies=1),
                        f"{resamples:,} resamples of {E} x {B:,} estimates",
                        "resamples" if resamples > 2 * B else "scores")
     ptab, jws = weight_tables(ests, B, target=target)
@@ -430,6 +505,13 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     else:
         est = np.empty(E * B)
         _K.sample_estimates(xs, ptab, est)
+    if resampling:
+        ivs = sample_intervals(xs, procedure_tables(ests, B, np.arange(1, B + 1), codes), codes,
+                               resamples, level, seed, stream,
+                               None if bounds is None else (lo, hi))
+        for g, m in enumerate(resampling):
+            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
+            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)
     if bands:
         ivs = np.empty((len(bands), B, 2))
         if target.kind == "quantile":

@@ -414,7 +414,7 @@ def test_user_method_in_the_battery():
     ({"level": 1.0}, ValueError, r"level must lie in \(0, 1\)"),
     ({"level": "0.9"}, ValueError, "level must be a number"),
     ({"resamples": 1}, ValueError, "resamples must be at least 2"),
-    ({"ci_methods": "percentile,studentized"}, ValueError, "unknown CI method 'studentized'"),
+    ({"ci_methods": "percentile,wild"}, ValueError, "unknown CI method 'wild'"),
     ({"ci_methods": "bca,bca"}, ValueError, "ci_methods: CI method listed twice"),
     ({"ci_methods": "bca,"}, ValueError, "ci_methods: empty CI method name"),
     ({"estimators": "V,Z"}, ValueError, "unknown estimator 'Z'"),

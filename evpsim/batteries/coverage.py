@@ -16,8 +16,12 @@ import xarray as xr
 
 from .. import _validate as check
 from .._kernels import bootstrap as K
-from ..intervals import (band_bounds, bootstrap_memory, interval_coords, lstatistic_estimators,
-                         resolve_ci_methods, split_ci_methods, weight_tables)
+from .._kernels import resampling as R
+from ..intervals import (band_bounds, bootstrap_memory, check_resampling, interval_coords,
+                         lstatistic_estimators, resolve_ci_methods, split_ci_methods,
+                         weight_tables)
+from ..procedures import memory as procedure_memory
+from ..procedures import tables as procedure_tables
 from ..montecarlo import Job, MonteCarlo, run
 from ..results import provenance
 from ..streams import coverage_streams
@@ -54,8 +58,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         L-statistic estimators (default U, V, W for the mean curve,
         ``quantile`` for a quantile curve).
     ci_methods : str or sequence, optional
-        CI methods (default every registered one; see
-        :func:`evpsim.list_ci_methods`).
+        CI methods (default every registered one but the slow resampling
+        methods, which run when named; see :func:`evpsim.list_ci_methods`).
     level : float
         Two-sided confidence level of the intervals, in (0, 1).
     replicates : int
@@ -66,7 +70,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         Seed; sample ``i`` and its resamples use the random stream
         ``(seed, i)``.
     bounds : (float, float), optional
-        Known range of the scores for band methods; it must contain the
+        Known range of the scores for band methods, to which the
+        resampling methods' intervals are also cut; it must contain the
         truth's support, which is the default.
     ns : sequence of int, optional
         The budgets to compute (default 1..B; beyond B for estimators that
@@ -140,6 +145,11 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     every sample, and wide: nothing in a sample excludes mass between its
     maximum and the upper bound.
 
+    Resampling methods draw R resamples of their own from each sample (the
+    m-out-of-n bootstrap splits them over its resample sizes), from
+    streams derived from the replicate's; see
+    :mod:`evpsim._kernels.resampling`.
+
     A user's bootstrap method is compiled into its own kernel on first use
     in each process (about 5 s); built-in methods are cached.
 
@@ -161,15 +171,18 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
     ests = lstatistic_estimators(estimators, target, B, ns)
     meths = resolve_ci_methods(ci_methods)
-    builtin, user, bands = split_ci_methods(meths)
+    builtin, user, bands, resampling = split_ci_methods(meths)
+    check_resampling(resampling, target, B)
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
     E = len(ests)
-    if builtin or user:
+    if builtin or user or resampling:
         import numba
 
         threads = numba.get_num_threads() * options.workers
-        check.check_memory(bootstrap_memory(E, B, resamples, copies=threads),
+        check.check_memory(bootstrap_memory(E, B, resamples, copies=threads)
+                           + procedure_memory(E, B, ns.size, [m.code for m in resampling],
+                                              resamples, copies=threads),
                            f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
                            f"threads", "resamples" if resamples > 2 * B else "B")
 
@@ -185,6 +198,12 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         for m in user:
             jobs.append(Job(K.coverage_user_chunks, (*boot_args, m.func), coverage_streams()))
             rows.append([meths.index(m)])
+    if resampling:
+        codes = np.array([m.code for m in resampling], dtype=np.int64)
+        jobs.append(Job(R.coverage_resampling_chunks,
+                        (B, truth.sampler, procedure_tables(ests, B, ns, codes), theta, codes,
+                         resamples, level, lo, hi), coverage_streams()))
+        rows.append([meths.index(m) for m in resampling])
     if bands:
         jobs.append(Job(K.coverage_band_chunks,
                         (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1,

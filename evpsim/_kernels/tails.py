@@ -1,0 +1,417 @@
+"""Models of the score distribution that reach beyond the sample maximum.
+
+Two fitted distributions F-hat of one sorted sample ``x_(1) <= ... <= x_(B)``,
+each with its exact expected maximum ``theta_n(F-hat)`` (and the standard
+deviation of the best of n), and samples drawn from it:
+
+*Semiparametric, generalized Pareto tail* (peaks over threshold: Balkema &
+de Haan 1974; Pickands 1975; Davison & Smith 1990). Below the threshold
+``u = x_(B-k)`` the empirical distribution (mass 1/B on each of the B - k
+lowest scores); above it, mass k/B spread as a generalized Pareto
+distribution GPD(xi, sigma) of the excess over u, fitted to the k
+exceedances by the estimator of Zhang & Stephens (2009), which exists for
+every sample and every shape, unlike the maximum likelihood estimator for
+xi < -1/2 (Smith 1985). k is chosen from the data: the k in
+``[K_MIN, min(B/2, K_MAX)]`` whose fit is closest to its exceedances in
+Kolmogorov-Smirnov distance (Clauset, Shalizi & Newman 2009). Scores are
+bounded, so the shape is kept in ``[XI_LOW, XI_HIGH]``: -1 is a density
+bounded away from 0 at the upper end, and below 1/2 the best score has a
+variance. With n draws, J ~ Binomial(n, k/B) of them fall in the tail,
+and given J = j the best is ``u + sigma Z_j``, Z_j the largest of j standard
+GPD variables, whose first two moments are ratios of gamma functions::
+
+    E[Z_j] = (j B(j, 1 - xi) - 1) / xi,
+    E[Z_j^2] = (j B(j, 1 - 2 xi) - 2 j B(j, 1 - xi) + 1) / xi^2,
+
+so theta_n and the SD of the best of n are exact finite sums, with no
+quadrature.
+
+*Adaptive Gaussian kernel mixture* (the smoothed bootstrap's F-hat):
+``F_h(x) = (1/B) sum_i Phi((x - x_(i)) / h_i)`` with Abramson's (1982)
+square-root law for the local bandwidths, ``h_i = h0 (f0(x_i) / g)^-1/2``,
+``f0`` a pilot kernel density estimate with Silverman's (1986, eq. 3.31)
+rule-of-thumb bandwidth h0 and g the geometric mean of the ``f0(x_i)``:
+isolated points, the top scores among them, get wide kernels, so the
+mixture's tail beyond the sample maximum is set by how far apart the top
+scores lie. Its theta_n is an integral over a grid (Simpson's rule).
+
+References
+----------
+.. [1] A. A. Balkema and L. de Haan, "Residual life time at great age",
+       Ann. Probab. 2 (1974). J. Pickands, "Statistical inference using
+       extreme order statistics", Ann. Statist. 3 (1975).
+.. [2] A. C. Davison and R. L. Smith, "Models for exceedances over high
+       thresholds", J. R. Statist. Soc. B 52 (1990).
+.. [3] J. Zhang and M. A. Stephens, "A new and efficient estimation method
+       for the generalized Pareto distribution", Technometrics 51 (2009).
+.. [4] A. Clauset, C. R. Shalizi and M. E. J. Newman, "Power-law
+       distributions in empirical data", SIAM Review 51 (2009).
+.. [5] R. L. Smith, "Maximum likelihood estimation in a class of
+       nonregular cases", Biometrika 72 (1985).
+.. [6] I. S. Abramson, "On bandwidth variation in kernel estimates - a
+       square root law", Ann. Statist. 10 (1982). B. W. Silverman,
+       Density Estimation for Statistics and Data Analysis (1986).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .options import OPTS as _OPTS
+from .rng import below, rng_normal, rng_uniform
+from .sampling import sort_inplace
+
+#: the range of the fitted tail's shape
+XI_LOW, XI_HIGH = -1.0, 0.45
+#: the exceedances of the fitted tail: at least K_MIN, at most min(B / 2, K_MAX)
+K_MIN, K_MAX = 5, 100
+#: shapes nearer 0 than this are moved to it (the moments' ratios lose digits at 0)
+_XI_ZERO = 1e-6
+#: Simpson nodes of the kernel mixture's integrals (odd), and its reach in bandwidths
+_GRID, _REACH = 1025, 8.0
+#: binomial probabilities below this (relative to 1) are left out of the tail sums
+_PMF_CUT = 1e-17
+
+
+# --- the generalized Pareto tail ---------------------------------------------------
+
+@njit(**_OPTS)
+def zhang_stephens(ys, k):
+    """GPD fit ``(xi, sigma)`` of the k ascending excesses ``ys[:k] >= 0``.
+
+    The estimator of Zhang & Stephens (2009): for ``theta = -xi / sigma``
+    the profile likelihood has the closed form ``k (log(theta / kappa) +
+    kappa - 1)`` with ``kappa = -mean(log(1 - theta y))``; theta is its
+    likelihood-weighted mean over their grid of ``20 + sqrt(k)`` values
+    (all below ``1 / max y``), and then ``xi = -kappa``, ``sigma =
+    kappa / theta``. The grid's scale is the first quartile of the excesses
+    (the smallest positive one when ties put it at 0). Returns ``(0, 0)``
+    when every excess is 0.
+    """
+    top = ys[k - 1]
+    if not top > 0.0:
+        return 0.0, 0.0
+    quart = ys[int(math.floor(k / 4.0 + 0.5)) - 1]
+    i = 0
+    while not quart > 0.0:
+        quart = ys[i]
+        i += 1
+    m = 20 + int(math.sqrt(k))
+    thetas = np.empty(m)
+    logs = np.empty(m)
+    best = -np.inf
+    for j in range(m):
+        th = 1.0 / top + (1.0 - math.sqrt(m / (j + 0.5))) / (3.0 * quart)
+        s = 0.0
+        for i in range(k):
+            s += math.log1p(-th * ys[i])
+        kappa = -s / k
+        thetas[j] = th
+        logs[j] = k * (math.log(th / kappa) + kappa - 1.0) if th * kappa > 0.0 else -np.inf
+        best = max(best, logs[j])
+    num = 0.0
+    den = 0.0
+    for j in range(m):
+        w = math.exp(logs[j] - best)
+        num += w * thetas[j]
+        den += w
+    th = num / den
+    s = 0.0
+    for i in range(k):
+        s += math.log1p(-th * ys[i])
+    kappa = -s / k
+    if th == 0.0 or kappa == 0.0:  # the exponential tail
+        mean = 0.0
+        for i in range(k):
+            mean += ys[i]
+        return 0.0, mean / k
+    return -kappa, kappa / th
+
+
+@njit(**_OPTS)
+def fit_tail(xs, k, ys):
+    """The GPD tail above ``u = xs[B - k - 1]`` fitted to the k top scores.
+
+    ``ys`` (at least k long) receives the excesses. Returns ``(xi,
+    sigma)``: a shape outside ``[XI_LOW, XI_HIGH]`` is moved to the nearer
+    end, with sigma then set so that the fitted mean excess ``sigma / (1 -
+    xi)`` is the excesses' mean; a shape within ``_XI_ZERO`` of 0 moves to
+    ``_XI_ZERO``. sigma is 0 when the top k + 1 scores are tied.
+    """
+    B = xs.shape[0]
+    u = xs[B - k - 1]
+    for i in range(k):
+        ys[i] = xs[B - k + i] - u
+    xi, sigma = zhang_stephens(ys, k)
+    if not XI_LOW <= xi <= XI_HIGH:
+        xi = min(max(xi, XI_LOW), XI_HIGH)
+        mean = 0.0
+        for i in range(k):
+            mean += ys[i]
+        sigma = mean / k * (1.0 - xi)
+    if abs(xi) < _XI_ZERO:
+        xi = _XI_ZERO
+    return xi, sigma
+
+
+@njit(**_OPTS)
+def gpd_cdf(y, xi, sigma):
+    """CDF of GPD(xi, sigma) at the excess ``y >= 0``."""
+    if not sigma > 0.0:
+        return 1.0
+    z = 1.0 + xi * y / sigma
+    return 1.0 - z ** (-1.0 / xi) if z > 0.0 else 1.0
+
+
+@njit(**_OPTS)
+def tail_threshold(xs, ys):
+    """The number k of top scores the tail is fitted to, chosen from the data.
+
+    Every k in ``[K_MIN, min(B // 2, K_MAX)]`` is fitted; the k whose fit
+    lies closest to its k excesses in Kolmogorov-Smirnov distance wins
+    (Clauset et al. 2009); fits without a positive excess are skipped
+    (``K_MIN`` if every one is). ``B >= 2 K_MIN`` is needed.
+    """
+    B = xs.shape[0]
+    best = np.inf
+    chosen = K_MIN
+    for k in range(K_MIN, min(B // 2, K_MAX) + 1):
+        xi, sigma = fit_tail(xs, k, ys)
+        if not sigma > 0.0:
+            continue
+        d = 0.0
+        for i in range(k):
+            g = gpd_cdf(ys[i], xi, sigma)
+            d = max(d, abs(g - (i + 1.0) / k), abs(g - i / k))
+        if d < best:
+            best = d
+            chosen = k
+    return chosen
+
+
+@njit(**_OPTS)
+def gpd_max_moments(xi, jmax, m1, m2):
+    """``m1[j] = E[Z_j]``, ``m2[j] = E[Z_j^2]`` for the largest Z_j of j standard
+    GPD(xi, 1) variables, j = 0..jmax (``Z_0 = 0``).
+
+    With ``L_j = log(j B(j, 1 - xi)) = -sum_{i <= j} log(1 - xi / i)`` (and
+    ``L2_j`` likewise with 2 xi), ``E[Z_j] = expm1(L_j) / xi`` and
+    ``E[Z_j^2] = (expm1(L2_j) - 2 expm1(L_j)) / xi^2``: no gamma function of
+    a large argument, no cancellation but the last, which ``_XI_ZERO``
+    keeps to about 1e-10 relative. Needs ``xi < 1/2``.
+    """
+    m1[0] = 0.0
+    m2[0] = 0.0
+    l1 = 0.0
+    l2 = 0.0
+    for j in range(1, jmax + 1):
+        l1 -= math.log1p(-xi / j)
+        l2 -= math.log1p(-2.0 * xi / j)
+        e1 = math.expm1(l1)
+        m1[j] = e1 / xi
+        m2[j] = (math.expm1(l2) - 2.0 * e1) / (xi * xi)
+
+
+@njit(**_OPTS)
+def binomial_bands(ns, p):
+    """The Binomial(n, p) probabilities of j = 1..n tail draws, for every n of ``ns``.
+
+    Probabilities below ``_PMF_CUT`` of the largest are left out, so only a
+    band around ``n p`` is kept. Returns ``(first, count, values)``: row a
+    holds j = ``first[a] .. first[a] + count[a] - 1`` at
+    ``values[start[a]:...]`` with ``start`` the cumulative counts (returned
+    last).
+    """
+    N = ns.shape[0]
+    first = np.zeros(N, dtype=np.int64)
+    count = np.zeros(N, dtype=np.int64)
+    start = np.zeros(N + 1, dtype=np.int64)
+    lp, lq = math.log(p), math.log1p(-p) if p < 1.0 else -np.inf
+    # the band's ends for each n, then the values
+    for a in range(N):
+        n = ns[a]
+        mode = min(max(int((n + 1) * p), 1), n)
+        lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
+                 + mode * lp + ((n - mode) * lq if n > mode else 0.0))
+        cut = lmode + math.log(_PMF_CUT)
+        lo = mode
+        while lo > 1 and _log_pmf(n, lo - 1, lp, lq) > cut:
+            lo -= 1
+        hi = mode
+        while hi < n and _log_pmf(n, hi + 1, lp, lq) > cut:
+            hi += 1
+        first[a] = lo
+        count[a] = hi - lo + 1
+        start[a + 1] = start[a] + count[a]
+    values = np.empty(start[N])
+    for a in range(N):
+        for t in range(count[a]):
+            values[start[a] + t] = math.exp(_log_pmf(ns[a], first[a] + t, lp, lq))
+    return first, count, values, start
+
+
+@njit(**_OPTS)
+def _log_pmf(n, j, lp, lq):
+    return (math.lgamma(n + 1.0) - math.lgamma(j + 1.0) - math.lgamma(n - j + 1.0) + j * lp
+            + ((n - j) * lq if n > j else 0.0))
+
+
+@njit(**_OPTS)
+def semiparametric_moments(xs, k, xi, sigma, vw, vstart, bands, m1, m2, mean, sd):
+    """theta_n and the SD of the best of n of the semiparametric model, every n.
+
+    Parameters
+    ----------
+    xs : (B,) array
+        The ascending sample.
+    k, xi, sigma
+        The tail: the k top scores above ``u = xs[B - k - 1]``, GPD(xi, sigma).
+    vw : (N, B) array
+        V's weights ``(i/B)^n - ((i-1)/B)^n`` at the N budgets: the body's
+        share of each of its points.
+    vstart : (N,) int array
+        Where each row of ``vw`` stops being negligible.
+    bands : tuple
+        :func:`binomial_bands` of the budgets with ``p = k / B``.
+    m1, m2 : arrays of at least ``max(n) + 1``
+        Scratch for :func:`gpd_max_moments`.
+    mean, sd : (N,) arrays
+        Receive theta_n and the SD.
+    """
+    first, count, values, start = bands
+    B = xs.shape[0]
+    u = xs[B - k - 1]
+    jmax = 0
+    for a in range(count.shape[0]):
+        jmax = max(jmax, first[a] + count[a] - 1)
+    gpd_max_moments(xi, jmax, m1, m2)
+    for a in range(vw.shape[0]):
+        b1 = 0.0
+        b2 = 0.0
+        for i in range(vstart[a], B - k):
+            d = xs[i] - u
+            b1 += vw[a, i] * d
+            b2 += vw[a, i] * d * d
+        t1 = 0.0
+        t2 = 0.0
+        for t in range(count[a]):
+            j = first[a] + t
+            t1 += values[start[a] + t] * m1[j]
+            t2 += values[start[a] + t] * m2[j]
+        e1 = b1 + sigma * t1
+        mean[a] = u + e1
+        sd[a] = math.sqrt(max(b2 + sigma * sigma * t2 - e1 * e1, 0.0))
+
+
+@njit(**_OPTS)
+def draw_semiparametric(st, xs, k, xi, sigma, out):
+    """An ascending sample of ``len(out)`` draws from the semiparametric model."""
+    B = xs.shape[0]
+    body = (B - k) / B
+    u = xs[B - k - 1]
+    for i in range(out.shape[0]):
+        v = rng_uniform(st)
+        if v < body:
+            out[i] = xs[below(v / body, B - k)]
+        else:
+            w = (v - body) / (1.0 - body)
+            out[i] = u + sigma * math.expm1(-xi * math.log1p(-w)) / xi
+    sort_inplace(out)
+
+
+# --- the adaptive kernel mixture -----------------------------------------------------
+
+@njit(**_OPTS)
+def _normal_pdf(z):
+    return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+
+@njit(**_OPTS)
+def adaptive_bandwidths(xs, h):
+    """Abramson's local bandwidths ``h`` (B,) of the ascending sample ``xs``.
+
+    The pilot bandwidth is Silverman's rule of thumb ``0.9 min(sd, IQR /
+    1.349) B^(-1/5)`` (the SD alone when the quartiles tie); a sample
+    without spread gets bandwidth 0.
+    """
+    B = xs.shape[0]
+    mean = 0.0
+    for i in range(B):
+        mean += xs[i]
+    mean /= B
+    var = 0.0
+    for i in range(B):
+        var += (xs[i] - mean) ** 2
+    sd = math.sqrt(var / (B - 1))
+    iqr = (_sorted_quantile(xs, 0.75) - _sorted_quantile(xs, 0.25)) / 1.349
+    spread = min(sd, iqr) if iqr > 0.0 else sd
+    h0 = 0.9 * spread * B ** -0.2
+    if not h0 > 0.0:
+        h[:] = 0.0
+        return
+    logmean = 0.0
+    for i in range(B):
+        f = 0.0
+        for j in range(B):
+            f += _normal_pdf((xs[i] - xs[j]) / h0)
+        h[i] = f / (B * h0)
+        logmean += math.log(h[i])
+    g = math.exp(logmean / B)
+    for i in range(B):
+        h[i] = h0 * math.sqrt(g / h[i])
+
+
+@njit(**_OPTS)
+def _sorted_quantile(a, p):
+    """Linear (type 7) quantile of the ascending array ``a``."""
+    pos = p * (a.shape[0] - 1)
+    j = int(pos)
+    if j + 1 >= a.shape[0]:
+        return a[-1]
+    return a[j] + (pos - j) * (a[j + 1] - a[j])
+
+
+@njit(**_OPTS)
+def mixture_theta(xs, h, ns, out):
+    """theta_n of the kernel mixture ``(1/B) sum N(x_i, h_i^2)`` at every n of ``ns``.
+
+    ``theta_n = b - integral_a^b F(x)^n dx`` over ``[a, b]`` reaching
+    ``_REACH`` bandwidths beyond every kernel, by Simpson's rule on
+    ``_GRID`` nodes.
+    """
+    B = xs.shape[0]
+    a = np.inf
+    b = -np.inf
+    for i in range(B):
+        a = min(a, xs[i] - _REACH * h[i])
+        b = max(b, xs[i] + _REACH * h[i])
+    if not b > a:  # no spread: a point mass
+        for j in range(ns.shape[0]):
+            out[j] = xs[0]
+        return
+    step = (b - a) / (_GRID - 1)
+    cdf = np.empty(_GRID)
+    for g in range(_GRID):
+        x = a + g * step
+        s = 0.0
+        for i in range(B):
+            s += math.erfc(-(x - xs[i]) / (h[i] * math.sqrt(2.0)))
+        cdf[g] = min(0.5 * s / B, 1.0)
+    for j in range(ns.shape[0]):
+        n = ns[j]
+        s = 0.0
+        for g in range(_GRID):
+            w = 1.0 if g == 0 or g == _GRID - 1 else (4.0 if g % 2 else 2.0)
+            s += w * cdf[g] ** n
+        out[j] = b - s * step / 3.0
+
+
+@njit(**_OPTS)
+def draw_mixture(st, xs, h, out):
+    """An ascending sample of ``len(out)`` draws from the kernel mixture."""
+    B = xs.shape[0]
+    for i in range(out.shape[0]):
+        j = below(rng_uniform(st), B)
+        out[i] = xs[j] + h[j] * rng_normal(st)
+    sort_inplace(out)
