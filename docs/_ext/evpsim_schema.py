@@ -210,6 +210,9 @@ def battery_runs(tmp):
                                           "tang-small,tang-big", "--B", "5,6",
                                           "--replicates", "1000"]),
         },
+        "leaderboard": {
+            "defaults": lambda: _leaderboard(tmp / f"lb{next(t)}"),
+        },
         "kde_fit": {
             "defaults": lambda: _cli(["fit-kde", "data:reuters-lstm", "--name", "x"], out()),
             "--construction centered --bandwidth cv": lambda: _cli(
@@ -219,6 +222,20 @@ def battery_runs(tmp):
         },
     }
     return runs
+
+
+def _leaderboard(folder):
+    """``evpsim leaderboard`` on a one-truth grid, both curves; its ``leaderboard.nc``."""
+    from evpsim.cli import main
+
+    args = ["leaderboard", "--truths", "normal", "--B", "10", "--curves", "mean,median",
+            "--estimators", "V,quantile", "--ci-methods", "percentile", "--replicates", "200",
+            "--samples", "20", "--resamples", "50", "--quiet", "--out", str(folder)]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        status = main(args)
+    if status:
+        raise RuntimeError(f"evpsim {' '.join(args)} exited with {status}")
+    return _read(Path(folder) / "leaderboard.nc")
 
 
 def _shipped_fit(name):
@@ -579,7 +596,7 @@ def main(argv=None):
 def battery_order():
     return ["bias", "coverage", "falseconc", "compare_curves", "comparison_errors", "curve",
             "self_check", "bootstrap_intervals", "sweep_bias", "sweep_coverage",
-            "sweep_falseconc", "sweep_compare", "kde_fit"]
+            "sweep_falseconc", "sweep_compare", "leaderboard", "kde_fit"]
 
 
 if __name__ == "__main__":
