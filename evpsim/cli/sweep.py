@@ -8,8 +8,8 @@ import sys
 
 from .. import _validate as check
 from . import Terminated
-from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs, default,
-                     integer, number, pair, save_outputs)
+from .common import (Timer, UserError, add_output_args, add_subcommand, add_where_args,
+                     check_outputs, default, integer, number, pair, save_outputs, where_from_args)
 
 HELP = "a battery over a grid of truths x B, checkpointed, on local workers or dask"
 
@@ -51,7 +51,8 @@ def add_parser(subparsers):
             "Run one battery (bias, coverage, falseconc or compare) for every cell of a grid: "
             "every truth in --dist (compare: every --a x --b) at every B in --B. Each finished "
             "cell is kept in a checkpoint store, so a sweep stopped at any point and run again "
-            "with the same arguments computes only the missing cells. Cells run in this "
+            "with the same arguments computes only the missing cells (Ctrl-C or SIGTERM stops "
+            "it at once and prints the command that resumes it). Cells run in this "
             "process, on --workers local processes, or on a dask.distributed cluster "
             "(--scheduler ADDRESS, or --cluster N local workers). Every cell runs its battery "
             "with --seed, so a cell's numbers depend only on the seed and the cell itself, "
@@ -100,13 +101,7 @@ def add_parser(subparsers):
     o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
     o.add_argument("--seed", type=integer, help="the seed of every cell (default: 0)")
     r = p.add_argument_group("where cells run, and what is kept")
-    where = r.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=integer, default=1,
-                       help="local worker processes (default: 1, in this process)")
-    where.add_argument("--cluster", type=integer, metavar="N",
-                       help="a local dask.distributed cluster of N single-threaded workers")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="a running dask scheduler, e.g. tcp://host:8786")
+    add_where_args(r)
     r.add_argument("--store", metavar="DIR",
                    help="checkpoint folder (default: FILE.nc.cells beside --out, else "
                         "sweep-BATTERY-HASH.cells, HASH naming the grid, options and seed)")
@@ -242,11 +237,7 @@ def run(args):
         raise UserError(f"--store {store!r} holds the cells of another sweep "
                         f"({err.describe(_flag)}); to start afresh in a new store: "
                         f"{sweep_command(args, grid, fresh)}") from None
-    if args.cluster is not None:
-        check.integer(args.cluster, "cluster", minimum=1)
-    backend = "dask" if args.cluster is not None or args.scheduler is not None else \
-        "local" if args.workers > 1 else "process"
-    workers = args.workers if args.cluster is None else args.cluster
+    backend, workers = where_from_args(args)
     cells = grid.cells()
     try:
         with Timer() as t:
