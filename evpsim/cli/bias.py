@@ -6,13 +6,13 @@ import numpy as np
 
 from .._format import formatter, render
 from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
-from .._format import spans
 from ..estimators import get_estimator
 from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, integer, pair, save_outputs, select_ns,
+                     check_outputs, default, estimator_notes, integer, pair, save_outputs,
+                     select_ns,
                      truth_from_args)
 
 HELP = "bias, variance and MSE of EVP estimators, exact and Monte Carlo"
@@ -102,20 +102,6 @@ def _estimator_table(ds, name, ns):
     return render(["n"] + [head for head, _, _ in cols], cells, gap=1, widths=widths)
 
 
-def _how_run(ds, name, method):
-    """What a table's reader must know of how an estimator ran, or ``""``."""
-    sub = ds.sel(estimator=name)
-    notes = []
-    if method != "exact" and int(sub["replicates"]) != ds.attrs["replicates"]:
-        notes.append(f"Monte Carlo over the first {int(sub['replicates']):,} searches only "
-                     f"({sub['kind'].item()} estimator)")
-    if "failures" in ds and int(sub["failures"].max()) > 0:
-        bad = sub["failures"].values
-        notes.append(f"failed on up to {int(bad.max()):,} of {int(sub['replicates']):,} "
-                     f"searches (n = {spans(sub['n'].values[bad > 0])}), left out")
-    return f" [{'; '.join(notes)}]" if notes else ""
-
-
 def run(args):
     check_outputs(args)
     truth = truth_from_args(args)
@@ -137,9 +123,11 @@ def run(args):
     print(f"{target.symbol} = exact {target.description}; mean, bias, variance, MSE of each "
           f"estimator of {target.symbol}")
     ns = select_ns(args.B, args.all, ds["n"].values)
+    notes = estimator_notes(ds) if args.method != "exact" else {}
     for name in ds["estimator"].values:
         est = get_estimator(str(name))
-        print(f"\n{name}: {est.description}{_how_run(ds, str(name), args.method)}")
+        note = f" [{notes[str(name)]}]" if str(name) in notes else ""
+        print(f"\n{name}: {est.description}{note}")
         print("\n".join(_estimator_table(ds, str(name), ns)))
     if "max_abs_z" in a:
         count = int(np.isfinite(ds["z_bias"]).sum()) * len(QUANTITIES)

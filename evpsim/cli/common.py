@@ -21,7 +21,8 @@ from ..truths import list_truths, make_truth
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
-           "add_curve_args", "budgets_from_args",
+           "add_curve_args", "budgets_from_args", "add_where_args", "where_from_args",
+           "estimator_notes",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
@@ -179,6 +180,52 @@ def budgets_from_args(args, B):
             raise UserError(f"--n-max must be at least 1, got {args.n_max}")
         return list(range(1, args.n_max + 1))
     return getattr(args, "ns", None)
+
+
+def add_where_args(group):
+    """``--workers``, ``--cluster``, ``--scheduler``: where a sweep's cells run."""
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=integer, default=1,
+                       help="local worker processes (default: 1, in this process)")
+    where.add_argument("--cluster", type=integer, metavar="N",
+                       help="a local dask.distributed cluster of N single-threaded workers")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler, e.g. tcp://host:8786")
+
+
+def where_from_args(args):
+    """``(backend, workers)`` of :func:`evpsim.sweep` from :func:`add_where_args`' flags."""
+    from .. import _validate as check
+
+    if args.cluster is not None:
+        check.integer(args.cluster, "cluster", minimum=1)
+    backend = "dask" if args.cluster is not None or args.scheduler is not None else \
+        "local" if args.workers > 1 else "process"
+    return backend, args.workers if args.cluster is None else args.cluster
+
+
+def estimator_notes(ds, unit="searches"):
+    """``{estimator: what its reader must know}``: fewer searches than the run's, failures.
+
+    For results with per-estimator ``replicates`` and ``failures`` (Python
+    estimators run on the first of the run's searches and may fail on
+    some); estimators that ran like every other have no entry.
+    """
+    out = {}
+    for e in ds["estimator"].values:
+        sub = ds.sel(estimator=e)
+        notes = []
+        if "replicates" in sub.coords and int(sub["replicates"]) != ds.attrs["replicates"]:
+            notes.append(f"over the first {int(sub['replicates']):,} {unit} only "
+                         f"({sub['kind'].item()} estimator)")
+        if "failures" in ds and int(sub["failures"].max()) > 0:
+            bad = sub["failures"].values
+            where = sub["failures"].dims[-1]
+            notes.append(f"failed on up to {int(bad.max()):,} of {int(sub['replicates']):,} "
+                         f"{unit} ({where} = {spans(sub[where].values[bad > 0])}), left out")
+        if notes:
+            out[str(e)] = "; ".join(notes)
+    return out
 
 
 def add_B_arg(parser, func, what="trials per search"):

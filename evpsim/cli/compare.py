@@ -13,7 +13,7 @@ from ..estimators import get_estimator
 from ..targets import as_target
 from .common import (Timer, UserError, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, budgets_from_args, check_outputs, default,
-                     integer, pair, save_outputs, select_ns, spans)
+                     estimator_notes, integer, pair, save_outputs, select_ns, spans)
 from .falseconc import add_truth_method_args
 
 HELP = "two models' EVP curves; how often estimators rank them wrongly"
@@ -115,15 +115,8 @@ def _print_header(ds, seconds):
         truth = f"exact {as_target(str(ds['curve'].values)).description}"
     print(f"{a['replicates']:,} pairs of searches, {a['sampling']} (seed {a['seed']}); "
           f"truth: {truth}; {a['numba_threads']} threads, {seconds:.2f} s")
-    for e in ds["estimator"].values:
-        sub = ds.sel(estimator=e)
-        notes = []
-        if int(sub["replicates"]) != a["replicates"]:
-            notes.append(f"over the first {int(sub['replicates']):,} pairs only")
-        if int(sub["failures"].max()) > 0:
-            notes.append(f"failed on up to {int(sub['failures'].max()):,} of them, left out")
-        if notes:
-            print(f"{e}: {'; '.join(notes)}")
+    for name, note in estimator_notes(ds, "pairs").items():
+        print(f"{name}: {note}")
     if "theta_diff_se" in ds:
         z = np.abs(ds["theta_diff"] - ds["exact_theta_diff"]) / ds["theta_diff_se"]
         sure = np.abs(ds["theta_diff"]) / ds["theta_diff_se"]

@@ -9,8 +9,8 @@ from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, integer, pair, save_outputs, select_ns,
-                     truth_from_args)
+                     check_outputs, default, estimator_notes, integer, pair, save_outputs,
+                     select_ns, truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
 
@@ -98,15 +98,8 @@ def run(args):
           f"95% intervals")
     if (ds["tie_count"] > 0).any():
         print(f"tie = fraction with |estimate - {sym}_n| <= {number(a['tie_tolerance'], 2)}")
-    for e in ds["estimator"].values:
-        sub = ds.sel(estimator=e)
-        notes = []
-        if int(sub["replicates"]) != a["replicates"]:
-            notes.append(f"over the first {int(sub['replicates']):,} searches only")
-        if int(sub["failures"].max()) > 0:
-            notes.append(f"failed on up to {int(sub['failures'].max()):,} of them, left out")
-        if notes:
-            print(f"{e}: {'; '.join(notes)}")
+    for name, note in estimator_notes(ds, "searches").items():
+        print(f"{name}: {note}")
     print()
     print("\n".join(_table(ds, select_ns(args.B, args.all, ds["n"].values))))
     last = ds.sel(n=ds["n"].values[-1])

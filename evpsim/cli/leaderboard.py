@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import Timer, UserError, add_subcommand, integer, integers
+from .common import (Timer, UserError, add_subcommand, add_where_args, integer, integers,
+                     where_from_args)
 from . import Terminated
 from .sweep import names
 
@@ -63,14 +64,7 @@ def add_parser(subparsers):
                         f"{full['python_replicates']['opda-parametric']}, others as "
                         "--replicates)")
     s.add_argument("--seed", type=integer, default=0, help="seed of every cell (default: 0)")
-    r = p.add_argument_group("where cells run")
-    where = r.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=integer, default=1,
-                       help="local worker processes (default: 1, in this process)")
-    where.add_argument("--cluster", type=integer, metavar="N",
-                       help="a local dask.distributed cluster of N single-threaded workers")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="a running dask scheduler, e.g. tcp://host:8786")
+    add_where_args(p.add_argument_group("where cells run"))
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(run=run, argument_flags={"Bs": "Bs", "truths": "truths"})
     return p
@@ -90,9 +84,7 @@ def run(args):
                                             "python_replicates") if getattr(args, k) is not None}
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    backend = "dask" if args.cluster is not None or args.scheduler is not None else \
-        "local" if args.workers > 1 else "process"
-    workers = args.workers if args.cluster is None else args.cluster
+    backend, workers = where_from_args(args)
     try:
         with Timer() as t:
             ds = leaderboard(truths=args.truths, Bs=args.Bs, curves=args.curves,

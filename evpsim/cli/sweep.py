@@ -6,7 +6,6 @@ import argparse
 import shlex
 import sys
 
-from .. import _validate as check
 from . import Terminated
 from .common import (Timer, UserError, add_output_args, add_subcommand, add_where_args,
                      check_outputs, default, integer, number, pair, save_outputs, where_from_args)
