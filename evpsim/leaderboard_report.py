@@ -193,8 +193,8 @@ def _nobody(sub, B):
     off = (np.abs(sub["bias"]) > 2 * sub["sd"]) | ~np.isfinite(sub["rmse"])
     every = off.all("estimator") & np.isfinite(sub["rmse"]).any("estimator")
     if not bool(every.any()):
-        return [f"  - every (truth, n) cell has an estimator whose bias is within twice its "
-                f"SD."]
+        return ["  - every (truth, n) cell has an estimator whose bias is within twice its "
+                "SD."]
     where = every.sum("dist")
     ns = [int(n) for n, k in zip(sub["n"].values, where.values) if k]
     return [f"  - no estimator does well (every one's bias exceeds twice its SD) at n = "
