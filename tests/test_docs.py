@@ -15,8 +15,9 @@
   process, so that registrations do not leak between pages).
 * Every name of ``evpsim.__all__`` has its entry in the API reference.
 * The output-schema reference matches small real runs of every Dataset
-  evpsim writes (the reproductions' with the slow tests), and every name in
-  it says what it means.
+  evpsim writes, with its default options (every variant, and the
+  reproductions, with the slow tests), and every name in it says what it
+  means.
 * ``CITATION.cff`` is valid CFF 1.2.0 (against the format's own JSON schema,
   ``docs/_ext/cff-1.2.0.schema.json``), ``CHANGELOG.md`` follows Keep a
   Changelog, and every extra an install command names exists.
@@ -295,9 +296,9 @@ HOW = ("regenerate docs/reference/schema.json with 'python docs/_ext/evpsim_sche
        "docs/reference/schema_notes.yaml")
 
 
-def test_schema_matches_real_runs():
+def _check_batteries(first):
     documented = evpsim_schema.load()
-    made = evpsim_schema.generate()
+    made = evpsim_schema.generate(first=first)
     diffs = []
     for kind, variants in made.items():
         if kind not in documented:
@@ -305,9 +306,20 @@ def test_schema_matches_real_runs():
             continue
         for label, structure in variants.items():
             diffs += _compare(kind, label, structure, documented[kind])
-        diffs += [f"{kind} [{label}]: documented, no longer made"
-                  for label in documented[kind] if label not in variants]
+        if not first:
+            diffs += [f"{kind} [{label}]: documented, no longer made"
+                      for label in documented[kind] if label not in variants]
     assert not diffs, "\n".join(diffs[:60]) + f"\n{HOW}"
+
+
+def test_schema_matches_real_runs():
+    """Each Dataset of the batteries, curve, sweeps, leaderboard and fits, run with its defaults."""
+    _check_batteries(first=True)
+
+
+@pytest.mark.slow  # every variant (options that add or change names): about a minute
+def test_schema_of_every_variant_matches_real_runs():
+    _check_batteries(first=False)
 
 
 @pytest.mark.slow  # the four reproductions at reduced size: about two minutes

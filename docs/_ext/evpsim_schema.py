@@ -349,8 +349,12 @@ def structure(ds):
     }
 
 
-def generate(reproductions=False, data=None, only=None, verbose=False):
-    """``{kind: {variant: structure}}`` from real runs (``only``: those kinds)."""
+def generate(reproductions=False, data=None, only=None, verbose=False, first=False):
+    """``{kind: {variant: structure}}`` from real runs.
+
+    ``only``: those kinds; ``first``: each battery kind's first variant only
+    (its defaults), the quick check.
+    """
     out = {}
     with tempfile.TemporaryDirectory() as tmp, _environ({"MPLBACKEND": "Agg"}):
         runs = battery_runs(tmp)
@@ -358,7 +362,7 @@ def generate(reproductions=False, data=None, only=None, verbose=False):
             if only and kind not in only:
                 continue
             out[kind] = {}
-            for label, make in variants.items():
+            for label, make in list(variants.items())[:1 if first else None]:
                 start = time.perf_counter()
                 out[kind][label] = structure(make())
                 if verbose:
