@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, next_state, rng_init, rng_next
@@ -57,6 +58,7 @@ PERCENTILE, BASIC, BCA, USER = 0, 1, 2, 3
 HIT, BELOW, ABOVE, WIDTH = 0, 1, 2, 3
 NSLOTS = 4
 _BLOCK = 64  # resamples per block of estimates
+_GROUP = 8  # terms per pass over a resample's estimates (four pairs)
 # most columns and bytes per chunk of the table (half a 2 MB L2 cache)
 _CHUNK, _CHUNK_BYTES = 112, 1 << 20
 _PASS = 16  # the cost of a pass over a chunk's estimates, in columns
@@ -284,16 +286,14 @@ def quantiles_by_selection(a, ps, out, ranks):
 # --- estimates of a sample, its resamples and its jackknife samples ------------
 
 @njit(**_OPTS)
-def multinomial_counts(st, counts):
-    """Multinomial(B; 1/B, ..., 1/B) counts from B uniform indices.
-
-    Each 64-bit draw gives two indices by Lemire's multiply-shift on its
-    32-bit halves (non-uniformity below B / 2**32).
-    """
+def _count_draws(s0, s1, s2, s3, counts):
+    """Multinomial counts of B uniform indices into ``counts`` (zeroed first),
+    from the generator state ``s0..s3`` (see :func:`.rng.next_state`);
+    returns the state."""
     B = counts.shape[0]
     ub = np.uint64(B)
-    counts[:] = 0
-    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
+    for i in range(B):
+        counts[i] = 0
     for _ in range(B >> 1):
         x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
         counts[((x >> _U32) * ub) >> _U32] += 1
@@ -301,7 +301,17 @@ def multinomial_counts(st, counts):
     if B & 1:
         x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
         counts[((x >> _U32) * ub) >> _U32] += 1
-    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
+    return s0, s1, s2, s3
+
+
+@njit(**_OPTS)
+def multinomial_counts(st, counts):
+    """Multinomial(B; 1/B, ..., 1/B) counts from B uniform indices.
+
+    Each 64-bit draw gives two indices by Lemire's multiply-shift on its
+    32-bit halves (non-uniformity below B / 2**32).
+    """
+    st[0], st[1], st[2], st[3] = _count_draws(st[0], st[1], st[2], st[3], counts)
 
 
 @njit(**_OPTS)
@@ -319,88 +329,157 @@ def compact_counts(counts, drawn, cums):
     return m
 
 
-@njit(inline="always", **_OPTS)
-def _subtract_terms(xs, drawn, cums, ptab, out, t, lo):
-    """Subtract the terms ``t, t - 1, ..., lo + 1`` of
-    :func:`compact_estimates` from ``out``."""
-    K = out.shape[0]
-    # two terms at a time, paired from the top so that a resample sharing
-    # the sample's top points and their cumulative counts groups them
-    # alike: with U's weights, zero below rank n, it then ties with the
-    # sample's estimate exactly. Four pairs per pass over out save loads
-    # and stores; each pair is rounded as if alone.
-    while t >= lo + 8:
-        x0, x1, x2, x3 = xs[drawn[t + 1]], xs[drawn[t]], xs[drawn[t - 1]], xs[drawn[t - 2]]
-        x4, x5, x6, x7 = xs[drawn[t - 3]], xs[drawn[t - 4]], xs[drawn[t - 5]], xs[drawn[t - 6]]
-        x8 = xs[drawn[t - 7]]
-        d1, d2, d3, d4 = x0 - x1, x1 - x2, x2 - x3, x3 - x4
-        d5, d6, d7, d8 = x4 - x5, x5 - x6, x6 - x7, x7 - x8
-        p1, p2, p3, p4 = ptab[cums[t]], ptab[cums[t - 1]], ptab[cums[t - 2]], ptab[cums[t - 3]]
-        p5, p6, p7, p8 = (ptab[cums[t - 4]], ptab[cums[t - 5]], ptab[cums[t - 6]],
-                          ptab[cums[t - 7]])
-        for k in range(K):
-            v = out[k] - (d1 * p1[k] + d2 * p2[k])
-            v = v - (d3 * p3[k] + d4 * p4[k])
-            v = v - (d5 * p5[k] + d6 * p6[k])
-            out[k] = v - (d7 * p7[k] + d8 * p8[k])
-        t -= 8
-    while t >= lo + 2:
-        d1 = xs[drawn[t + 1]] - xs[drawn[t]]
-        d2 = xs[drawn[t]] - xs[drawn[t - 1]]
-        p1, p2 = ptab[cums[t]], ptab[cums[t - 1]]
-        for k in range(K):
-            out[k] -= d1 * p1[k] + d2 * p2[k]
-        t -= 2
-    if t == lo + 1:
-        d1 = xs[drawn[t + 1]] - xs[drawn[t]]
-        p1 = ptab[cums[t]]
-        for k in range(K):
-            out[k] -= d1 * p1[k]
+@njit(**_OPTS)
+def _pad_terms(gaps, rows, T):
+    """Dummy terms (gap 0, row 0) after the ``T`` terms, up to a multiple of
+    ``_GROUP``; returns that multiple. A dummy pair subtracts exactly zero."""
+    Tp = (T + _GROUP - 1) // _GROUP * _GROUP
+    for j in range(T, Tp):
+        gaps[j] = 0.0
+        rows[j] = 0
+    return Tp
 
 
 @njit(**_OPTS)
-def _all_at_least(out, bound):
-    """Whether every ``|out[k]| >= bound`` (False with a NaN)."""
-    for k in range(out.shape[0]):
+def counts_terms(xs, counts, drawn, cums, gaps, rows):
+    """The terms of the resample with multiplicities ``counts``, from the top.
+
+    Term j (j = 0 for the top pair of drawn points) has the gap ``gaps[j] =
+    x_next - x`` between consecutive drawn points and the row ``rows[j]``,
+    the lower point's cumulative count (see the module docstring), padded
+    by :func:`_pad_terms`. Returns ``(padded term count, top drawn point)``.
+    ``drawn`` and ``cums`` (B,) are scratch.
+    """
+    m = compact_counts(counts, drawn, cums)
+    for t in range(m - 1):
+        j = m - 2 - t
+        gaps[j] = xs[drawn[t + 1]] - xs[drawn[t]]
+        rows[j] = cums[t]
+    return _pad_terms(gaps, rows, m - 1), xs[drawn[m - 1]]
+
+
+@njit(**_OPTS)
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(**_OPTS)
+def _draw_terms64(s0, s1, s2, s3, xs, counts, gaps, rows):
+    """:func:`multinomial_counts` and :func:`counts_terms` in one, for B <= 64.
+
+    The same draws and terms; the points drawn are the set bits of one
+    word, visited in ascending order. ``counts`` must be zero on entry and
+    is zero again on return. Returns ``(padded term count, top drawn point,
+    s0, s1, s2, s3)``.
+    """
+    B = xs.shape[0]
+    ub = np.uint64(B)
+    one = np.uint64(1)
+    mask = np.uint64(0)
+    for _ in range(B >> 1):
+        x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
+        i = ((x >> _U32) * ub) >> _U32
+        k = ((x & _MASK32) * ub) >> _U32
+        counts[i] += 1
+        counts[k] += 1
+        mask |= (one << i) | (one << k)
+    if B & 1:
+        x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
+        i = ((x >> _U32) * ub) >> _U32
+        counts[i] += 1
+        mask |= one << i
+    m = _popcount(mask)
+    prev = trailing_zeros(mask)
+    mask &= mask - one
+    cum = counts[prev]
+    counts[prev] = 0
+    j = m - 2
+    while mask:
+        i = trailing_zeros(mask)
+        mask &= mask - one
+        gaps[j] = xs[i] - xs[prev]
+        rows[j] = cum
+        j -= 1
+        cum += counts[i]
+        counts[i] = 0
+        prev = i
+    return _pad_terms(gaps, rows, m - 1), xs[prev], s0, s1, s2, s3
+
+
+@njit(**_OPTS)
+def _all_at_least(out, w, bound):
+    """Whether every ``|out[k]| >= bound``, k < w (False with a NaN)."""
+    for k in range(w):
         if not abs(out[k]) >= bound:
             return False
     return True
 
 
 @njit(**_OPTS)
-def skip_start(cums, m, cut):
-    """Where :func:`compact_estimates` may stop: the first pair of terms
-    from the top whose upper row is at most ``cut`` (see :func:`tiny_rows`),
-    or -1 if there is none."""
-    lo = m - 2
-    while lo >= 0 and cums[lo] > cut:
-        lo -= 2
-    return lo if lo >= 0 else -1
+def tile_estimates(tab, w, tops, gaps, rows, ts, nb, tile, cut, bound):
+    """Estimates of ``nb`` resamples for every column of ``tab``.
 
+    Parameters
+    ----------
+    tab : (B + 1, wp) array
+        Cumulative weights of ``wp`` columns (any block of columns of the
+        table: a column's estimates depend on that column alone); the
+        first ``w`` are checked for skipping.
+    tops, gaps, rows, ts : arrays
+        Each resample's top drawn point, terms and padded term count
+        (:func:`counts_terms`).
+    tile : (nb * wp,) array
+        Receives resample r's estimates at ``r * wp``.
+    cut, bound : int, float
+        Rows up to ``cut`` are tiny (:func:`tiny_rows`); once the terms
+        left are all there and every estimate is at least ``bound``
+        (:func:`tiny_bound`), they cannot change an estimate and are
+        skipped. ``cut <= 0`` computes every term.
 
-@njit(**_OPTS)
-def compact_estimates(xs, drawn, cums, m, ptab, out, lo, bound):
-    """Every column of ``ptab`` evaluated on a resample compacted by
-    :func:`compact_counts`.
-
-    ``ptab`` may be any (B + 1, w) block of columns of the table: the
-    estimates of a column depend on that column alone. With ``lo >= 0``
-    (from :func:`skip_start`), when every entry of ``ptab`` up to the row
-    ``cut`` is at most ``_TINY`` in magnitude and every estimate is at
-    least ``bound`` (see :func:`tiny_bound`) once the terms reach ``lo``,
-    the terms left are skipped: they cannot change any estimate. With
-    ``lo = -1`` every term is computed.
+    Each estimate is ``top * P[B] - (term pair) - (term pair) - ...``, pairs
+    from the top, each pair ``gap * P[row] + gap * P[row]`` rounded as if
+    alone, so that a resample sharing the sample's top points and their
+    cumulative counts groups them alike (with U's weights, zero below rank
+    n, it then ties with the sample's estimate exactly). The loops run over
+    the columns (SIMD), four pairs per pass, the first fused with the top.
     """
-    B = xs.shape[0]
-    top = xs[drawn[m - 1]]
-    for k in range(out.shape[0]):
-        out[k] = top * ptab[B, k]
-    t = m - 2
-    while True:  # one call site: _subtract_terms is inlined, and long to compile
-        _subtract_terms(xs, drawn, cums, ptab, out, t, lo)
-        if lo < 0 or _all_at_least(out, bound):
-            return
-        t, lo = lo, -1
+    wp = tab.shape[1]
+    ptop = tab[tab.shape[0] - 1]
+    for r in range(nb):
+        out = tile[r * wp:(r + 1) * wp]
+        top = tops[r]
+        T = ts[r]
+        d = gaps[r]
+        rr = rows[r]
+        if T == 0:
+            for k in range(wp):
+                out[k] = top * ptop[k]
+            continue
+        d1, d2, d3, d4, d5, d6, d7, d8 = d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+        p1, p2, p3, p4 = tab[rr[0]], tab[rr[1]], tab[rr[2]], tab[rr[3]]
+        p5, p6, p7, p8 = tab[rr[4]], tab[rr[5]], tab[rr[6]], tab[rr[7]]
+        for k in range(wp):
+            v = top * ptop[k] - (d1 * p1[k] + d2 * p2[k])
+            v = v - (d3 * p3[k] + d4 * p4[k])
+            v = v - (d5 * p5[k] + d6 * p6[k])
+            out[k] = v - (d7 * p7[k] + d8 * p8[k])
+        j = _GROUP
+        while j < T:
+            if rr[j] <= cut and _all_at_least(out, w, bound):
+                break
+            d1, d2, d3, d4 = d[j], d[j + 1], d[j + 2], d[j + 3]
+            d5, d6, d7, d8 = d[j + 4], d[j + 5], d[j + 6], d[j + 7]
+            p1, p2, p3, p4 = tab[rr[j]], tab[rr[j + 1]], tab[rr[j + 2]], tab[rr[j + 3]]
+            p5, p6, p7, p8 = tab[rr[j + 4]], tab[rr[j + 5]], tab[rr[j + 6]], tab[rr[j + 7]]
+            for k in range(wp):
+                v = out[k] - (d1 * p1[k] + d2 * p2[k])
+                v = v - (d3 * p3[k] + d4 * p4[k])
+                v = v - (d5 * p5[k] + d6 * p6[k])
+                out[k] = v - (d7 * p7[k] + d8 * p8[k])
+            j += _GROUP
 
 
 @njit(**_OPTS)
@@ -447,7 +526,13 @@ def resample_estimates(xs, counts, ptab, out, drawn, cums):
     drawn, cums : (B,) int arrays
         Scratch: indices of the points drawn and the cumulative counts.
     """
-    compact_estimates(xs, drawn, cums, compact_counts(counts, drawn, cums), ptab, out, -1, 0.0)
+    B = xs.shape[0]
+    gaps = np.empty((1, B + _GROUP))
+    rows = np.empty((1, B + _GROUP), dtype=np.int64)
+    ts = np.empty(1, dtype=np.int64)
+    tops = np.empty(1)
+    ts[0], tops[0] = counts_terms(xs, counts, drawn, cums, gaps[0], rows[0])
+    tile_estimates(ptab, ptab.shape[1], tops, gaps, rows, ts, 1, out, -1, 0.0)
 
 
 @njit(**_OPTS)
@@ -508,11 +593,12 @@ def acceleration(jack):
 
 # --- intervals of one sample -----------------------------------------------------
 #
-# The resamples are drawn a block at a time and compacted; then the
-# table's columns are taken a chunk at a time, packed contiguously, so that
-# a chunk stays in cache while every resample of the block reads its rows.
-# The block's estimates of a chunk are transposed into ``boot``, so that
-# each column's R estimates are contiguous for the selection.
+# The resamples are drawn a block at a time and turned into their terms;
+# then the table's columns are taken a chunk at a time, packed contiguously
+# (each chunk padded to a multiple of 4 columns, whole SIMD vectors), so
+# that a chunk stays in cache while every resample of the block reads its
+# rows. The block's estimates of a chunk are transposed into ``boot``, so
+# that each column's R estimates are contiguous for the selection.
 
 @njit(**_OPTS)
 def column_chunks(ptab):
@@ -548,27 +634,40 @@ def column_chunks(ptab):
 
 
 @njit(**_OPTS)
+def _padded(w):
+    """Columns of a chunk of ``w`` columns in the packed table (a multiple of 4)."""
+    return (w + 3) & -4
+
+
+@njit(**_OPTS)
 def column_chunk(packed, B1, starts, c):
-    """First column and (B + 1, w) table of chunk ``c`` of ``packed``."""
+    """First column, column count w and (B + 1, padded w) table of chunk ``c``."""
+    off = 0
+    for j in range(c):
+        off += _padded(starts[j + 1] - starts[j])
     k0, k1 = starts[c], starts[c + 1]
-    return k0, packed[B1 * k0:B1 * k1].reshape((B1, k1 - k0))
+    wp = _padded(k1 - k0)
+    return k0, k1 - k0, packed[B1 * off:B1 * (off + wp)].reshape((B1, wp))
 
 
 @njit(**_OPTS)
 def pack_columns(ptab, starts):
     """The chunks of columns of ``ptab`` (B + 1, K) starting at ``starts``
-    (see :func:`column_chunks`), each a C-ordered (B + 1, w) table, one
-    after the other in a flat array (see :func:`column_chunk`); and the
-    :func:`tiny_rows` of each chunk."""
+    (see :func:`column_chunks`), each a C-ordered (B + 1, wp) table padded
+    with zero columns, one after the other in a flat array (see
+    :func:`column_chunk`); and the :func:`tiny_rows` of each chunk."""
     B1, K = ptab.shape
-    packed = np.empty(B1 * K)
+    total = 0
+    for c in range(starts.shape[0] - 1):
+        total += _padded(starts[c + 1] - starts[c])
+    packed = np.zeros(B1 * total)
     cuts = np.empty(starts.shape[0] - 1, dtype=np.int64)
     for c in range(cuts.shape[0]):
-        k0, tab = column_chunk(packed, B1, starts, c)
+        k0, w, tab = column_chunk(packed, B1, starts, c)
         for i in range(B1):
-            for j in range(tab.shape[1]):
+            for j in range(w):
                 tab[i, j] = ptab[i, k0 + j]
-        cuts[c] = tiny_rows(tab, 0, tab.shape[1])
+        cuts[c] = tiny_rows(tab, 0, w)
     return packed, cuts
 
 
@@ -577,17 +676,21 @@ def _block_scratch(B, starts):
     """Scratch arrays of :func:`_block_estimates`."""
     width = 0
     for c in range(starts.shape[0] - 1):
-        width = max(width, starts[c + 1] - starts[c])
-    counts = np.empty(B, dtype=np.int64)
-    drawn = np.empty((_BLOCK, B), dtype=np.int64)
-    cums = np.empty((_BLOCK, B), dtype=np.int64)
-    ms = np.empty(_BLOCK, dtype=np.int64)
+        width = max(width, _padded(starts[c + 1] - starts[c]))
+    counts = np.zeros(B, dtype=np.int64)
+    drawn = np.empty(B, dtype=np.int64)
+    cums = np.empty(B, dtype=np.int64)
+    gaps = np.empty((_BLOCK, B + _GROUP))
+    rows = np.empty((_BLOCK, B + _GROUP), dtype=np.int64)
+    ts = np.empty(_BLOCK, dtype=np.int64)
+    tops = np.empty(_BLOCK)
     tile = np.empty(_BLOCK * width)
-    return counts, drawn, cums, ms, tile
+    return counts, drawn, cums, gaps, rows, ts, tops, tile
 
 
 @njit(**_OPTS)
-def _block_estimates(st, xs, packed, starts, cuts, r0, nb, boot, counts, drawn, cums, ms, tile):
+def _block_estimates(st, xs, packed, starts, cuts, r0, nb, boot, counts, drawn, cums, gaps,
+                     rows, ts, tops, tile):
     """Draw resamples ``r0:r0 + nb`` (at most ``_BLOCK``) from ``st`` and
     write their estimates into ``boot``, one chunk of columns at a time.
 
@@ -595,20 +698,25 @@ def _block_estimates(st, xs, packed, starts, cuts, r0, nb, boot, counts, drawn, 
     from :func:`pack_columns`; the rest is scratch from
     :func:`_block_scratch`.
     """
+    B = xs.shape[0]
     bound = tiny_bound(xs)
-    for r in range(nb):
-        multinomial_counts(st, counts)
-        ms[r] = compact_counts(counts, drawn[r], cums[r])
-    for c in range(cuts.shape[0]):
-        k0, tab = column_chunk(packed, xs.shape[0] + 1, starts, c)
-        w = tab.shape[1]
+    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
+    if B <= 64:
         for r in range(nb):
-            lo = skip_start(cums[r], ms[r], cuts[c]) if cuts[c] > 0 else -1
-            compact_estimates(xs, drawn[r], cums[r], ms[r], tab, tile[r * w:(r + 1) * w], lo,
-                              bound)
+            ts[r], tops[r], s0, s1, s2, s3 = _draw_terms64(s0, s1, s2, s3, xs, counts, gaps[r],
+                                                          rows[r])
+    else:
+        for r in range(nb):
+            s0, s1, s2, s3 = _count_draws(s0, s1, s2, s3, counts)
+            ts[r], tops[r] = counts_terms(xs, counts, drawn, cums, gaps[r], rows[r])
+    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
+    for c in range(cuts.shape[0]):
+        k0, w, tab = column_chunk(packed, B + 1, starts, c)
+        wp = tab.shape[1]
+        tile_estimates(tab, w, tops, gaps, rows, ts, nb, tile, cuts[c], bound)
         for k in range(w):
             for r in range(nb):
-                boot[k0 + k, r0 + r] = tile[r * w + k]
+                boot[k0 + k, r0 + r] = tile[r * wp + k]
 
 
 @njit(**_OPTS)
