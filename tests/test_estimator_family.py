@@ -146,3 +146,21 @@ def test_commands_take_the_curve_and_budgets(capsys):
     assert "naive: over the first 500 searches only" in out
     assert main(["bias", "--B", "10", "--estimators", "W", "--n", "5,11"]) == 2
     assert "W does not estimate beyond the B = 10 trials run" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # two worker processes start: up to a minute on a busy machine
+def test_a_users_estimator_travels_to_the_sweeps_worker_processes():
+    def best_two(scores, ns):  # defined here: cloudpickle sends it by value
+        return np.minimum(np.maximum.accumulate(scores)[ns - 1], np.sort(scores)[-2:].mean())
+
+    evpsim.register_estimator("best-two-sweep", python=best_two)
+    try:
+        kw = dict(options={"estimators": "V,best-two-sweep", "method": "mc",
+                           "replicates": 2000})
+        here = evpsim.sweep("bias", {"dist": ["normal", "tang-small"], "B": [6]}, **kw)
+        there = evpsim.sweep("bias", {"dist": ["normal", "tang-small"], "B": [6]},
+                             backend="local", workers=2, **kw)
+    finally:
+        evpsim.unregister_estimator("best-two-sweep")
+    np.testing.assert_array_equal(here["mse"], there["mse"])
+    assert np.isfinite(there["mse"].sel(estimator="best-two-sweep")).all()

@@ -24,8 +24,43 @@ from .store import Store, StoreMismatch, cell_key
 __all__ = ["sweep", "Grid", "BATTERIES", "BACKENDS", "load_toml", "Store", "StoreMismatch"]
 
 
-def _work(battery, options, seed, cell, threads):
+def _work(battery, options, seed, registered, cell, threads):
+    _adopt(registered)
     return compute_cell(battery, cell, options, seed, threads)
+
+
+def _registered():
+    """The estimators and CI methods registered at run time in this process, pickled.
+
+    Built-ins and plugins register themselves when a worker imports
+    evpsim; what a user registered in this session (from a script, a
+    notebook) must travel with the cells. Pickled by cloudpickle, which
+    also takes functions defined in ``__main__`` or in a function.
+    """
+    import cloudpickle
+
+    from ..estimators import _REGISTRY as estimators
+    from ..intervals import _REGISTRY as methods
+
+    own = [item for registry in (estimators, methods) for _, item in registry.items()
+           if not item.builtin and "(plugin)" not in getattr(item, "source", "")]
+    return cloudpickle.dumps(own) if own else b""
+
+
+def _adopt(registered):
+    """Register, in a worker, what :func:`_registered` sent and it does not know yet."""
+    if not registered:
+        return
+    import pickle
+
+    from ..estimators import Estimator
+    from ..estimators import _REGISTRY as estimators
+    from ..intervals import _REGISTRY as methods
+
+    for item in pickle.loads(registered):
+        registry = estimators if isinstance(item, Estimator) else methods
+        if item.name not in registry.names():
+            registry.add(item)
 
 
 def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="process",
@@ -122,7 +157,8 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
                         bar.update(next(finished))
 
                     try:
-                        runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed),
+                        runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed,
+                                                 _registered()),
                                    done, signals)
                     finally:
                         bar.close()
