@@ -42,7 +42,7 @@ import numpy as np
 
 from . import _validate as check
 
-__all__ = ["dkw_band", "ks_band", "ld_band", "LD_KINDS"]
+__all__ = ["dkw_band", "ks_band", "ld_band", "ld_upper_band", "LD_KINDS"]
 
 #: the two pointwise intervals of the LD bands
 LD_KINDS = ("equal-tailed", "highest-density")
@@ -205,3 +205,61 @@ def ld_band(B, level, kind="equal-tailed"):
     check.check_memory(64 * B, f"an LD band for B = {B:,}", "B")
     lower, upper = _ld_bounds(B, level, kind)
     return lower.copy(), upper.copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _ld_upper(B, level):
+    from scipy.optimize import brentq
+    from scipy.special import betaincinv
+
+    from ._kernels.bands import order_statistic_coverage
+
+    i = np.arange(1, B + 1, dtype=float)
+    zeros = np.zeros(B)
+
+    def bounds(log_alpha):  # one-sided pointwise level c = 1 - exp(log_alpha)
+        return betaincinv(i, B + 1.0 - i, -math.expm1(log_alpha))
+
+    def miss(log_alpha):
+        return order_statistic_coverage(zeros, bounds(log_alpha)) - level
+
+    upper = math.log1p(-level)
+    log_alpha = brentq(miss, upper - math.log(B) - 5.0, upper, xtol=_TOL,
+                       rtol=4 * np.finfo(float).eps)
+    return np.clip(np.concatenate([bounds(log_alpha), [1.0]]), 0.0, 1.0)
+
+
+def ld_upper_band(B, level):
+    """One-sided Learned-Miller-DeStefano upper bounds on the CDF, calibrated exactly.
+
+    ``F(x) <= upper[i]`` on every gap ``[x_(i), x_(i+1))`` at once, with
+    probability ``level`` for a continuous F (at least ``level`` for a
+    discrete one): ``upper[i]`` is the one-sided pointwise ``c`` quantile
+    of ``U_(i+1)`` ~ Beta(i + 1, B - i), c raised until all B hold at once
+    (computed exactly, as for :func:`ld_band`). A larger CDF means a
+    smaller expected maximum, so ``hi - sum gap_i upper_i^n`` is a lower
+    bound on theta_n at every n at once that assumes nothing about the
+    distribution but its lower end (the first gap, ``x_(1) - lo``): the
+    upper end ``hi`` cancels, as ``upper[B] = 1``.
+
+    Parameters
+    ----------
+    B : int
+        Sample size (at least 1).
+    level : float
+        Simultaneous coverage, in (0, 1).
+
+    Returns
+    -------
+    (B + 1,) array
+
+    Examples
+    --------
+    >>> upper = ld_upper_band(50, 0.95)
+    >>> round(float(upper[0]), 4), float(upper[-1])
+    (0.1081, 1.0)
+    """
+    B = check.B(B, minimum=1)
+    level = check.level(level)
+    check.check_memory(64 * B, f"an LD band for B = {B:,}", "B")
+    return _ld_upper(B, level).copy()

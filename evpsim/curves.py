@@ -23,7 +23,8 @@ from . import _validate as check
 from .results import provenance
 from .targets import Target, as_target
 from .estimators import estimator_weights, get_estimator
-from .intervals import bootstrap_intervals, lstatistic_estimators, resolve_ci_methods
+from .intervals import (bootstrap_intervals, free_lower_bound, lstatistic_estimators,
+                        resolve_ci_methods)
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
            "share_ahead"]
@@ -317,8 +318,17 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
 
         * ``estimate`` (model, estimator, n) and ``sd`` (model, n);
         * ``lower``, ``upper`` (model, estimator, ci_method, n);
+        * ``free_bound`` (model, n): beside the two-sided intervals, a
+          one-sided bound at ``level`` on the pessimistic side (the
+          expected best is at least this; for losses, at most) that holds
+          at every n at once whatever the distribution
+          (:func:`evpsim.intervals.free_lower_bound`); it needs the worst
+          score possible (scalar coordinate ``free_bound_worst``): the
+          metric's low end from ``bounds``, else 0 when no score is
+          negative (``free_bound_assumed`` True), else it is NaN;
         * coordinates ``B``, ``best_observed``, ``worst_observed`` per
-          model, ``ci_method_kind``; ``mean_duration`` (seconds) and
+          model, ``ci_method_kind`` and ``ci_method_assumes`` (what each
+          method's upper limits rest on); ``mean_duration`` (seconds) and
           ``expected_time`` (model, n: n times the mean duration) with
           durations;
         * with two or more models, dim ``pair`` (coordinates ``model_a``,
@@ -400,6 +410,7 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
                                  curve=flipped)
         per_model.append(ds)
     ds = _assemble(models, ests, meths, per_model, sign, level)
+    _add_free_bound(ds, models, ybounds, sign, level, flipped)
     if need_boot:
         bands = [m for m in meths if m.kind == "band"]
         band_ivs = _band_intervals(models, ests, bands, 1.0 - 0.5 * (1.0 - level), ybounds,
@@ -420,6 +431,36 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
     ds.attrs.update(provenance(level=level, resamples=resamples, seed=int(seed),
                                metric=metric))
     return ds
+
+
+def _add_free_bound(ds, models, bounds, sign, level, target):
+    """``free_bound`` (model, n): the one-sided distribution-free bound on the pessimistic
+    side (:func:`evpsim.intervals.free_lower_bound`), in the scores' own direction.
+
+    It needs the worst score possible: the low end of ``bounds`` (larger is
+    better inside), else 0 when every score is at least 0 (assumed, and
+    said so by ``free_bound_assumed``); without either it is NaN.
+    """
+    every = np.concatenate([sign * m.scores for m in models])
+    assumed = bounds is None and sign > 0 and every.min() >= 0
+    worst = bounds[0] if bounds is not None else (0.0 if assumed else np.nan)
+    bound = np.full((len(models), ds.sizes["n"]), np.nan)
+    if np.isfinite(worst):
+        for k, model in enumerate(models):
+            bound[k, :model.scores.size] = sign * free_lower_bound(
+                sign * model.scores, worst, level=level, curve=target)
+    side = "lower" if sign > 0 else "upper"
+    ds["free_bound"] = (("model", "n"), bound, {
+        "long_name": f"distribution-free one-sided {level:g} {side} bound: the curve is "
+                     f"{'at least' if sign > 0 else 'at most'} this at every n at once, "
+                     f"whatever the distribution of the scores (one-sided Learned-Miller-"
+                     f"DeStefano band); it assumes only the worst score possible, "
+                     f"free_bound_worst"})
+    ds.coords["free_bound_worst"] = ((), sign * worst, {
+        "long_name": "the worst score possible, which the distribution-free bound assumes "
+                     "(NaN: not known, no bound)"})
+    ds.coords["free_bound_assumed"] = ((), bool(assumed), {
+        "long_name": "the worst score possible was assumed to be 0 (no bounds given)"})
 
 
 def _add_reading(ds, models):
@@ -456,6 +497,7 @@ def _assemble(models, ests, meths, per_model, sign, level):
         "model": [m.label for m in models], "estimator": [e.name for e in ests],
         "ci_method": names, "n": np.arange(1, nmax + 1),
         "ci_method_kind": ("ci_method", [m.kind for m in meths]),
+        "ci_method_assumes": ("ci_method", [m.assumes for m in meths]),
         "B": ("model", [m.scores.size for m in models]),
         "best_observed": ("model", [sign * (sign * m.scores).max() for m in models]),
         "worst_observed": ("model", [sign * (sign * m.scores).min() for m in models]),

@@ -56,7 +56,7 @@ import numpy as np
 from . import _validate as check
 from ._kernels import bootstrap as _K
 from ._kernels import resampling as _R
-from .bands import dkw_band, ks_band, ld_band
+from .bands import dkw_band, ks_band, ld_band, ld_upper_band
 from .estimators import resolve_estimators
 from .procedures import memory as procedure_memory
 from .procedures import sample_intervals
@@ -74,6 +74,7 @@ __all__ = [
     "list_ci_methods",
     "resolve_ci_methods",
     "default_ci_methods",
+    "free_lower_bound",
 ]
 
 
@@ -278,7 +279,7 @@ for _name, _code, _desc, _source, _assumes, _min_B in [
     ("gpd-tail", _R.GPD_TAIL,
      "semiparametric bootstrap-t: empirical body, generalized Pareto tail over a "
      "data-driven threshold, its fitting error carried into the pivot",
-     "Davison & Smith 1990; Zhang & Stephens 2009; Harris 1989",
+     "Davison & Smith 1990; Zhang & Stephens 2009; Choulakian & Stephens 2001; Harris 1989",
      "a generalized Pareto tail fitted to the top scores", 10),
     ("m-out-of-n", _R.M_OUT_OF_N,
      "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
@@ -405,7 +406,8 @@ def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackkni
 
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
-                        seed=0, stream=0, bounds=None, distribution=False, curve="mean"):
+                        seed=0, stream=0, bounds=None, distribution=False, curve="mean",
+                        ns=None):
     """Confidence intervals for theta_n (or tau_q(n)), n = 1..B, from one's own scores.
 
     The same constructions that :func:`evpsim.coverage` evaluates.
@@ -439,6 +441,9 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         The curve estimated: ``"mean"`` (default), ``"median"`` or
         ``"quantile:Q"`` (see :mod:`evpsim.targets`); the estimators must
         estimate it (``quantile`` for a quantile curve).
+    ns : sequence of int, optional
+        The budgets (default 1..B; beyond B for estimators that
+        extrapolate, as in :func:`evpsim.coverage`).
 
     Returns
     -------
@@ -465,7 +470,9 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     stream = check.integer(stream, "stream", minimum=0, maximum=2**62 - 1)
     distribution = check.boolean(distribution, "distribution")
     target = as_target(curve)
-    ests = lstatistic_estimators(estimators, target, B, [B])
+    ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
+    ests = lstatistic_estimators(estimators, target, B, ns)
+    N = ns.size
     if ci_methods is None:
         meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
     else:
@@ -481,13 +488,13 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     if distribution and not (builtin or user):
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
     E = len(ests)
-    codes = [m.code for m in resampling]
-    check.check_memory(bootstrap_memory(E, B, resamples) + 8 * E * B * B
-                       + procedure_memory(E, B, B, codes, resamples, copies=1),
-                       f"{resamples:,} resamples of {E} x {B:,} estimates",
+    rcodes = [m.code for m in resampling]
+    check.check_memory(bootstrap_memory(E, max(B, N), resamples) + 8 * E * B * N
+                       + procedure_memory(E, B, N, rcodes, resamples, copies=1),
+                       f"{resamples:,} resamples of {E} x {N:,} estimates",
                        "resamples" if resamples > 2 * B else "scores")
-    ptab, jws = weight_tables(ests, B, target=target)
-    lower = np.full((E, len(meths), B), np.nan)
+    ptab, jws = weight_tables(ests, B, ns, target)
+    lower = np.full((E, len(meths), N), np.nan)
     upper = np.full_like(lower, np.nan)
     boot = None
     if builtin or user:
@@ -495,41 +502,89 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         boot, est, jack, ivs = _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level,
                                               codes, bool(user))
         for g, m in enumerate(builtin):
-            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
-            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)
+            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, N)
+            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, N)
         for m in user:
-            iv = np.empty((E * B, 2))
+            iv = np.empty((E * N, 2))
             _K.user_intervals(m.func, boot, est, jack, level, iv)
-            lower[:, meths.index(m)] = iv[:, 0].reshape(E, B)
-            upper[:, meths.index(m)] = iv[:, 1].reshape(E, B)
+            lower[:, meths.index(m)] = iv[:, 0].reshape(E, N)
+            upper[:, meths.index(m)] = iv[:, 1].reshape(E, N)
     else:
-        est = np.empty(E * B)
+        est = np.empty(E * N)
         _K.sample_estimates(xs, ptab, est)
     if resampling:
-        ivs = sample_intervals(xs, procedure_tables(ests, B, np.arange(1, B + 1), codes), codes,
-                               resamples, level, seed, stream,
-                               None if bounds is None else (lo, hi))
+        ivs = sample_intervals(xs, procedure_tables(ests, B, ns, rcodes), rcodes, resamples,
+                               level, seed, stream, None if bounds is None else (lo, hi))
         for g, m in enumerate(resampling):
-            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, B)
-            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, B)
+            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, N)
+            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, N)
     if bands:
-        ivs = np.empty((len(bands), B, 2))
         if target.kind == "quantile":
+            ivs = np.empty((len(bands), N, 2))
             _K.band_quantile_intervals(xs, lo, hi, *band_bounds(bands, B, level),
-                                       target.q ** (1.0 / np.arange(1, B + 1)), ivs)
+                                       target.q ** (1.0 / ns), ivs)
         else:
+            ivs = np.empty((len(bands), int(ns.max()), 2))
             _K.band_intervals(xs, lo, hi, *band_bounds(bands, B, level), ivs)
+            ivs = ivs[:, ns - 1]
         for g, m in enumerate(bands):
             lower[:, meths.index(m)] = ivs[g, :, 0]
             upper[:, meths.index(m)] = ivs[g, :, 1]
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, np.arange(1, B + 1)), "B": B,
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), "B": B,
                             "curve": target.name})
-    ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, B))
+    ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, N))
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
     if distribution:
         ds["bootstrap_distribution"] = (("resample", "estimator", "n"),
-                                        boot.T.reshape(resamples, E, B))
+                                        boot.T.reshape(resamples, E, N))
     ds.attrs.update(level=level, resamples=resamples, seed=int(seed))
     return ds
+
+
+def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
+    """A one-sided lower bound on theta_n (or tau_q(n)), n = 1..B, that holds whatever
+    the distribution: the lower ends of the intervals of the one-sided LD band
+    (:func:`evpsim.bands.ld_upper_band`), at every n at once with probability at
+    least ``level``.
+
+    No upper limit holds without an assumption about the tail or the
+    metric's upper end; a lower limit needs only the lower end ``lo`` of
+    the scores (through the first gap, ``x_(1) - lo``, whose weight
+    vanishes as n grows).
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The B >= 1 scores.
+    lo : float
+        A number no score can fall below (the metric's lower end).
+    level : float
+        One-sided confidence level, in (0, 1).
+    curve : str or Target
+        ``"mean"``, ``"median"`` or ``"quantile:Q"``.
+
+    Returns
+    -------
+    (B,) array
+
+    Examples
+    --------
+    >>> b = free_lower_bound([0.71, 0.74, 0.69, 0.80, 0.77, 0.75], 0.0)
+    >>> bool(b[-1] < 0.80) and bool(np.all(np.diff(b) >= 0))
+    True
+    """
+    xs = np.sort(check.scores(scores, min_size=1))
+    lo = check.number(lo, "lo", high=xs[0], open_high=False)
+    level = check.level(level)
+    target = as_target(curve)
+    B = xs.size
+    lowers, uppers = np.zeros((1, B + 1)), ld_upper_band(B, level)[None]
+    out = np.empty((1, B, 2))
+    if target.kind == "quantile":
+        _K.band_quantile_intervals(xs, lo, xs[-1], lowers, uppers,
+                                   target.q ** (1.0 / np.arange(1, B + 1)), out)
+    else:
+        _K.band_intervals(xs, lo, xs[-1], lowers, uppers, out)
+    return out[0, :, 0]

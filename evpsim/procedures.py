@@ -20,12 +20,6 @@ from .weights import weights_v
 __all__ = ["tables", "sample_intervals", "memory"]
 
 
-def _starts(ws):
-    """First index of each row of ``ws`` whose weight exceeds the kernels' skip bound."""
-    big = np.abs(ws) > _R._TINY
-    return np.where(big.any(axis=1), big.argmax(axis=1), ws.shape[1]).astype(np.int64)
-
-
 def memory(E, B, N, codes, resamples=0, copies=0):
     """Bytes of the :func:`tables` of E estimators at N budgets for the methods
     ``codes``, and of the pivots of ``copies`` samples in flight."""
@@ -52,20 +46,28 @@ def tables(ests, B, ns, codes):
     check.check_memory(memory(len(ests), B, ns.size, codes),
                        f"the tables of {len(ests)} estimators at {ns.size:,} budgets, B = {B:,}",
                        "B")
-    w = np.ascontiguousarray(np.concatenate([e.weight_rows(B, ns) for e in ests]))
-    vw = np.ascontiguousarray(weights_v(B, ns))
+    wt = np.ascontiguousarray(np.concatenate([e.weight_rows(B, ns) for e in ests]).T)
+    vwt = np.ascontiguousarray(weights_v(B, ns).T)
     col = np.tile(np.arange(ns.size, dtype=np.int64), len(ests))
     if _R.M_OUT_OF_N in codes:
         ms = sizes(B)
         mn = np.maximum(1.0, ns[None, :] * ms[:, None] / B)
-        parts = [_interpolated(ests, m, budgets) for m, budgets in zip(ms, mn)]
-        mw = np.concatenate([p.ravel() for p in parts])
+        parts = [_interpolated(ests, m, budgets).T for m, budgets in zip(ms, mn)]
+        mwt = np.concatenate([p.ravel() for p in parts])
         moff = np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
     else:
         ms, mn = np.zeros(0, dtype=np.int64), np.zeros((0, ns.size))
-        mw, moff = np.zeros(0), np.zeros(1, dtype=np.int64)
-    return _R.Tables(w, _starts(w), col, ns, vw, _starts(vw), ms, np.ascontiguousarray(mn),
-                     mw, moff)
+        mwt, moff = np.zeros(0), np.zeros(1, dtype=np.int64)
+    return _R.Tables(wt, _ends(wt, len(ests)), col, ns, vwt, _ends(vwt, 1)[:, 0], ms,
+                     np.ascontiguousarray(mn), mwt, moff)
+
+
+def _ends(at, E):
+    """(B, E): for each row of ``at`` (B, E N) and block of N columns, one past the last
+    column whose weight exceeds the kernels' ``TINY``."""
+    big = np.abs(at.reshape(at.shape[0], E, -1)) > _R.TINY
+    last = big.shape[2] - np.argmax(big[:, :, ::-1], axis=2)
+    return np.where(big.any(axis=2), last, 0).astype(np.int64)
 
 
 def _interpolated(ests, m, budgets):
@@ -87,7 +89,7 @@ def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=Non
     """
     lo, hi = (-np.inf, np.inf) if bounds is None else bounds
     st = rng_init(seed, stream)
-    K = tabs.w.shape[0]
+    K = tabs.wt.shape[1]
     out = np.empty((len(codes), K, 2))
     for g, code in enumerate(codes):
         params, ref = _R.setup(code, xs, tabs)

@@ -96,8 +96,9 @@ def test_semiparametric_moments_equal_the_integral_of_the_model():
     k, xi, sigma = 9, -0.35, 0.03
     mean, sd = np.empty(ns.size), np.empty(ns.size)
     m1, m2 = np.empty(81), np.empty(81)
-    T.semiparametric_moments(xs, k, xi, sigma, weights_v(40, ns), np.zeros(ns.size, np.int64),
-                             T.binomial_bands(ns, k / 40), m1, m2, mean, sd)
+    T.semiparametric_moments(xs, k, xi, sigma, np.ascontiguousarray(weights_v(40, ns).T),
+                             np.full(40, ns.size), T.binomial_bands(ns, k / 40), m1, m2, mean,
+                             sd)
     cdf = _semiparametric_cdf(xs, k, xi, sigma)
     top = xs[40 - k - 1] + sigma / -xi
     lo = xs[0]
@@ -113,14 +114,21 @@ def test_semiparametric_moments_equal_the_integral_of_the_model():
 
 
 def test_draws_follow_the_semiparametric_model():
+    """700 samples of 30, each ascending; pooled, their ECDF lies within the DKW band
+    (level 1 - 1e-6) of the model's CDF."""
     xs = np.sort(np.random.default_rng(4).normal(size=30))
-    out = np.empty(20_000)
-    T.draw_semiparametric(R.rng_init(5, 0), xs, 8, -0.2, 0.5, out)
-    assert np.all(np.diff(out) >= 0)
+    st, counts, out = R.rng_init(5, 0), np.empty(30, dtype=np.int64), np.empty(30)
+    pooled = []
+    for _ in range(700):
+        T.draw_semiparametric(st, xs, 8, -0.2, 0.5, counts, out)
+        assert np.all(np.diff(out) >= 0)
+        pooled.append(out.copy())
+    pooled = np.sort(np.concatenate(pooled))
     cdf = _semiparametric_cdf(xs, 8, -0.2, 0.5)
     grid = np.linspace(xs[0], xs[-1] + 1.5, 60)
-    ecdf = np.searchsorted(out, grid, side="right") / out.size
-    assert np.max(np.abs(ecdf - [cdf(g) for g in grid])) < 1.95 / math.sqrt(out.size) * 1.3
+    ecdf = np.searchsorted(pooled, grid, side="right") / pooled.size
+    assert np.max(np.abs(ecdf - [cdf(g) for g in grid])) < math.sqrt(
+        math.log(2 / 1e-6) / (2 * pooled.size))
 
 
 def test_tail_threshold_lies_in_its_range_and_skips_tied_tops():
@@ -274,3 +282,18 @@ def test_defaults_leave_resampling_methods_out():
 def test_refusals(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_bootstrap_intervals_at_chosen_budgets_equal_the_full_run(sample):
+    methods = "percentile,bca,ld-equal-tailed,gpd-tail,m-out-of-n"
+    full = evpsim.bootstrap_intervals(sample, "U,V", ci_methods=methods, resamples=300,
+                                      bounds=(0, 1))
+    some = evpsim.bootstrap_intervals(sample, "V", ci_methods=methods, resamples=300,
+                                      bounds=(0, 1), ns=[40, 2, 7, 80])
+    assert some["n"].values.tolist() == [2, 7, 40, 80]
+    for var in ("lower", "upper", "estimate"):
+        np.testing.assert_array_equal(some[var].sel(n=[2, 7, 40]).values,
+                                      full[var].sel(estimator=["V"], n=[2, 7, 40]).values)
+    assert float(some["upper"].sel(estimator="V", n=80, ci_method="gpd-tail")) > sample[-1]
+    with pytest.raises(ValueError, match="U does not estimate beyond the B = 40"):
+        evpsim.bootstrap_intervals(sample, "U", ci_methods="percentile", ns=[41])

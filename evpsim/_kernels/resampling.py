@@ -67,8 +67,8 @@ from .tails import (adaptive_bandwidths, binomial_bands, draw_mixture, draw_semi
 STUDENTIZED, SMOOTHED, GPD_TAIL, M_OUT_OF_N = 0, 1, 2, 3
 #: resamples per random stream
 BLOCK = 64
-#: weights below this are skipped in every dot product (they cannot move a double)
-_TINY = 2.0 ** -100
+#: weights of at most this size are left out of the products (they cannot move a double)
+TINY = 2.0 ** -100
 
 
 class Tables(NamedTuple):
@@ -78,64 +78,86 @@ class Tables(NamedTuple):
 
     Attributes
     ----------
-    w : (K, B) array
-        Each column's estimator weights.
-    wstart : (K,) int array
-        First index of each row of ``w`` above ``_TINY``.
+    wt : (B, K) array
+        Each column's estimator weights, a column each.
+    wend : (B, E) int array
+        For each row of ``wt`` and each estimator's block of N columns, how
+        many leading columns hold a weight above ``TINY``: beyond, every
+        weight is below it and cannot move an estimate.
     col : (K,) int array
         Each column's budget, as an index into ``ns``.
     ns : (N,) int array
         The budgets.
-    vw, vstart : (N, B) array, (N,) int array
-        V's weights at the budgets (theta_n of an empirical distribution,
-        the SD of its best of n, the semiparametric model's body).
+    vwt : (B, N) array
+        V's weights at the budgets, a column each (theta_n of an empirical
+        distribution, the SD of its best of n, the semiparametric model's
+        body).
+    vend : (B,) int array
+        As ``wend``, for ``vwt``.
     ms : (J,) int array
         The m-out-of-n resample sizes (empty without that method).
     mn : (J, N) array
         Its budgets ``max(1, n m / B)`` at each size.
-    mw, moff : flat array, (J + 1,) int array
-        Its weights: size ``ms[j]``'s (K, m) table at ``mw[moff[j]:moff[j + 1]]``.
+    mwt, moff : flat array, (J + 1,) int array
+        Its weights: size ``ms[j]``'s (m, K) table at ``mwt[moff[j]:moff[j + 1]]``.
     """
 
-    w: np.ndarray
-    wstart: np.ndarray
+    wt: np.ndarray
+    wend: np.ndarray
     col: np.ndarray
     ns: np.ndarray
-    vw: np.ndarray
-    vstart: np.ndarray
+    vwt: np.ndarray
+    vend: np.ndarray
     ms: np.ndarray
     mn: np.ndarray
-    mw: np.ndarray
+    mwt: np.ndarray
     moff: np.ndarray
 
 
 # --- small pieces ----------------------------------------------------------------------
 
 @njit(**_OPTS)
-def _dot(w, start, y):
-    s = 0.0
-    for i in range(start, y.shape[0]):
-        s += w[i] * y[i]
-    return s
+def matvec(at, y, out):
+    """``out = at.T @ y`` for ``at`` (m, K): the column index innermost, so that the
+    loop vectorises without reassociating any sum."""
+    out[:] = 0.0
+    for i in range(y.shape[0]):
+        yi = y[i]
+        for c in range(out.shape[0]):
+            out[c] += at[i, c] * yi
 
 
 @njit(**_OPTS)
 def estimates(tabs, y, out):
-    """Every column's estimate of the ascending sample ``y`` (size B)."""
-    for c in range(tabs.w.shape[0]):
-        out[c] = _dot(tabs.w[c], tabs.wstart[c], y)
+    """Every column's estimate of the ascending sample ``y`` (size B), row i of the
+    weights read only up to ``tabs.wend`` (the rest cannot move a double)."""
+    N = tabs.ns.shape[0]
+    out[:] = 0.0
+    for i in range(y.shape[0]):
+        yi = y[i]
+        for e in range(tabs.wend.shape[1]):
+            for c in range(e * N, e * N + tabs.wend[i, e]):
+                out[c] += tabs.wt[i, c] * yi
 
 
 @njit(**_OPTS)
 def plugin_moments(tabs, y, mean, sd):
-    """theta_n and the SD of the best of n of the empirical distribution of ``y``."""
-    for a in range(tabs.vw.shape[0]):
-        m = _dot(tabs.vw[a], tabs.vstart[a], y)
-        v = 0.0
-        for i in range(tabs.vstart[a], y.shape[0]):
-            v += tabs.vw[a, i] * (y[i] - m) ** 2
-        mean[a] = m
-        sd[a] = math.sqrt(v)
+    """theta_n and the SD of the best of n of the empirical distribution of the
+    ascending ``y``, from its moments about its maximum (which keeps the variance's
+    digits: near n = B the best lies within a few top spacings of it)."""
+    N = mean.shape[0]
+    top = y[-1]
+    mean[:] = 0.0
+    sd[:] = 0.0
+    for i in range(y.shape[0]):
+        z = y[i] - top
+        zz = z * z
+        for a in range(tabs.vend[i]):
+            mean[a] += tabs.vwt[i, a] * z
+            sd[a] += tabs.vwt[i, a] * zz
+    for a in range(N):
+        sd[a] = math.sqrt(max(sd[a] - mean[a] * mean[a], 0.0))
+        mean[a] += top
 
 
 @njit(**_OPTS)
@@ -201,8 +223,8 @@ def setup(code, xs, tabs):
         xi, sigma = fit_tail(xs, k, ys)
         top = tabs.ns.max()
         m1, m2 = np.empty(top + 1), np.empty(top + 1)
-        semiparametric_moments(xs, k, xi, sigma, tabs.vw, tabs.vstart,
-                               binomial_bands(tabs.ns, k / B), m1, m2, ref[0], ref[1])
+        semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, binomial_bands(tabs.ns, k / B),
+                               m1, m2, ref[0], ref[1])
         params = np.empty(3)
         params[0], params[1], params[2] = k, xi, sigma
         return params, ref
@@ -244,7 +266,7 @@ def pivots(code, seed, xs, tabs, params, ref, b0, b1, out):
 
 @njit(**_OPTS)
 def _studentized_block(st, xs, tabs, ref, r0, r1, out):
-    B, K, N = xs.shape[0], tabs.w.shape[0], tabs.ns.shape[0]
+    B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
     counts = np.empty(B, dtype=np.int64)
     y, est, mean, sd = np.empty(B), np.empty(K), np.empty(N), np.empty(N)
     for r in range(r0, r1):
@@ -259,7 +281,7 @@ def _studentized_block(st, xs, tabs, ref, r0, r1, out):
 
 @njit(**_OPTS)
 def _smoothed_block(st, xs, tabs, bandwidths, ref, r0, r1, out):
-    y, est = np.empty(xs.shape[0]), np.empty(tabs.w.shape[0])
+    y, est = np.empty(xs.shape[0]), np.empty(tabs.wt.shape[1])
     for r in range(r0, r1):
         draw_mixture(st, xs, bandwidths, y)
         estimates(tabs, y, est)
@@ -269,22 +291,21 @@ def _smoothed_block(st, xs, tabs, bandwidths, ref, r0, r1, out):
 
 @njit(**_OPTS)
 def _gpd_block(st, xs, tabs, params, r0, r1, out):
-    B, K, N = xs.shape[0], tabs.w.shape[0], tabs.ns.shape[0]
+    B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
     k, xi, sigma = int(params[0]), params[1], params[2]
     bands = binomial_bands(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
     y1, y2, ys, est = np.empty(B), np.empty(B), np.empty(B), np.empty(K)
+    counts = np.empty(B, dtype=np.int64)
     theta1, mean, sd = np.empty(N), np.empty(N), np.empty(N)
     for r in range(r0, r1):
-        draw_semiparametric(st, xs, k, xi, sigma, y1)
+        draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
         xi1, sigma1 = fit_tail(y1, k, ys)
-        semiparametric_moments(y1, k, xi1, sigma1, tabs.vw, tabs.vstart, bands, m1, m2,
-                               theta1, sd)
-        draw_semiparametric(st, y1, k, xi1, sigma1, y2)
+        semiparametric_moments(y1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2, theta1, sd)
+        draw_semiparametric(st, y1, k, xi1, sigma1, counts, y2)
         xi2, sigma2 = fit_tail(y2, k, ys)
-        semiparametric_moments(y2, k, xi2, sigma2, tabs.vw, tabs.vstart, bands, m1, m2,
-                               mean, sd)
+        semiparametric_moments(y2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
         estimates(tabs, y2, est)
         for c in range(K):
             a = tabs.col[c]
@@ -293,16 +314,16 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
 
 @njit(**_OPTS)
 def _subsample_block(st, xs, tabs, centres, r0, r1, out):
-    B, K, N = xs.shape[0], tabs.w.shape[0], tabs.ns.shape[0]
+    B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
     per = out.shape[1] // tabs.ms.shape[0]
-    counts, y = np.empty(B, dtype=np.int64), np.empty(B)
+    counts, y, est = np.empty(B, dtype=np.int64), np.empty(B), np.empty(K)
     for r in range(r0, r1):
         j = r // per
         m = tabs.ms[j]
         _subsample(st, xs, m, counts, y[:m])
-        w = tabs.mw[tabs.moff[j]:tabs.moff[j + 1]].reshape((K, m))
+        matvec(tabs.mwt[tabs.moff[j]:tabs.moff[j + 1]].reshape((m, K)), y[:m], est)
         for c in range(K):
-            out[c, r] = _dot(w[c], 0, y[:m]) - centres[j * N + tabs.col[c]]
+            out[c, r] = est[c] - centres[j * N + tabs.col[c]]
 
 
 @njit(**_OPTS)
@@ -323,7 +344,7 @@ def finish(code, xs, tabs, params, ref, piv, level, lo, hi, out):
     Ends beyond ``[lo, hi]`` (the metric's bounds, or infinities) are cut
     to them.
     """
-    K = tabs.w.shape[0]
+    K = tabs.wt.shape[1]
     est = np.empty(K)
     estimates(tabs, xs, est)
     alpha = 0.5 * (1.0 - level)
@@ -355,7 +376,7 @@ def finish(code, xs, tabs, params, ref, piv, level, lo, hi, out):
 def sample_intervals(st, xs, tabs, codes, resamples, level, lo, hi, out):
     """Intervals ``out`` (M, K, 2) of every method ``codes`` for one ascending sample,
     their streams derived from the generator ``st`` (left as it was)."""
-    K = tabs.w.shape[0]
+    K = tabs.wt.shape[1]
     for g in range(codes.shape[0]):
         code = codes[g]
         params, ref = setup(code, xs, tabs)
@@ -381,7 +402,7 @@ def coverage_resampling_chunks(span, B, sampler, tabs, thetas, codes, resamples,
     (nchunks, M, E, N + 1, 4) array
         See :func:`.bootstrap._tally`.
     """
-    K = tabs.w.shape[0]
+    K = tabs.wt.shape[1]
     N = thetas.shape[0]
     E = K // N
     M = codes.shape[0]

@@ -12,8 +12,11 @@ distribution GPD(xi, sigma) of the excess over u, fitted to the k
 exceedances by the estimator of Zhang & Stephens (2009), which exists for
 every sample and every shape, unlike the maximum likelihood estimator for
 xi < -1/2 (Smith 1985). k is chosen from the data: the k in
-``[K_MIN, min(B/2, K_MAX)]`` whose fit is closest to its exceedances in
-Kolmogorov-Smirnov distance (Clauset, Shalizi & Newman 2009). Scores are
+``[K_MIN, min(B/2, K_MAX)]`` whose fit its k exceedances reject least by
+the Kolmogorov-Smirnov statistic ``sqrt(k) D_k`` (threshold choice by a
+goodness-of-fit test, as Choulakian & Stephens 2001 propose; the distance
+``D_k`` alone, as Clauset, Shalizi & Newman 2009 minimise it, shrinks
+with k under a good fit and so favours the largest k). Scores are
 bounded, so the shape is kept in ``[XI_LOW, XI_HIGH]``: -1 is a density
 bounded away from 0 at the upper end, and below 1/2 the best score has a
 variance. With n draws, J ~ Binomial(n, k/B) of them fall in the tail,
@@ -44,8 +47,10 @@ References
        thresholds", J. R. Statist. Soc. B 52 (1990).
 .. [3] J. Zhang and M. A. Stephens, "A new and efficient estimation method
        for the generalized Pareto distribution", Technometrics 51 (2009).
-.. [4] A. Clauset, C. R. Shalizi and M. E. J. Newman, "Power-law
-       distributions in empirical data", SIAM Review 51 (2009).
+.. [4] V. Choulakian and M. A. Stephens, "Goodness-of-fit tests for the
+       generalized Pareto distribution", Technometrics 43 (2001). A.
+       Clauset, C. R. Shalizi and M. E. J. Newman, "Power-law distributions
+       in empirical data", SIAM Review 51 (2009).
 .. [5] R. L. Smith, "Maximum likelihood estimation in a class of
        nonregular cases", Biometrika 72 (1985).
 .. [6] I. S. Abramson, "On bandwidth variation in kernel estimates - a
@@ -59,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from .options import OPTS as _OPTS
-from .rng import below, rng_normal, rng_uniform
+from .rng import below, normal_state, rng_uniform, uniform_state
 from .sampling import sort_inplace
 
 #: the range of the fitted tail's shape
@@ -169,9 +174,10 @@ def tail_threshold(xs, ys):
     """The number k of top scores the tail is fitted to, chosen from the data.
 
     Every k in ``[K_MIN, min(B // 2, K_MAX)]`` is fitted; the k whose fit
-    lies closest to its k excesses in Kolmogorov-Smirnov distance wins
-    (Clauset et al. 2009); fits without a positive excess are skipped
-    (``K_MIN`` if every one is). ``B >= 2 K_MIN`` is needed.
+    has the smallest Kolmogorov-Smirnov statistic ``sqrt(k) D_k`` against
+    its k excesses wins (the largest p-value); fits without a positive
+    excess are skipped (``K_MIN`` if every one is). ``B >= 2 K_MIN`` is
+    needed.
     """
     B = xs.shape[0]
     best = np.inf
@@ -184,6 +190,7 @@ def tail_threshold(xs, ys):
         for i in range(k):
             g = gpd_cdf(ys[i], xi, sigma)
             d = max(d, abs(g - (i + 1.0) / k), abs(g - i / k))
+        d *= math.sqrt(k)
         if d < best:
             best = d
             chosen = k
@@ -218,47 +225,47 @@ def binomial_bands(ns, p):
     """The Binomial(n, p) probabilities of j = 1..n tail draws, for every n of ``ns``.
 
     Probabilities below ``_PMF_CUT`` of the largest are left out, so only a
-    band around ``n p`` is kept. Returns ``(first, count, values)``: row a
-    holds j = ``first[a] .. first[a] + count[a] - 1`` at
-    ``values[start[a]:...]`` with ``start`` the cumulative counts (returned
-    last).
+    band around ``n p`` is kept, walked out from the mode by the ratios
+    ``pmf(j + 1) / pmf(j) = (n - j) p / ((j + 1) (1 - p))``. Returns
+    ``(first, count, values, start)``: row a holds j = ``first[a] ..
+    first[a] + count[a] - 1`` at ``values[start[a]:start[a + 1]]``.
     """
     N = ns.shape[0]
+    odds = p / (1.0 - p)
     first = np.zeros(N, dtype=np.int64)
     count = np.zeros(N, dtype=np.int64)
     start = np.zeros(N + 1, dtype=np.int64)
-    lp, lq = math.log(p), math.log1p(-p) if p < 1.0 else -np.inf
-    # the band's ends for each n, then the values
-    for a in range(N):
+    for a in range(N):  # the band's ends
         n = ns[a]
         mode = min(max(int((n + 1) * p), 1), n)
-        lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
-                 + mode * lp + ((n - mode) * lq if n > mode else 0.0))
-        cut = lmode + math.log(_PMF_CUT)
+        v = 1.0
         lo = mode
-        while lo > 1 and _log_pmf(n, lo - 1, lp, lq) > cut:
+        while lo > 1 and v * lo / ((n - lo + 1) * odds) > _PMF_CUT:
+            v *= lo / ((n - lo + 1) * odds)
             lo -= 1
+        v = 1.0
         hi = mode
-        while hi < n and _log_pmf(n, hi + 1, lp, lq) > cut:
+        while hi < n and v * (n - hi) * odds / (hi + 1) > _PMF_CUT:
+            v *= (n - hi) * odds / (hi + 1)
             hi += 1
         first[a] = lo
         count[a] = hi - lo + 1
         start[a + 1] = start[a] + count[a]
     values = np.empty(start[N])
+    lp, lq = math.log(p), math.log1p(-p)
     for a in range(N):
+        n = ns[a]
+        j = first[a]
+        v = math.exp(math.lgamma(n + 1.0) - math.lgamma(j + 1.0) - math.lgamma(n - j + 1.0)
+                     + j * lp + (n - j) * lq)
         for t in range(count[a]):
-            values[start[a] + t] = math.exp(_log_pmf(ns[a], first[a] + t, lp, lq))
+            values[start[a] + t] = v
+            v *= (n - j - t) * odds / (j + t + 1)
     return first, count, values, start
 
 
 @njit(**_OPTS)
-def _log_pmf(n, j, lp, lq):
-    return (math.lgamma(n + 1.0) - math.lgamma(j + 1.0) - math.lgamma(n - j + 1.0) + j * lp
-            + ((n - j) * lq if n > j else 0.0))
-
-
-@njit(**_OPTS)
-def semiparametric_moments(xs, k, xi, sigma, vw, vstart, bands, m1, m2, mean, sd):
+def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd):
     """theta_n and the SD of the best of n of the semiparametric model, every n.
 
     Parameters
@@ -267,11 +274,12 @@ def semiparametric_moments(xs, k, xi, sigma, vw, vstart, bands, m1, m2, mean, sd
         The ascending sample.
     k, xi, sigma
         The tail: the k top scores above ``u = xs[B - k - 1]``, GPD(xi, sigma).
-    vw : (N, B) array
-        V's weights ``(i/B)^n - ((i-1)/B)^n`` at the N budgets: the body's
-        share of each of its points.
-    vstart : (N,) int array
-        Where each row of ``vw`` stops being negligible.
+    vwt : (B, N) array
+        V's weights ``(i/B)^n - ((i-1)/B)^n`` at the N budgets, transposed:
+        the body's share of each of its points.
+    vend : (B,) int array
+        How many leading entries of each row of ``vwt`` to read (the rest
+        are too small to matter).
     bands : tuple
         :func:`binomial_bands` of the budgets with ``p = k / B``.
     m1, m2 : arrays of at least ``max(n) + 1``
@@ -286,38 +294,65 @@ def semiparametric_moments(xs, k, xi, sigma, vw, vstart, bands, m1, m2, mean, sd
     for a in range(count.shape[0]):
         jmax = max(jmax, first[a] + count[a] - 1)
     gpd_max_moments(xi, jmax, m1, m2)
-    for a in range(vw.shape[0]):
-        b1 = 0.0
-        b2 = 0.0
-        for i in range(vstart[a], B - k):
-            d = xs[i] - u
-            b1 += vw[a, i] * d
-            b2 += vw[a, i] * d * d
+    N = vwt.shape[1]
+    b1 = np.zeros(N)
+    b2 = np.zeros(N)
+    for i in range(B - k):  # the budget innermost: vectorised, nothing reassociated
+        d = xs[i] - u
+        dd = d * d
+        for a in range(vend[i]):
+            b1[a] += vwt[i, a] * d
+            b2[a] += vwt[i, a] * dd
+    for a in range(N):
         t1 = 0.0
         t2 = 0.0
         for t in range(count[a]):
             j = first[a] + t
             t1 += values[start[a] + t] * m1[j]
             t2 += values[start[a] + t] * m2[j]
-        e1 = b1 + sigma * t1
+        e1 = b1[a] + sigma * t1
         mean[a] = u + e1
-        sd[a] = math.sqrt(max(b2 + sigma * sigma * t2 - e1 * e1, 0.0))
+        sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2 - e1 * e1, 0.0))
 
 
 @njit(**_OPTS)
-def draw_semiparametric(st, xs, k, xi, sigma, out):
-    """An ascending sample of ``len(out)`` draws from the semiparametric model."""
+def draw_semiparametric(st, xs, k, xi, sigma, counts, out):
+    """An ascending sample of B draws from the semiparametric model, without sorting.
+
+    The draws that fall in the body are counted on its B - k points and
+    laid out in order (``counts``, (B,) int scratch); the J in the tail
+    are ``u`` plus the GPD quantiles of J ascending uniforms, made from
+    normalised sums of J + 1 exponentials (Devroye 1986, section V.2).
+    """
     B = xs.shape[0]
     body = (B - k) / B
-    u = xs[B - k - 1]
-    for i in range(out.shape[0]):
-        v = rng_uniform(st)
+    counts[:B - k] = 0
+    J = 0
+    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]  # the state in scalars (see .rng)
+    for _ in range(B):
+        v, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
         if v < body:
-            out[i] = xs[below(v / body, B - k)]
+            counts[below(v / body, B - k)] += 1
         else:
-            w = (v - body) / (1.0 - body)
-            out[i] = u + sigma * math.expm1(-xi * math.log1p(-w)) / xi
-    sort_inplace(out)
+            J += 1
+    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
+    t = 0
+    for i in range(B - k):
+        for _ in range(counts[i]):
+            out[t] = xs[i]
+            t += 1
+    if J == 0:
+        return
+    total = 0.0
+    for j in range(J + 1):
+        e = -math.log(rng_uniform(st))
+        total += e
+        if j < J:
+            out[t + j] = total
+    u = xs[B - k - 1]
+    for j in range(J):
+        # the GPD quantile of the ascending uniform w = sum / total
+        out[t + j] = u + sigma * math.expm1(-xi * math.log1p(-out[t + j] / total)) / xi
 
 
 # --- the adaptive kernel mixture -----------------------------------------------------
@@ -411,7 +446,11 @@ def mixture_theta(xs, h, ns, out):
 def draw_mixture(st, xs, h, out):
     """An ascending sample of ``len(out)`` draws from the kernel mixture."""
     B = xs.shape[0]
+    s0, s1, s2, s3 = st[0], st[1], st[2], st[3]  # the state in scalars (see .rng)
     for i in range(out.shape[0]):
-        j = below(rng_uniform(st), B)
-        out[i] = xs[j] + h[j] * rng_normal(st)
+        u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+        z, s0, s1, s2, s3 = normal_state(s0, s1, s2, s3)
+        j = below(u, B)
+        out[i] = xs[j] + h[j] * z
+    st[0], st[1], st[2], st[3] = s0, s1, s2, s3
     sort_inplace(out)

@@ -191,8 +191,36 @@ def _time_unit(seconds):
     return "s", 1.0
 
 
+def _bound_header(ds):
+    """The column heading of the distribution-free bound."""
+    side = "upper" if bool(ds["minimize"]) else "lower"
+    return f"{ds.attrs['level']:.0%} {side} bound, any F"
+
+
+def _bound_lines(ds):
+    """What the distribution-free bound is, and what each method's upper limits rest on."""
+    side = "upper" if bool(ds["minimize"]) else "lower"
+    worst = float(ds["free_bound_worst"])
+    if np.isfinite(worst):
+        given = ("assumed: no score is negative; set --bounds" if bool(ds["free_bound_assumed"])
+                 else "from --bounds")
+        lines = [f"{_bound_header(ds)}: one-sided, distribution-free (one-sided LD band): it "
+                 f"holds at every n at once whatever the distribution; it assumes only that no "
+                 f"score is {'below' if side == 'lower' else 'above'} {worst:g} ({given})"]
+    else:
+        lines = [f"no distribution-free {side} bound: it needs the worst score possible; give "
+                 f"the metric's range with --bounds"]
+    best = "lowest" if side == "upper" else "best"
+    for m, assumes in zip(ds["ci_method"].values, ds["ci_method_assumes"].values):
+        if assumes:
+            lines.append(f"{m}: the {best}-side limits rest on {assumes}"
+                         if str(assumes).startswith("a") else f"{m}: {assumes}")
+    return lines
+
+
 def _model_table(sub, ns):
-    """Estimates, SD, expected time and intervals of one model, a row per n."""
+    """Estimates, SD, expected time, intervals and the distribution-free bound of one
+    model, a row per n."""
     ests = [str(e) for e in sub["estimator"].values]
     meths = [str(m) for m in sub["ci_method"].values]
     rows = sub.sel(n=ns)
@@ -217,6 +245,9 @@ def _model_table(sub, ns):
             headers.append(f"{e} {m}")
             columns.append([interval(lo, hi, score) for lo, hi in
                             zip(iv["lower"].values, iv["upper"].values)])
+    if np.isfinite(float(sub["free_bound_worst"])):
+        headers.append(_bound_header(sub))
+        columns.append([score(v) for v in rows["free_bound"].values])
     return render(headers, columns)
 
 
@@ -403,6 +434,7 @@ def run(args):
     for s in searches:
         print(_describe(s))
     print(_header(ds, t.seconds))
+    print("\n".join(_bound_lines(ds)))
     extra = _crossings(ds) | _budgets(ds)
 
     def ns_of(B):
