@@ -147,7 +147,7 @@ def order_stat_chain_sums(B, h, fs, ss):
     tail = np.empty(B + 1)
     cum_a = np.zeros(B)  # sum_{k <= l} h_k c_kl P(C_k >= i)
     prev_s = 1.0
-    for l in range(K):
+    for l in range(K):  # noqa: E741 (the l of the formulas above)
         if prev_s > 0.0:
             p = (prev_s - ss[l]) / prev_s
             q = ss[l] / prev_s

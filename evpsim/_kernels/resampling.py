@@ -223,8 +223,9 @@ def setup(code, xs, tabs):
         xi, sigma = fit_tail(xs, k, ys)
         top = tabs.ns.max()
         m1, m2 = np.empty(top + 1), np.empty(top + 1)
-        semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, binomial_bands(tabs.ns, k / B),
-                               m1, m2, ref[0], ref[1])
+        bands = binomial_bands(tabs.ns, k / B)
+        semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, bands, m1, m2, ref[0],
+                               ref[1])
         params = np.empty(3)
         params[0], params[1], params[2] = k, xi, sigma
         return params, ref

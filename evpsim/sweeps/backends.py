@@ -116,7 +116,7 @@ class Signals:
         if self.stopped and error is not None and not isinstance(error, Exception):
             # the frames the signal interrupted hold objects it left half made (a file
             # being opened), whose finalizers would complain later: they go now, unheard
-            error.__traceback__ = trace = None
+            error.__traceback__ = trace = None  # noqa: F841 (the local reference goes too)
             gc.collect()
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
