@@ -63,6 +63,8 @@ _GROUP = 8  # terms per pass over a resample's estimates (four pairs)
 _CHUNK, _CHUNK_BYTES = 112, 1 << 20
 _PASS = 16  # the cost of a pass over a chunk's estimates, in columns
 _TINY = 2.0 ** -100  # cumulative weights this small may be skipped (tiny_bound)
+_FILTER_FROM = 2048  # estimates from which quantiles filter candidates first (quantiles_of)
+_SAMPLE = 256  # the strided sample that bounds the candidates
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 # kernels specialised on a user's function cannot be cached
@@ -279,6 +281,169 @@ def quantiles_by_selection(a, ps, out, ranks):
         if ps[q] == ps[q]:
             j, jp1, g = _hf7(ps[q], float(R))
             out[q] = (1.0 - g) * a[j] + g * a[jp1]
+        else:
+            out[q] = np.nan
+
+
+@njit(**_OPTS)
+def _needed_ranks(ps, R, ranks):
+    """The sorted distinct ranks that the linear quantiles at ``ps`` (NaN
+    skipped) of R values read, into ``ranks``; returns their count."""
+    nr = 0
+    for q in range(ps.shape[0]):
+        if ps[q] == ps[q]:
+            j, jp1, _ = _hf7(ps[q], float(R))
+            ranks[nr] = j
+            ranks[nr + 1] = jp1
+            nr += 2
+    insertion_sort(ranks, nr)
+    nu = 0
+    for i in range(nr):
+        if nu == 0 or ranks[i] != ranks[nu - 1]:
+            ranks[nu] = ranks[i]
+            nu += 1
+    return nu
+
+
+@njit(**_OPTS)
+def _sample_rank(r, R, side):
+    """Rank in the strided sample of :func:`_filter_ranks` whose value lies
+    beyond rank ``r`` of R values on ``side`` (-1 below, +1 above) but for a
+    chance below 1e-4: four standard deviations and two ranks of margin;
+    -1 or ``_SAMPLE`` when that is beyond the sample."""
+    p = (r + 0.5) / R
+    c = p * _SAMPLE
+    m = 4.0 * math.sqrt(_SAMPLE * p * (1.0 - p)) + 2.0
+    if side < 0:
+        return max(int(math.floor(c - m)), -1)
+    return min(int(math.ceil(c + m)), _SAMPLE)
+
+
+@njit(**_OPTS)
+def _filter_ranks(a, ranks, nu, vals, work):
+    """``vals[i]``, the element of rank ``ranks[i]`` of ``a``, by one pass.
+
+    The ranks below R / 2 and the others form two groups. For each, bounds
+    ``[lo, hi]`` that hold all of its ranks (but for a small chance) come
+    from a strided sample of ``a``; one branch-free pass copies the
+    elements within each group's bounds into ``work`` and counts those
+    below, and the ranks are then placed among those few. Returns False,
+    with nothing found, when the bounds missed (or ``a`` holds a NaN); the
+    caller then selects on the whole array. ``a`` is left unchanged;
+    ``work`` holds at least ``2 R + _SAMPLE`` floats.
+    """
+    R = a.shape[0]
+    for j in range(R):
+        if a[j] != a[j]:
+            return False
+    sample = work[2 * R:2 * R + _SAMPLE]
+    for j in range(_SAMPLE):
+        sample[j] = a[(j * R) // _SAMPLE]
+    split = 0
+    while split < nu and ranks[split] < R // 2:
+        split += 1
+    want = np.empty(4, dtype=np.int64)  # sample ranks of lo, hi of both groups
+    for g in range(2):
+        i0, i1 = (0, split) if g == 0 else (split, nu)
+        if i0 == i1:
+            want[2 * g], want[2 * g + 1] = _SAMPLE, -1  # empty: lo = inf, hi = -inf
+        else:
+            want[2 * g] = _sample_rank(ranks[i0], R, -1)
+            want[2 * g + 1] = _sample_rank(ranks[i1 - 1], R, 1)
+    srk = np.empty(4, dtype=np.int64)
+    ns = 0
+    for g in range(4):
+        if 0 <= want[g] < _SAMPLE:
+            srk[ns] = want[g]
+            ns += 1
+    insertion_sort(srk, ns)
+    nd = 0
+    for i in range(ns):
+        if nd == 0 or srk[i] != srk[nd - 1]:
+            srk[nd] = srk[i]
+            nd += 1
+    place_ranks(sample, srk, nd)
+    bounds = np.empty(4)
+    for g in range(4):
+        q = want[g]
+        bounds[g] = -np.inf if q < 0 else (np.inf if q >= _SAMPLE else sample[q])
+    lo1, hi1, lo2, hi2 = bounds[0], bounds[1], bounds[2], bounds[3]
+    buf1 = work[:R]
+    buf2 = work[R:2 * R]
+    n1 = 0
+    n2 = 0
+    b1 = 0
+    b2 = 0
+    if lo1 == -np.inf and hi2 == np.inf:  # two tails (percentile, basic)
+        for j in range(R):
+            v = a[j]
+            buf1[n1] = v
+            n1 += v <= hi1
+            buf2[n2] = v
+            n2 += v >= lo2
+        b2 = R - n2
+    else:
+        for j in range(R):
+            v = a[j]
+            buf1[n1] = v
+            n1 += (v >= lo1) & (v <= hi1)
+            b1 += v < lo1
+            buf2[n2] = v
+            n2 += (v >= lo2) & (v <= hi2)
+            b2 += v < lo2
+    rk = np.empty(nu, dtype=np.int64)
+    for g in range(2):
+        i0, i1 = (0, split) if g == 0 else (split, nu)
+        if i0 == i1:
+            continue
+        b, n = (b1, n1) if g == 0 else (b2, n2)
+        if not (b <= ranks[i0] and ranks[i1 - 1] < b + n):
+            return False
+    for g in range(2):
+        i0, i1 = (0, split) if g == 0 else (split, nu)
+        if i0 == i1:
+            continue
+        b, n = (b1, n1) if g == 0 else (b2, n2)
+        part = buf1[:n] if g == 0 else buf2[:n]
+        for i in range(i0, i1):
+            rk[i - i0] = ranks[i] - b
+        place_ranks(part, rk, i1 - i0)
+        for i in range(i0, i1):
+            vals[i] = part[ranks[i] - b]
+    return True
+
+
+@njit(**_OPTS)
+def quantiles_of(a, ps, out, ranks, work):
+    """:func:`quantiles_by_selection` of ``a`` without changing it.
+
+    From ``_FILTER_FROM`` values on, the ranks are found by
+    :func:`_filter_ranks`, one pass over ``a`` and selection among a few
+    hundred; below, or if that fails, by selection on a copy. The values
+    are those of the same ranks, so the quantiles are the same.
+    ``ranks`` (int) and ``work`` (float) are scratch of lengths at least
+    ``4 len(ps)`` and ``2 R + _SAMPLE + 2 len(ps)``.
+    """
+    R = a.shape[0]
+    nu = _needed_ranks(ps, R, ranks)
+    vals = work[2 * R + _SAMPLE:2 * R + _SAMPLE + nu]
+    if not (R >= _FILTER_FROM and _filter_ranks(a, ranks, nu, vals, work)):
+        buf = work[:R]
+        for j in range(R):
+            buf[j] = a[j]
+        place_ranks(buf, ranks, nu)
+        for i in range(nu):
+            vals[i] = buf[ranks[i]]
+    for q in range(ps.shape[0]):
+        if ps[q] == ps[q]:
+            j, jp1, g = _hf7(ps[q], float(R))
+            vj = vjp1 = np.nan
+            for i in range(nu):
+                if ranks[i] == j:
+                    vj = vals[i]
+                if ranks[i] == jp1:
+                    vjp1 = vals[i]
+            out[q] = (1.0 - g) * vj + g * vjp1
         else:
             out[q] = np.nan
 
@@ -747,18 +912,18 @@ def _prepare(xs, ptab, jws, codes, jackknife, est, jack):
 
 
 @njit(**_OPTS)
-def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out):
+def _column_intervals(k, boot, est, jack, level, codes, need_q, work, ps, qs, ranks, out):
     """Intervals ``out[:, k]`` of column ``k`` for the built-in methods.
 
-    ``buf`` (R,), ``ps``, ``qs`` (4,) and ``ranks`` (8,) are scratch.
+    ``work`` (2 R + _SAMPLE + 8,), ``ps``, ``qs`` (4,) and ``ranks`` (16,)
+    are scratch.
     """
     R = boot.shape[1]
     alpha = 0.5 * (1.0 - level)
     z_lo = ndtri(alpha)
     z_hi = -z_lo
     e = est[k]
-    for r in range(buf.shape[0]):
-        buf[r] = boot[k, r]
+    buf = boot[k]
     ps[:] = np.nan
     if need_q:
         ps[0] = alpha
@@ -776,7 +941,7 @@ def _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ran
             n2 = z0 + z_hi
             ps[2] = ndtr(z0 + n1 / (1.0 - a * n1))
             ps[3] = ndtr(z0 + n2 / (1.0 - a * n2))
-    quantiles_by_selection(buf, ps, qs, ranks)
+    quantiles_of(buf, ps, qs, ranks, work)
     for m in range(codes.shape[0]):
         c = codes[m]
         if c == PERCENTILE:
@@ -1116,9 +1281,9 @@ def bootstrap_blocks(xs, states, packed, starts, cuts, b0, b1, boot):
 @njit(**_OPTS)
 def bootstrap_columns(k0, k1, boot, est, jack, level, codes, need_q, out):
     """Intervals ``out[:, k]`` of the built-in methods for columns ``k0:k1``."""
-    buf = np.empty(boot.shape[1])
+    work = np.empty(2 * boot.shape[1] + _SAMPLE + 8)
     ps = np.empty(4)
     qs = np.empty(4)
-    ranks = np.empty(8, dtype=np.int64)
+    ranks = np.empty(16, dtype=np.int64)
     for k in range(k0, k1):
-        _column_intervals(k, boot, est, jack, level, codes, need_q, buf, ps, qs, ranks, out)
+        _column_intervals(k, boot, est, jack, level, codes, need_q, work, ps, qs, ranks, out)

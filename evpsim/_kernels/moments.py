@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from .options import OPTS as _OPTS
-from .rng import chunk_bounds, chunk_stream, vload, vmax, vmin, vsplat, vstore
+from .rng import chunk_bounds, chunk_stream, vbroadcast, vload, vmax, vmin, vstore
 from .sampling import draw_into, sort_sample, sort_workspace
 
 
@@ -58,30 +58,53 @@ def _network_sort4(X, pairs):
 
 
 @njit(**_OPTS)
-def _estimates4(X, W, negth, B, E):
+def _nonzero_spans(W, B, Rp):
+    """For each block of eight rows of ``W`` (B, Rp) flattened (the last
+    block may have four), the first and the end of the samples' indices i
+    where some row has a nonzero weight (U's rows are zero below rank n).
+    A zero weight's term ``0 * x`` leaves a sum alone (but for the sign of
+    a zero sum, which no power sum can tell), so the terms outside are
+    skipped."""
+    nb = (Rp + 7) // 8
+    spans = np.zeros((nb, 2), dtype=np.int64)
+    for b in range(nb):
+        first, end = B, 0
+        for k in range(8 * b, min(8 * b + 8, Rp)):
+            for i in range(B):
+                if W[i * Rp + k] != 0.0:
+                    first = min(first, i)
+                    end = max(end, i + 1)
+        spans[b, 0] = first
+        spans[b, 1] = max(end, first)
+    return spans
+
+
+@njit(**_OPTS)
+def _estimates4(X, W, negth, spans, E):
     """``E[s Rp + k] = -theta_k + w[0, k] x_s(0) + w[1, k] x_s(1) + ...`` for
     the four sorted samples of ``X`` (as :func:`_network_sort4` lays them
     out), summed in that order as the scalar loop does; ``W`` is (B, Rp)
-    flattened. Four samples by eight rows stay in registers over i."""
+    flattened, ``spans`` from :func:`_nonzero_spans`. Four samples by eight
+    rows stay in registers over i."""
     Rp = negth.shape[0]
     k = 0
     while k + 8 <= Rp:
         t0 = vload(negth, k)
         t1 = vload(negth, k + 4)
         a0, a1, b0, b1, c0, c1, d0, d1 = t0, t1, t0, t1, t0, t1, t0, t1
-        for i in range(B):
+        for i in range(spans[k >> 3, 0], spans[k >> 3, 1]):
             w0 = vload(W, i * Rp + k)
             w1 = vload(W, i * Rp + k + 4)
-            x = vsplat(X[4 * i])
+            x = vbroadcast(X, 4 * i)
             a0 = a0 + w0 * x
             a1 = a1 + w1 * x
-            x = vsplat(X[4 * i + 1])
+            x = vbroadcast(X, 4 * i + 1)
             b0 = b0 + w0 * x
             b1 = b1 + w1 * x
-            x = vsplat(X[4 * i + 2])
+            x = vbroadcast(X, 4 * i + 2)
             c0 = c0 + w0 * x
             c1 = c1 + w1 * x
-            x = vsplat(X[4 * i + 3])
+            x = vbroadcast(X, 4 * i + 3)
             d0 = d0 + w0 * x
             d1 = d1 + w1 * x
         vstore(E, k, a0)
@@ -96,12 +119,12 @@ def _estimates4(X, W, negth, B, E):
     if k < Rp:
         a0 = vload(negth, k)
         b0, c0, d0 = a0, a0, a0
-        for i in range(B):
+        for i in range(spans[k >> 3, 0], spans[k >> 3, 1]):
             w0 = vload(W, i * Rp + k)
-            a0 = a0 + w0 * vsplat(X[4 * i])
-            b0 = b0 + w0 * vsplat(X[4 * i + 1])
-            c0 = c0 + w0 * vsplat(X[4 * i + 2])
-            d0 = d0 + w0 * vsplat(X[4 * i + 3])
+            a0 = a0 + w0 * vbroadcast(X, 4 * i)
+            b0 = b0 + w0 * vbroadcast(X, 4 * i + 1)
+            c0 = c0 + w0 * vbroadcast(X, 4 * i + 2)
+            d0 = d0 + w0 * vbroadcast(X, 4 * i + 3)
         vstore(E, k, a0)
         vstore(E, Rp + k, b0)
         vstore(E, 2 * Rp + k, c0)
@@ -228,9 +251,10 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
         for i in range(B):
             W[i * Rp + k] = wts[i, k]
     modes = _control_blocks(controls, Rp)
+    spans = _nonzero_spans(W, B, Rp)
     pairs, buf = sort_workspace(B)
     Bp = buf.shape[0]
-    xs = np.empty(B)
+    xs = np.empty(4 * B)
     X = np.zeros(4 * Bp)
     E = np.zeros(4 * Rp)
     A = np.empty(6 * Rp)
@@ -241,14 +265,15 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
             A[k] = 0.0
         for r0 in range(0, reps, 4):
             m = min(4, reps - r0)
+            # the m searches' draws in one call: the stream's next m * B values
+            draw_into(st, xs[:m * B], sampler)
             for s in range(m):
-                draw_into(st, xs, sampler)
                 for i in range(B):
-                    X[4 * i + s] = xs[i]
+                    X[4 * i + s] = xs[s * B + i]
             for i in range(4 * B, 4 * Bp):
                 X[i] = np.inf
             _network_sort4(X, pairs)
-            _estimates4(X, W, negth, B, E)
+            _estimates4(X, W, negth, spans, E)
             _accumulate4(E, m, A, controls, modes)
         for k in range(R):
             for j in range(6):

@@ -8,7 +8,7 @@ or process runs it. Normals come from the 256-layer ziggurat of Marsaglia
 
 The module also holds the kernels' four-lane SIMD vectors (:data:`F4`, an
 LLVM ``<4 x double>`` value, with :func:`vload`, :func:`vstore`,
-:func:`vsplat`, :func:`vmin`, :func:`vmax` and ``+ - *``): a hot loop that
+:func:`vsplat`, :func:`vbroadcast`, :func:`vmin`, :func:`vmax` and ``+ - *``): a hot loop that
 keeps its accumulators in such values holds them in registers, where
 numba arrays would cost a load and a store per update, and LLVM's own
 vectorisation of a loop over arrays checks their overlap at run time on
@@ -21,9 +21,10 @@ import operator
 from typing import NamedTuple
 
 import numpy as np
+from llvmlite import binding as _llvm
 from llvmlite import ir
 from numba import njit
-from numba.core import types
+from numba.core import cgutils, config, types
 from numba.core.extending import intrinsic, models, register_model
 from numba.core.imputils import lower_builtin
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
@@ -236,6 +237,10 @@ class Vec4(types.Type):
 
 F4 = Vec4()
 _I32 = ir.IntType(32)
+# numba compiles for these features (numba.core.codegen's choice)
+_FEATURES = (config.CPU_FEATURES if config.CPU_FEATURES is not None
+             else _llvm.get_host_cpu_features().flatten())
+_AVX = "+avx" in _FEATURES.split(",")
 
 
 @register_model(Vec4)
@@ -295,6 +300,23 @@ def vsplat(typingctx, x):
 
 
 @intrinsic
+def vbroadcast(typingctx, arr, i):
+    """The float64 ``arr[i]`` (a contiguous 1-d array, no wraparound of
+    negative i) in all four lanes."""
+    if not _is_vector_array(arr, i):
+        return None
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        i = context.cast(builder, args[1], sig.args[1], types.intp)
+        x = builder.load(builder.gep(data, [i]), align=8)
+        vt = ir.VectorType(ir.DoubleType(), 4)
+        v = builder.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(_I32, 0))
+        return builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, 4), [0, 0, 0, 0]))
+    return F4(arr, i), codegen
+
+
+@intrinsic
 def vlane(typingctx, v, i):
     """Lane ``i`` of :data:`F4` ``v``."""
     if not (v == F4 and isinstance(i, types.Integer)):
@@ -307,10 +329,19 @@ def vlane(typingctx, v, i):
 
 
 def _select_codegen(op):
-    # numba's min(a, b) is ``b if b < a else a`` and max(a, b) ``b if b > a else a``
+    # numba's min(a, b) is ``b if b < a else a`` and max(a, b) ``b if b > a else a``:
+    # x86's minpd(b, a) and maxpd(b, a) exactly (NaNs and signed zeros
+    # included). Called as such, since LLVM turns a select stored back to
+    # where one of its operands came from into a masked store, slow on AMD.
+    name = {"<": "llvm.x86.avx.min.pd.256", ">": "llvm.x86.avx.max.pd.256"}[op]
+
     def codegen(context, builder, sig, args):
         a, b = args
-        return builder.select(builder.fcmp_ordered(op, b, a), b, a)
+        if not _AVX:
+            return builder.select(builder.fcmp_ordered(op, b, a), b, a)
+        vt = ir.VectorType(ir.DoubleType(), 4)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), name)
+        return builder.call(fn, [b, a])
     return codegen
 
 
