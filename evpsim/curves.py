@@ -281,12 +281,15 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
         ``"U,V,W"``; ``"quantile"`` for a quantile curve).
     ci_methods : str or sequence
         CI methods (default ``"percentile"``, the method of Tang et al.
-        2020); band methods (``dkw``, ``ks``, ``ld-equal-tailed``,
-        ``ld-highest-density``) need ``bounds``.
+        2020; ``"gpd-tail"`` reaches beyond the sample maximum with a
+        generalized Pareto tail fitted to the top scores, see ``evpsim
+        reproduce intervals``); band methods (``dkw``, ``ks``,
+        ``ld-equal-tailed``, ``ld-highest-density``) need ``bounds``; the
+        resampling methods bound the mean curve only.
     level : float
         Two-sided confidence level, in (0, 1).
     resamples : int
-        Bootstrap resamples per model (at least 2).
+        Resamples per model and method (at least 2).
     seed : int
         Seed; model k (0-based) resamples from stream ``(seed, k)``.
     bounds : (float, float), optional
@@ -336,15 +339,15 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
           ``difference_lower``/``difference_upper`` (pair, estimator,
           ci_method, n: for bootstrap methods the percentile interval of
           the bootstrap differences, models resampled independently; for
-          bands, both models' bands at level ``1 - (1 - level) / 2``
-          combined, simultaneous over n), ``share_ahead`` (the share of
-          bootstrap differences, recentred on the estimated difference, in
-          which ``model_a`` is ahead, ties counting half: a description of
-          the bootstrap distribution, not the probability that ``model_a``
-          is truly better; see :func:`share_ahead`) and ``ahead`` (the
-          label ahead by the estimates, or ``"tie"``; ``share_ahead`` is at
-          least 1/2 exactly when ``model_a`` is), for n up to the smaller
-          B;
+          bands and resampling methods, both models' intervals at level
+          ``1 - (1 - level) / 2`` combined, for bands simultaneous over n),
+          ``share_ahead`` (the share of bootstrap differences, recentred
+          on the estimated difference, in which ``model_a`` is ahead, ties
+          counting half: a description of the bootstrap distribution, not
+          the probability that ``model_a`` is truly better; see
+          :func:`share_ahead`) and ``ahead`` (the label ahead by the
+          estimates, or ``"tie"``; ``share_ahead`` is at least 1/2 exactly
+          when ``model_a`` is), for n up to the smaller B;
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
           n <= B reaches it;
@@ -399,9 +402,9 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
         bounds = check.bounds(bounds, lo, hi, "every score")
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     need_boot = len(models) > 1
-    # the comparisons need a bootstrap distribution even when only bands were asked for
+    # the comparisons need a bootstrap distribution even when no bootstrap method was asked for
     run_methods = [m.name for m in meths] + (
-        ["percentile"] if need_boot and all(m.kind == "band" for m in meths) else [])
+        ["percentile"] if need_boot and all(m.kind != "bootstrap" for m in meths) else [])
     per_model = []
     for k, model in enumerate(models):
         ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
@@ -412,10 +415,10 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
     ds = _assemble(models, ests, meths, per_model, sign, level)
     _add_free_bound(ds, models, ybounds, sign, level, flipped)
     if need_boot:
-        bands = [m for m in meths if m.kind == "band"]
-        band_ivs = _band_intervals(models, ests, bands, 1.0 - 0.5 * (1.0 - level), ybounds,
-                                   sign, flipped) if bands else None
-        _add_comparisons(ds, models, per_model, sign, level, band_ivs)
+        halves = [m for m in meths if m.kind != "bootstrap"]
+        half_ivs = _half_intervals(models, ests, halves, 1.0 - 0.5 * (1.0 - level), ybounds,
+                                   sign, flipped, resamples, seed) if halves else None
+        _add_comparisons(ds, models, per_model, sign, level, half_ivs)
     if target is not None:
         _add_budgets(ds, sign, target)
     _add_reading(ds, models)
@@ -519,32 +522,36 @@ def _assemble(models, ests, meths, per_model, sign, level):
     return ds
 
 
-def _band_intervals(models, ests, bands, level, bounds, sign, target):
-    """Band intervals (model, estimator, band, n) at ``level``, larger-is-better direction."""
+def _half_intervals(models, ests, methods, level, bounds, sign, target, resamples, seed):
+    """Intervals (2, model, estimator, method, n) of band and resampling methods at
+    ``level``, in the larger-is-better direction (the resamples of model k from stream
+    ``(seed, k)``, as its own intervals')."""
     nmax = max(m.scores.size for m in models)
-    out = np.full((2, len(models), len(ests), len(bands), nmax), np.nan)
+    out = np.full((2, len(models), len(ests), len(methods), nmax), np.nan)
     for k, model in enumerate(models):
         iv = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
-                                 ci_methods=[m.name for m in bands], level=level,
-                                 bounds=bounds, resamples=2, curve=target)
+                                 ci_methods=[m.name for m in methods], level=level,
+                                 bounds=bounds, resamples=resamples, seed=seed, stream=k,
+                                 curve=target)
         B = model.scores.size
         out[0, k, ..., :B], out[1, k, ..., :B] = iv["lower"].values, iv["upper"].values
     return out
 
 
-def _add_comparisons(ds, models, per_model, sign, level, bands):
+def _add_comparisons(ds, models, per_model, sign, level, halves):
     """``difference`` with its intervals, ``share_ahead`` and ``ahead`` for every pair.
 
-    ``bands`` holds the band intervals of each model at level ``1 - (1 -
-    level) / 2`` (from :func:`_band_intervals`, or None): two such
-    simultaneous bands give, by Bonferroni, a difference interval holding
-    at every n at once with probability at least ``level``.
+    ``halves`` holds the intervals of each model's band and resampling
+    methods at level ``1 - (1 - level) / 2`` (from :func:`_half_intervals`,
+    or None): by Bonferroni, two such intervals give a difference interval
+    at level at least ``level`` (two simultaneous bands, one holding at every
+    n at once).
     """
     pairs = list(combinations(range(len(models)), 2))
     E, C, nmax = ds.sizes["estimator"], ds.sizes["ci_method"], ds.sizes["n"]
     kinds = ds["ci_method_kind"].values.tolist()
     boot_cols = [c for c, kind in enumerate(kinds) if kind == "bootstrap"]
-    band_cols = [c for c, kind in enumerate(kinds) if kind == "band"]
+    half_cols = [c for c, kind in enumerate(kinds) if kind != "bootstrap"]
     shape = (len(pairs), E, nmax)
     diff, share = np.full(shape, np.nan), np.full(shape, np.nan)
     dlo, dhi = np.full((len(pairs), E, C, nmax), np.nan), np.full((len(pairs), E, C, nmax), np.nan)
@@ -565,9 +572,9 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
         lo, hi = np.empty((E, C, nn)), np.empty((E, C, nn))
         lo[:, boot_cols], hi[:, boot_cols] = q_lo[:, None], q_hi[:, None]
-        for g, c in enumerate(band_cols):
-            lo[:, c] = bands[0, a, :, g, :nn] - bands[1, b, :, g, :nn]
-            hi[:, c] = bands[1, a, :, g, :nn] - bands[0, b, :, g, :nn]
+        for g, c in enumerate(half_cols):
+            lo[:, c] = halves[0, a, :, g, :nn] - halves[1, b, :, g, :nn]
+            hi[:, c] = halves[1, a, :, g, :nn] - halves[0, b, :, g, :nn]
         dlo[p, ..., :nn], dhi[p, ..., :nn] = (lo, hi) if sign > 0 else (-hi, -lo)
     ds.coords["model_a"] = ("pair", [labels[a] for a, _ in pairs])
     ds.coords["model_b"] = ("pair", [labels[b] for _, b in pairs])
@@ -575,8 +582,8 @@ def _add_comparisons(ds, models, per_model, sign, level, bands):
     ds["difference"] = (dims, diff, {"long_name": "estimated theta_a(n) - theta_b(n)"})
     idims = ("pair", "estimator", "ci_method", "n")
     how = (f"{level:g} interval of the difference: bootstrap methods, percentile interval of "
-           f"the bootstrap differences; bands, the {1 - alpha:g} bands of both models "
-           f"combined (Bonferroni)")
+           f"the bootstrap differences; bands and resampling methods, the {1 - alpha:g} "
+           f"intervals of both models combined (Bonferroni)")
     ds["difference_lower"] = (idims, dlo, {"long_name": f"lower end of the {how}"})
     ds["difference_upper"] = (idims, dhi, {"long_name": f"upper end of the {how}"})
     ds["share_ahead"] = (dims, share, {

@@ -69,14 +69,15 @@ def leaderboard_truths():
 
 
 def budgets(B, top=2):
-    """The budgets of a cell: 1, 2, 3, 5, 7, 10, 14, 20, ... (about 1.4 apart), B, top B.
+    """The budgets of a cell: a log grid from 1 to top B (steps of at most 1.42, rounded),
+    with B and top B.
 
     Examples
     --------
     >>> budgets(10).tolist()
-    [1, 2, 3, 5, 7, 10, 14, 20]
+    [1, 2, 3, 4, 5, 7, 10, 14, 20]
     >>> budgets(25)[-4:].tolist()
-    [25, 28, 40, 50]
+    [25, 26, 36, 50]
     """
     B = check.B(B)
     grid = np.unique(np.round(np.geomspace(1, top * B, int(np.ceil(np.log(top * B) /

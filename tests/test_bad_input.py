@@ -446,8 +446,8 @@ A("size", "coverage-B-100000",
   "50 resamples of 3 x 100,000 estimates", "reduce B")
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
-  "unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density")
+  "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
 A("range", "coverage-bounds-inside",
   lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0.2, 0.9)), IA,
   "bounds (0.2, 0.9) must contain the truth's support [0, 1]")
@@ -790,8 +790,8 @@ A("type", "lmoments-shape",
 A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
-  "unknown CI method 'nope'; known: percentile, basic, bca, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density")
+  "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1430,8 +1430,8 @@ C("size", "coverage-resamples-1e12", "coverage --resamples 1e12",
 C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
-  "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, dkw, ks, "
-  "ld-equal-tailed, ld-highest-density")
+  "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",

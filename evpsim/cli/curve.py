@@ -210,11 +210,12 @@ def _bound_lines(ds):
     else:
         lines = [f"no distribution-free {side} bound: it needs the worst score possible; give "
                  f"the metric's range with --bounds"]
-    best = "lowest" if side == "upper" else "best"
-    for m, assumes in zip(ds["ci_method"].values, ds["ci_method_assumes"].values):
+    optimistic = "lower" if side == "upper" else "upper"
+    for m, kind, assumes in zip(ds["ci_method"].values, ds["ci_method_kind"].values,
+                                ds["ci_method_assumes"].values):
         if assumes:
-            lines.append(f"{m}: the {best}-side limits rest on {assumes}"
-                         if str(assumes).startswith("a") else f"{m}: {assumes}")
+            lines.append(f"{m}: its {optimistic} limits rest on {assumes}"
+                         if kind == "resampling" else f"{m}: {assumes}")
     return lines
 
 
@@ -377,6 +378,9 @@ def _header(ds, seconds):
     how = []
     if "bootstrap" in kinds.values():
         how.append(f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})")
+    drawn = [m for m, k in kinds.items() if k == "resampling"]
+    if drawn:
+        how.append(f"{', '.join(drawn)} with {a['resamples']:,} resamples (seed {a['seed']})")
     bands = [m for m, k in kinds.items() if k == "band"]
     if bands:
         how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "
@@ -397,10 +401,12 @@ def _what(ds):
 def _pair_head(ds, p, est, nn):
     a = ds.attrs
     kinds = ds["ci_method_kind"].values.tolist()
+    half = f"{1 - (1 - a['level']) / 2:.1%}"
     how = (["bootstrap methods: percentile interval of the bootstrap differences"]
            if "bootstrap" in kinds else []) + \
-        ([f"bands: both models' {1 - (1 - a['level']) / 2:.1%} bands combined"]
-         if "band" in kinds else [])
+        ([f"bands: both models' {half} bands combined"] if "band" in kinds else []) + \
+        ([f"{', '.join(m for m, k in zip(ds['ci_method'].values, kinds) if k == 'resampling')}"
+          f": both models' {half} intervals combined"] if "resampling" in kinds else [])
     sub = ds.isel(pair=p)
     first = str(sub["model_a"].values)
     return [f"{first} vs {sub['model_b'].values} ({est}), n up to {nn}: {a['level']:.0%} "

@@ -33,7 +33,7 @@ __all__ = ["PAPERS", "reproduce", "Claim", "Report"]
 
 #: paper key -> module name in this package
 PAPERS = {"dodge2019": "dodge2019", "dodge2021": "dodge2021", "tang2020": "tang2020",
-          "kde-validity": "kde_validity"}
+          "kde-validity": "kde_validity", "intervals": "intervals"}
 
 
 def reproduce(paper, out, *, data=None, quick=False, verbose=False):

@@ -81,6 +81,8 @@ class Report:
     data_folder: Path | None = None
     instead: dict = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
+    #: further sections of the summary: ``(title, markdown)``, after the notes
+    sections: list = field(default_factory=list)
 
     def step(self, what):
         """Say on stderr which part of a long reproduction is running."""
@@ -139,6 +141,8 @@ class Report:
             lines += self._data_section()
         if self.notes:
             lines += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
+        for title, text in self.sections:
+            lines += ["", f"## {title}", "", text]
         lines += ["", "## Files", ""] + [f"- `{f}`" for f in self.files]
         return "\n".join(lines) + "\n"
 
