@@ -97,8 +97,7 @@ def reader_folder(tmp_path_factory):
 
 def test_readme_shows_commands():
     names = {shlex.split(c)[1] for c, _ in COMMANDS if shlex.split(c)[0] == "evpsim"}
-    assert {"curve", "bias", "fit-kde", "coverage", "falseconc", "compare",
-            "reproduce"} <= names
+    assert {"curve", "bias", "reproduce"} <= names  # the three examples of the front page
     setup = _setup_commands()
     assert len(setup) == 2 and all(INSTALLS.match(c) for c in setup)
 
@@ -118,6 +117,16 @@ def test_readme_command(command, expected, reader_folder):
     assert missing is None, f"README line not printed: {missing!r}\n--- printed:\n{output}"
 
 
+def test_readme_is_a_front_page():
+    """At most 250 lines, and every page it links to exists."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    links = re.findall(r"\]\(((?:docs/)[^)#]+)", text)
+    assert len(links) >= 10
+    for link in links:
+        assert (README.parent / link).exists(), f"README links to a missing page: {link}"
+
+
 def test_main_job_of_set_up_and_run_is_a_tested_command():
     """The first command's run part is one of the commands run above."""
     run = _setup_commands()[0].split(" && ", 1)[1]
@@ -132,5 +141,5 @@ def test_readme_python_snippets(tmp_path, monkeypatch):
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testfile(str(README), module_relative=False, optionflags=flags,
                               raise_on_error=False, report=True)
-    assert result.attempted >= 10, "the README's Python snippets are not doctests"
+    assert result.attempted >= 3, "the README's Python snippets are not doctests"
     assert result.failed == 0

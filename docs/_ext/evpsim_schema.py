@@ -257,6 +257,7 @@ REPRODUCTIONS = {
     "dodge2019_fig1": ("dodge2019", ["dodge2019_fig1.nc"]),
     "dodge2019_fig2": ("dodge2019", ["dodge2019_fig2.nc"]),
     "kde_validity": ("kde-validity", ["kde_validity.nc"]),
+    "intervals": ("intervals", ["intervals.nc"]),
 }
 
 
