@@ -10,9 +10,10 @@
   in one empty folder, top to bottom, with ``EVPSIM_QUICK=1``, and exit 0 (2
   where the page shows an error message). A block the README shows word for
   word is tested once, by the README's test (unless a later command of the
-  page needs the files it writes).
+  page needs the files it writes). These run with the slow tests (``-m
+  slow``, as CI does): a few minutes.
 * Every page's ``>>>`` snippets run as one doctest session (in a fresh
-  process, so that registrations do not leak between pages).
+  process, so that registrations do not leak between pages); slow tests too.
 * Every name of ``evpsim.__all__`` has its entry in the API reference.
 * The output-schema reference matches small real runs of every Dataset
   evpsim writes, with its default options (every variant, and the
@@ -218,6 +219,7 @@ def test_pages_show_commands():
             "guide/reproduce.md", "guide/estimators.md"} <= pages
 
 
+@pytest.mark.slow  # every command of every page: about three minutes (the README's run by default)
 @pytest.mark.parametrize("page, command, expected, in_readme", COMMANDS)
 def test_docs_command(page, command, expected, in_readme, folders):
     args = shlex.split(command)
@@ -253,6 +255,7 @@ sys.exit(1 if r.failed or not r.attempted else 0)
 """
 
 
+@pytest.mark.slow  # every page's doctests: about two minutes
 @pytest.mark.parametrize("page", SNIPPET_PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_docs_python_snippets(page, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
