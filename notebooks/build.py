@@ -44,7 +44,7 @@ def parse_percent(text):
     return cells
 
 
-def execute(nb, *, quick, cwd=HERE, timeout=1200):
+def execute(nb, *, quick, cwd=HERE, timeout=3600):
     """Run every cell in a fresh kernel with working directory ``cwd``."""
     env_before = os.environ.get("EVPSIM_QUICK")
     os.environ["EVPSIM_QUICK"] = "1" if quick else "0"

@@ -56,7 +56,12 @@ def test_main_help_lists_commands(capsys):
         assert f"\n  {command} " in text
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+#: commands whose examples take over a minute: run with the slow tests
+SLOW = {"leaderboard"}
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW
+                                     else c for c in COMMANDS])
 def test_help_ends_with_examples_that_run(command, tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])
