@@ -121,7 +121,7 @@ def test_readme_is_a_front_page():
     """At most 250 lines, and every page it links to exists."""
     text = README.read_text()
     assert len(text.splitlines()) <= 250
-    links = re.findall(r"\]\(((?:docs/)[^)#]+)", text)
+    links = re.findall(r"\]\(((?:docs/|notebooks/)[^)#]+)", text)
     assert len(links) >= 10
     for link in links:
         assert (README.parent / link).exists(), f"README links to a missing page: {link}"
