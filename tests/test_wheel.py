@@ -89,8 +89,9 @@ def test_wheel_installs_and_runs_far_from_the_repository(tmp_path, wheel):
     bin_dir = _venv(env_dir, env)
     python = bin_dir / "python"
     env["MPLBACKEND"] = "Agg"
+    # the notebooks' kernel, and opda as the notebooks extra brings it (estimators_beyond_B)
     _run([python, "-m", "pip", "install", "--quiet", str(wheel), "nbclient", "nbformat",
-          "ipykernel"], tmp_path, env)
+          "ipykernel", "opda>=0.8"], tmp_path, env)
 
     work = tmp_path / "empty"
     work.mkdir()
