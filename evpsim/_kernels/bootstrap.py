@@ -255,37 +255,6 @@ def place_ranks(a, ranks, nr):
 
 
 @njit(**_OPTS)
-def quantiles_by_selection(a, ps, out, ranks):
-    """Linear-interpolation quantiles of ``a`` at probabilities ``ps``.
-
-    ``a`` is reordered in place (partially); NaN probabilities give NaN.
-    ``ranks`` is scratch space of length ``2 * len(ps)``.
-    """
-    R = a.shape[0]
-    nr = 0
-    for q in range(ps.shape[0]):
-        if ps[q] == ps[q]:
-            j, jp1, _ = _hf7(ps[q], float(R))
-            ranks[nr] = j
-            ranks[nr + 1] = jp1
-            nr += 2
-    # sort and deduplicate the few ranks (at most 8)
-    insertion_sort(ranks, nr)
-    nu = 0
-    for i in range(nr):
-        if nu == 0 or ranks[i] != ranks[nu - 1]:
-            ranks[nu] = ranks[i]
-            nu += 1
-    place_ranks(a, ranks, nu)
-    for q in range(ps.shape[0]):
-        if ps[q] == ps[q]:
-            j, jp1, g = _hf7(ps[q], float(R))
-            out[q] = (1.0 - g) * a[j] + g * a[jp1]
-        else:
-            out[q] = np.nan
-
-
-@njit(**_OPTS)
 def _needed_ranks(ps, R, ranks):
     """The sorted distinct ranks that the linear quantiles at ``ps`` (NaN
     skipped) of R values read, into ``ranks``; returns their count."""
@@ -303,6 +272,23 @@ def _needed_ranks(ps, R, ranks):
             ranks[nu] = ranks[i]
             nu += 1
     return nu
+
+
+@njit(**_OPTS)
+def quantiles_by_selection(a, ps, out, ranks):
+    """Linear-interpolation quantiles of ``a`` at probabilities ``ps``.
+
+    ``a`` is reordered in place (partially); NaN probabilities give NaN.
+    ``ranks`` is scratch space of length ``2 * len(ps)``.
+    """
+    R = a.shape[0]
+    place_ranks(a, ranks, _needed_ranks(ps, R, ranks))
+    for q in range(ps.shape[0]):
+        if ps[q] == ps[q]:
+            j, jp1, g = _hf7(ps[q], float(R))
+            out[q] = (1.0 - g) * a[j] + g * a[jp1]
+        else:
+            out[q] = np.nan
 
 
 @njit(**_OPTS)
