@@ -265,11 +265,17 @@ def _needed_ranks(ps, R, ranks):
             ranks[nr] = j
             ranks[nr + 1] = jp1
             nr += 2
-    insertion_sort(ranks, nr)
+    return _sort_unique(ranks, nr)
+
+
+@njit(**_OPTS)
+def _sort_unique(v, n):
+    """Sort ``v[:n]`` and keep its distinct values at the front; returns their count."""
+    insertion_sort(v, n)
     nu = 0
-    for i in range(nr):
-        if nu == 0 or ranks[i] != ranks[nu - 1]:
-            ranks[nu] = ranks[i]
+    for i in range(n):
+        if nu == 0 or v[i] != v[nu - 1]:
+            v[nu] = v[i]
             nu += 1
     return nu
 
@@ -342,13 +348,7 @@ def _filter_ranks(a, ranks, nu, vals, work):
         if 0 <= want[g] < _SAMPLE:
             srk[ns] = want[g]
             ns += 1
-    insertion_sort(srk, ns)
-    nd = 0
-    for i in range(ns):
-        if nd == 0 or srk[i] != srk[nd - 1]:
-            srk[nd] = srk[i]
-            nd += 1
-    place_ranks(sample, srk, nd)
+    place_ranks(sample, srk, _sort_unique(srk, ns))
     bounds = np.empty(4)
     for g in range(4):
         q = want[g]
