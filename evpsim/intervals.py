@@ -260,7 +260,8 @@ def resolve_ci_methods(ci_methods):
     return _REGISTRY.resolve(ci_methods, default_ci_methods())
 
 
-_CAPPED = "the ordinary bootstrap: never above the sample maximum, so it undercovers near n = B"
+_CAPPED = ("the ordinary bootstrap: never above the sample maximum, so it undercovers near n = "
+           "B (gpd-tail reaches beyond it: 'evpsim reproduce intervals')")
 for _name, _code, _desc in [
     ("percentile", _K.PERCENTILE, "percentile bootstrap (Efron 1982; Tang et al. 2020)"),
     ("basic", _K.BASIC, "basic (reverse percentile) bootstrap: 2 * estimate - quantiles"),

@@ -244,6 +244,11 @@ def run(report, out, files, quick=False):
         f"searches and R = {sizes['resamples']:,} resamples a cell; n on the leaderboard's log "
         f"grid up to 2B. The goal is judged at B = {' and '.join(map(str, goal_Bs))}."
         + (" Reduced sizes (--quick): the verdicts rest on a few searches." if quick else ""))
+    computed, total = int(ds.attrs["cells_computed"]), ds.sizes["dist"] * ds.sizes["B"]
+    if computed < total:
+        report.notes.append(f"{total - computed} of {total} cells were read from the checkpoint "
+                            f"store (${STORE_ENV}), computed by an earlier run: the run time "
+                            f"above is this run's alone.")
     report.notes.append("Widths are medians over searches (the first ones of each cell, their "
                         "intervals rebuilt by bootstrap_intervals with resamples of its own), "
                         "so one huge interval does not move them; intervals.md has every "
