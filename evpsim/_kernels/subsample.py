@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from .options import OPTS as _OPTS
+from .tails import sorted_quantile
 
 #: the ratio of successive resample sizes
 Q = 0.75
@@ -93,16 +94,6 @@ def ks_distance(a, b):
 
 
 @njit(**_OPTS)
-def _quantile(a, p):
-    """Linear (type 7) quantile of the ascending array ``a``."""
-    pos = p * (a.shape[0] - 1)
-    j = int(pos)
-    if j + 1 >= a.shape[0]:
-        return a[-1]
-    return a[j] + (pos - j) * (a[j + 1] - a[j])
-
-
-@njit(**_OPTS)
 def rate_exponent(ms, iqrs):
     """beta of the rate ``m^beta``: minus the least-squares slope of log IQR on log m.
 
@@ -141,8 +132,8 @@ def column_interval(roots, ms, B, est, level, scratch, out):
     iqrs = np.empty(J)
     for j in range(J):
         roots[j] = np.sort(roots[j])
-        meds[j] = _quantile(roots[j], 0.5)
-        iqrs[j] = _quantile(roots[j], 0.75) - _quantile(roots[j], 0.25)
+        meds[j] = sorted_quantile(roots[j], 0.5)
+        iqrs[j] = sorted_quantile(roots[j], 0.75) - sorted_quantile(roots[j], 0.25)
     beta = rate_exponent(ms, iqrs)
     chosen = 0
     best = np.inf
@@ -157,5 +148,5 @@ def column_interval(roots, ms, B, est, level, scratch, out):
             best = d
             chosen = j
     scale = (ms[chosen] / B) ** beta
-    out[0] = est - scale * _quantile(roots[chosen], 1.0 - alpha)
-    out[1] = est - scale * _quantile(roots[chosen], alpha)
+    out[0] = est - scale * sorted_quantile(roots[chosen], 1.0 - alpha)
+    out[1] = est - scale * sorted_quantile(roots[chosen], alpha)

@@ -379,7 +379,7 @@ def adaptive_bandwidths(xs, h):
     for i in range(B):
         var += (xs[i] - mean) ** 2
     sd = math.sqrt(var / (B - 1))
-    iqr = (_sorted_quantile(xs, 0.75) - _sorted_quantile(xs, 0.25)) / 1.349
+    iqr = (sorted_quantile(xs, 0.75) - sorted_quantile(xs, 0.25)) / 1.349
     spread = min(sd, iqr) if iqr > 0.0 else sd
     h0 = 0.9 * spread * B ** -0.2
     if not h0 > 0.0:
@@ -398,7 +398,7 @@ def adaptive_bandwidths(xs, h):
 
 
 @njit(**_OPTS)
-def _sorted_quantile(a, p):
+def sorted_quantile(a, p):
     """Linear (type 7) quantile of the ascending array ``a``."""
     pos = p * (a.shape[0] - 1)
     j = int(pos)
