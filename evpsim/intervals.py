@@ -260,8 +260,8 @@ def resolve_ci_methods(ci_methods):
     return _REGISTRY.resolve(ci_methods, default_ci_methods())
 
 
-_CAPPED = ("the ordinary bootstrap: never above the sample maximum, so it undercovers near n = "
-           "B (gpd-tail reaches beyond it: 'evpsim reproduce intervals')")
+_CAPPED = ("the ordinary bootstrap: never beyond the best score observed, so it undercovers "
+           "near n = B (gpd-tail reaches beyond it: 'evpsim reproduce intervals')")
 for _name, _code, _desc in [
     ("percentile", _K.PERCENTILE, "percentile bootstrap (Efron 1982; Tang et al. 2020)"),
     ("basic", _K.BASIC, "basic (reverse percentile) bootstrap: 2 * estimate - quantiles"),
@@ -276,12 +276,12 @@ for _name, _code, _desc, _source, _assumes, _min_B in [
      "smoothed bootstrap from an adaptive Gaussian kernel mixture (local bandwidths, "
      "Abramson's square-root law), root centred on the mixture's theta_n",
      "Silverman & Young 1987; Abramson 1982",
-     "the kernels' Gaussian tails beyond the top scores", 2),
+     "the kernels' Gaussian tails beyond the best scores", 2),
     ("gpd-tail", _R.GPD_TAIL,
      "semiparametric bootstrap-t: empirical body, generalized Pareto tail over a "
      "data-driven threshold, its fitting error carried into the pivot",
      "Davison & Smith 1990; Zhang & Stephens 2009; Choulakian & Stephens 2001; Harris 1989",
-     "a generalized Pareto tail fitted to the top scores", 10),
+     "a generalized Pareto tail fitted to the best scores", 10),
     ("m-out-of-n", _R.M_OUT_OF_N,
      "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
      "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano 1999",
