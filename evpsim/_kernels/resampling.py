@@ -123,8 +123,9 @@ def matvec(at, y, out):
     out[:] = 0.0
     for i in range(y.shape[0]):
         yi = y[i]
+        row = at[i]
         for c in range(out.shape[0]):
-            out[c] += at[i, c] * yi
+            out[c] += row[c] * yi
 
 
 @njit(**_OPTS)
@@ -136,8 +137,11 @@ def estimates(tabs, y, out):
     for i in range(y.shape[0]):
         yi = y[i]
         for e in range(tabs.wend.shape[1]):
-            for c in range(e * N, e * N + tabs.wend[i, e]):
-                out[c] += tabs.wt[i, c] * yi
+            # slices from 0, so that the loop vectorises
+            row = tabs.wt[i, e * N:(e + 1) * N]
+            part = out[e * N:(e + 1) * N]
+            for c in range(tabs.wend[i, e]):
+                part[c] += row[c] * yi
 
 
 @njit(**_OPTS)
@@ -152,9 +156,10 @@ def plugin_moments(tabs, y, mean, sd):
     for i in range(y.shape[0]):
         z = y[i] - top
         zz = z * z
+        row = tabs.vwt[i]
         for a in range(tabs.vend[i]):
-            mean[a] += tabs.vwt[i, a] * z
-            sd[a] += tabs.vwt[i, a] * zz
+            mean[a] += row[a] * z
+            sd[a] += row[a] * zz
     for a in range(N):
         sd[a] = math.sqrt(max(sd[a] - mean[a] * mean[a], 0.0))
         mean[a] += top
@@ -303,7 +308,8 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
     for r in range(r0, r1):
         draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
         xi1, sigma1 = fit_tail(y1, k, ys)
-        semiparametric_moments(y1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2, theta1, sd)
+        semiparametric_moments(y1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2, theta1, sd,
+                               False)
         draw_semiparametric(st, y1, k, xi1, sigma1, counts, y2)
         xi2, sigma2 = fit_tail(y2, k, ys)
         semiparametric_moments(y2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)

@@ -198,7 +198,7 @@ def tail_threshold(xs, ys):
 
 
 @njit(**_OPTS)
-def gpd_max_moments(xi, jmax, m1, m2):
+def gpd_max_moments(xi, jmax, m1, m2, second=True):
     """``m1[j] = E[Z_j]``, ``m2[j] = E[Z_j^2]`` for the largest Z_j of j standard
     GPD(xi, 1) variables, j = 0..jmax (``Z_0 = 0``).
 
@@ -206,7 +206,8 @@ def gpd_max_moments(xi, jmax, m1, m2):
     ``L2_j`` likewise with 2 xi), ``E[Z_j] = expm1(L_j) / xi`` and
     ``E[Z_j^2] = (expm1(L2_j) - 2 expm1(L_j)) / xi^2``: no gamma function of
     a large argument, no cancellation but the last, which ``_XI_ZERO``
-    keeps to about 1e-10 relative. Needs ``xi < 1/2``.
+    keeps to about 1e-10 relative. Needs ``xi < 1/2``. With ``second``
+    False, ``m2`` is left alone.
     """
     m1[0] = 0.0
     m2[0] = 0.0
@@ -214,10 +215,11 @@ def gpd_max_moments(xi, jmax, m1, m2):
     l2 = 0.0
     for j in range(1, jmax + 1):
         l1 -= math.log1p(-xi / j)
-        l2 -= math.log1p(-2.0 * xi / j)
         e1 = math.expm1(l1)
         m1[j] = e1 / xi
-        m2[j] = (math.expm1(l2) - 2.0 * e1) / (xi * xi)
+        if second:
+            l2 -= math.log1p(-2.0 * xi / j)
+            m2[j] = (math.expm1(l2) - 2.0 * e1) / (xi * xi)
 
 
 @njit(**_OPTS)
@@ -265,7 +267,7 @@ def binomial_bands(ns, p):
 
 
 @njit(**_OPTS)
-def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd):
+def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd, with_sd=True):
     """theta_n and the SD of the best of n of the semiparametric model, every n.
 
     Parameters
@@ -285,7 +287,10 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd)
     m1, m2 : arrays of at least ``max(n) + 1``
         Scratch for :func:`gpd_max_moments`.
     mean, sd : (N,) arrays
-        Receive theta_n and the SD.
+        Receive theta_n and the SD; with ``with_sd`` False, ``sd`` is left
+        alone and only what theta_n needs is computed (the same bits).
+    with_sd : bool
+        Compute the SD too.
     """
     first, count, values, start = bands
     B = xs.shape[0]
@@ -293,26 +298,34 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd)
     jmax = 0
     for a in range(count.shape[0]):
         jmax = max(jmax, first[a] + count[a] - 1)
-    gpd_max_moments(xi, jmax, m1, m2)
+    gpd_max_moments(xi, jmax, m1, m2, with_sd)
     N = vwt.shape[1]
     b1 = np.zeros(N)
     b2 = np.zeros(N)
-    for i in range(B - k):  # the budget innermost: vectorised, nothing reassociated
+    for i in range(B - k):
+        # the budget innermost, over a row's slice from 0: vectorised, nothing reassociated
         d = xs[i] - u
-        dd = d * d
-        for a in range(vend[i]):
-            b1[a] += vwt[i, a] * d
-            b2[a] += vwt[i, a] * dd
+        row = vwt[i]
+        if with_sd:
+            dd = d * d
+            for a in range(vend[i]):
+                b1[a] += row[a] * d
+                b2[a] += row[a] * dd
+        else:
+            for a in range(vend[i]):
+                b1[a] += row[a] * d
     for a in range(N):
         t1 = 0.0
         t2 = 0.0
         for t in range(count[a]):
             j = first[a] + t
             t1 += values[start[a] + t] * m1[j]
-            t2 += values[start[a] + t] * m2[j]
+            if with_sd:
+                t2 += values[start[a] + t] * m2[j]
         e1 = b1[a] + sigma * t1
         mean[a] = u + e1
-        sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2 - e1 * e1, 0.0))
+        if with_sd:
+            sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2 - e1 * e1, 0.0))
 
 
 @njit(**_OPTS)
