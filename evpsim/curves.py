@@ -23,8 +23,8 @@ from . import _validate as check
 from .results import provenance
 from .targets import Target, as_target
 from .estimators import estimator_weights, get_estimator
-from .intervals import (bootstrap_intervals, free_lower_bound, lstatistic_estimators,
-                        resolve_ci_methods)
+from .intervals import (bootstrap_intervals, curve_ci_method, free_lower_bound,
+                        lstatistic_estimators, resolve_ci_methods)
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
            "share_ahead"]
@@ -254,7 +254,7 @@ def as_models(scores, labels=None, durations=None):
 
 # --- the curve of one's own results ------------------------------------------------------
 
-def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", level=0.95,
+def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
           resamples=10_000, seed=0, bounds=None, minimize=False, target=None,
           durations=None, metric=None, curve="mean"):
     """EVP curves of one's own search results, with intervals and comparisons.
@@ -279,13 +279,15 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
     estimators : str or sequence, optional
         L-statistic estimators (default ``"V"`` for the mean curve, e.g.
         ``"U,V,W"``; ``"quantile"`` for a quantile curve).
-    ci_methods : str or sequence
-        CI methods (default ``"percentile"``, the method of Tang et al.
-        2020; ``"gpd-tail"`` reaches beyond the sample maximum with a
-        generalized Pareto tail fitted to the top scores, see ``evpsim
-        reproduce intervals``); band methods (``dkw``, ``ks``,
-        ``ld-equal-tailed``, ``ld-highest-density``) need ``bounds``; the
-        resampling methods bound the mean curve only.
+    ci_methods : str or sequence, optional
+        CI methods. Default ``"gpd-tail"`` for the mean curve (it reaches
+        beyond the best score observed with a generalized Pareto tail
+        fitted to the top scores: the best trade-off of ``evpsim reproduce
+        intervals``), ``"percentile"`` (Tang et al. 2020) for a quantile
+        curve or when a model has fewer than 10 trials
+        (:func:`evpsim.intervals.curve_ci_method`). Band methods (``dkw``,
+        ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
+        ``bounds``; the resampling methods bound the mean curve only.
     level : float
         Two-sided confidence level, in (0, 1).
     resamples : int
@@ -385,6 +387,8 @@ def curve(scores, *, labels=None, estimators=None, ci_methods="percentile", leve
     if estimators is None:
         estimators = "V" if kind.kind == "mean" else "quantile"
     ests = lstatistic_estimators(estimators, kind, min(m.scores.size for m in models), [1])
+    if ci_methods is None:
+        ci_methods = curve_ci_method(kind, min(m.scores.size for m in models))[0]
     meths = resolve_ci_methods(ci_methods)
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)

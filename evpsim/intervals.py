@@ -348,6 +348,40 @@ def check_resampling(methods, target, B):
                           f"got B = {B}")
 
 
+#: the interval of ``curve`` and ``self_check`` when none is named: the best trade-off of
+#: 'evpsim reproduce intervals' (coverage below 0.93 in at most 5.6% of its cells at B = 50
+#: and 100, at 1.2-1.3 times the percentile interval's median width), and where it does not
+#: apply, the percentile bootstrap
+CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail", "percentile"
+
+
+def curve_ci_method(target, B):
+    """The interval of ``curve`` when none is named, and why it is not the usual one.
+
+    Parameters
+    ----------
+    target : Target
+        The curve.
+    B : int
+        The smallest number of trials among the models.
+
+    Returns
+    -------
+    (str, str)
+        The method's name, and ``""`` or the reason the percentile bootstrap
+        stands in for :data:`CURVE_CI_METHOD` (a quantile curve, or too few
+        trials for its tail).
+    """
+    method = _REGISTRY.get(CURVE_CI_METHOD)
+    if target.kind != "mean":
+        return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default for the mean curve, does not "
+                                f"bound the {target.description}")
+    if B < method.minimum_B:
+        return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default, needs B >= "
+                                f"{method.minimum_B} trials (B = {B})")
+    return CURVE_CI_METHOD, ""
+
+
 def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
     """Resolve ``estimators``, refusing those that are not L-statistics, and
     (with B and ``ns``) those that do not estimate ``target`` there."""

@@ -25,6 +25,7 @@ from ._format import spans
 from .batteries.compare import compare_curves
 from .batteries.coverage import coverage
 from .curves import as_models
+from .intervals import curve_ci_method
 from .kde import fit_kde, fit_kde_cv, load_kde
 from .targets import Target, as_target
 
@@ -75,7 +76,7 @@ def model_error(ds):
     return f"{found} ('evpsim reproduce kde-validity')"
 
 
-def self_check(scores, *, labels=None, estimators=None, ci_methods="percentile", level=0.95,
+def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
                bounds=None, minimize=False, replicates=1000, resamples=2000, seed=0,
                bandwidth=BANDWIDTH, construction=CONSTRUCTION, workers=1, progress=False,
                curve="mean"):
@@ -88,7 +89,8 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods="percentile",
     labels : sequence of str, optional
         Model names (see :func:`evpsim.curve`).
     estimators, ci_methods, level
-        The intervals to check, as in :func:`evpsim.curve`.
+        The intervals to check, as in :func:`evpsim.curve` (whose default
+        interval is checked when none is named).
     bounds : (float, float), optional
         The metric's range; the centered KDE is clipped to it. Default
         ``(0, 1)`` or ``(0, 100)``, whichever holds every score (else an
@@ -152,8 +154,10 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods="percentile",
     """
     models = as_models(scores, labels)
     minimize = check.boolean(minimize, "minimize")
-    bandwidth, construction = kde_options(ci_methods, bandwidth, construction)
     kind = as_target(curve)
+    if ci_methods is None:
+        ci_methods = curve_ci_method(kind, min(m.scores.size for m in models))[0]
+    bandwidth, construction = kde_options(ci_methods, bandwidth, construction)
     # as in curve(): larger is better inside, so the Q-quantile of the lowest loss
     # is the (1 - Q)-quantile of the best negated loss
     target = Target("quantile", 1.0 - kind.q) if minimize and kind.kind == "quantile" \
@@ -214,7 +218,7 @@ def kde_options(ci_methods, bandwidth, construction):
     else:
         bandwidth = check.number(bandwidth, "bandwidth", low=0)
     construction = check.choice(construction, "construction", CONSTRUCTIONS)
-    if construction == "tang2020":
+    if construction == "tang2020" and ci_methods is not None:  # the default is no band
         bands = [m.name for m in resolve_ci_methods(ci_methods) if m.kind == "band"]
         if bands:
             raise check.InvalidArgument(

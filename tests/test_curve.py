@@ -91,7 +91,7 @@ def test_models_padded_and_not_extrapolated():
 def test_comparison_of_clearly_separated_models():
     rng = np.random.default_rng(5)
     low, high = rng.normal(0.6, 0.02, 40), rng.normal(0.8, 0.02, 60)
-    ds = evpsim.curve({"low": low, "high": high}, resamples=1000)
+    ds = evpsim.curve({"low": low, "high": high}, ci_methods="percentile", resamples=1000)
     sub = ds.isel(pair=0).sel(estimator="V")
     assert str(sub["model_a"].values) == "low"
     assert (sub["ahead"][:40] == "high").all()
@@ -269,6 +269,7 @@ def test_cli_plain_and_csv_files(capsys):
 
 def test_cli_check(capsys):
     status, out, err = run_cli(capsys, "curve", "data:reuters-mlp", "--check",
+                               "--ci-methods", "percentile",
                                "--check-replicates", "200", "--check-resamples", "300",
                                "--resamples", "300", "--quiet")
     assert status == 0, err
@@ -472,3 +473,46 @@ def test_band_difference_is_bonferroni_of_both_bands():
     np.testing.assert_allclose(sub["difference_upper"][:40],
                                ivs[0]["upper"][:40] - ivs[1]["lower"], atol=1e-15)
     assert np.isnan(sub["difference_lower"][40:]).all()
+
+
+def test_default_interval_is_gpd_tail_where_it_applies(capsys, tmp_path):
+    # the best trade-off of 'evpsim reproduce intervals' for the mean curve; percentile
+    # for a quantile curve and below gpd-tail's minimum B, said in a line of its own
+    rng = np.random.default_rng(3)
+    xs = rng.beta(8, 3, 30)
+    kinds = {str(m): str(k) for m, k in zip(*(evpsim.curve(xs, resamples=200)[c].values
+                                              for c in ("ci_method", "ci_method_kind")))}
+    assert kinds == {"gpd-tail": "resampling"}
+    assert evpsim.curve(xs, resamples=200, curve="median")["ci_method"].values.tolist() == \
+        ["percentile"]
+    assert evpsim.curve(xs[:9], resamples=200)["ci_method"].values.tolist() == ["percentile"]
+    path = tmp_path / "nine.txt"
+    path.write_text("\n".join(map(repr, xs[:9].tolist())))
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
+    assert status == 0, err
+    assert "percentile: the interval here, as gpd-tail, the default, needs B >= 10 trials " \
+           "(B = 9)" in out
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "200", "--curve", "median")
+    assert "does not bound the median of the best score of n trials" in out
+    path.write_text("\n".join(map(repr, xs.tolist())))
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
+    assert "95% intervals from gpd-tail with 200 resamples" in out
+    assert "the interval here" not in out
+
+
+def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
+    # accuracies near 1 with a long upper tail: without --bounds gpd-tail's upper limits
+    # pass 1, which the warning says; with --bounds 0,1 they are cut and nothing is said
+    xs = 1.0 - np.random.default_rng(4).pareto(3.0, 40) * 0.01
+    xs = xs[(xs > 0) & (xs < 1)]
+    path = tmp_path / "acc.txt"
+    path.write_text("\n".join(map(repr, xs.tolist())))
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "400")
+    assert status == 0, err
+    ds = evpsim.curve(xs, resamples=400)
+    assert float(ds["upper"].max()) > 1.0
+    assert "warning: some gpd-tail limits lie outside [0, 1], where every score is; if the " \
+           "metric cannot leave that range, give --bounds 0,1 to cut them" in out
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "400", "--bounds", "0,1")
+    assert "warning: some" not in out
+    assert float(evpsim.curve(xs, resamples=400, bounds=(0, 1))["upper"].max()) <= 1.0

@@ -28,7 +28,7 @@ def test_equals_the_coverage_battery_on_the_fitted_kde():
 
 
 def test_percentile_failure_is_reported_in_plain_words():
-    ds = evpsim.self_check(GLOVE, **SMALL)
+    ds = evpsim.self_check(GLOVE, ci_methods="percentile", **SMALL)
     cov = ds["check_coverage"].sel(model="model", estimator="V", ci_method="percentile")
     # Tang et al.'s finding on a distribution like theirs: far below 95% at n = B
     assert float(ds["check_coverage_upper"].sel(model="model", estimator="V",

@@ -6,11 +6,12 @@ import numpy as np
 
 from .. import _validate as check
 from ..curves import curve
+from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..targets import as_target
 from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
 from .._format import formatter, interval, number, render
 from ..selfcheck import (SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
-                         model_error, self_check)
+                         metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
                      ci_methods_note, default, integer, pair, paragraph, save_outputs)
 from .common import number as real
@@ -72,9 +73,11 @@ def add_parser(subparsers):
     c.add_argument("--curve", default="mean", metavar="CURVE",
                    help="mean (the expected best score, default), median, or quantile:Q (the "
                         "Q-quantile of the best score of n trials)")
-    c.add_argument("--ci-methods", "--methods", dest="ci_methods",
-                   default=default(curve, "ci_methods"), metavar="LIST",
-                   help="comma-separated CI methods (default: %(default)s; see below)")
+    c.add_argument("--ci-methods", "--methods", dest="ci_methods", metavar="LIST",
+                   help=f"comma-separated CI methods (default: {CURVE_CI_METHOD} for the mean "
+                        f"curve, the best trade-off of 'evpsim reproduce intervals'; "
+                        f"{CURVE_FALLBACK} for a quantile curve or fewer than 10 trials; see "
+                        f"below)")
     c.add_argument("--level", type=real, default=default(curve, "level"),
                    help="two-sided confidence level (default: %(default)s)")
     c.add_argument("--resamples", type=integer, default=default(curve, "resamples"),
@@ -216,6 +219,25 @@ def _bound_lines(ds):
         if assumes:
             lines.append(f"{m}: its {optimistic} limits rest on {assumes}"
                          if kind == "resampling" else f"{m}: {assumes}")
+    return lines
+
+
+def _range_lines(ds, scores):
+    """Warnings where, without ``--bounds``, a method's limits leave the range that every
+    score lies in (0 to 1, or 0 to 100): an accuracy's interval past 1 cannot be right."""
+    if np.isfinite(float(ds["bounds_lo"])):
+        return []
+    try:
+        lo, hi = metric_range(scores)
+    except check.InvalidArgument:
+        return []
+    lines = []
+    for m in ds["ci_method"].values:
+        out = ((ds["lower"].sel(ci_method=m) < lo) | (ds["upper"].sel(ci_method=m) > hi))
+        if bool(out.any()):
+            lines.append(f"warning: some {m} limits lie outside [{lo:g}, {hi:g}], where every "
+                         f"score is; if the metric cannot leave that range, give --bounds "
+                         f"{lo:g},{hi:g} to cut them")
     return lines
 
 
@@ -427,6 +449,10 @@ def run(args):
         check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     searches = _read(args)
+    fallback = ""
+    if args.ci_methods is None:
+        args.ci_methods, fallback = curve_ci_method(as_target(args.curve),
+                                                    min(s.scores.size for s in searches))
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, curve=args.curve,
                    ci_methods=args.ci_methods,
@@ -440,6 +466,10 @@ def run(args):
     for s in searches:
         print(_describe(s))
     print(_header(ds, t.seconds))
+    if fallback:
+        print(f"{args.ci_methods}: the interval here, as {fallback}")
+    for line in _range_lines(ds, np.concatenate([s.scores for s in searches])):
+        print(line)
     print("\n".join(_bound_lines(ds)))
     extra = _crossings(ds) | _budgets(ds)
 
