@@ -11,7 +11,9 @@ Prints one markdown table:
 * ``evpsim.curve`` on the first 1,000 MultiNLI DeBERTa-base accuracies,
   R = 10,000 resamples, V, percentile, every n (goal: at most 2 s warm),
   beside ``scipy.stats.bootstrap`` with a vectorized statistic giving V at
-  every n at once (scipy at its best), on the same scores and R;
+  every n at once (scipy at its best), on the same scores and R; and the
+  default interval, gpd-tail, on the same scores and R, beside percentile
+  (goal: at most 4 s warm, issue 25's "a few seconds");
 * the bands on the first 50 Reuters MLP F1 scores, bounds (0, 1):
   ``curve(..., ci_methods=band)`` for ``dkw``, ``ks``, ``ld-equal-tailed``
   and ``ld-highest-density`` beside opda's
@@ -21,14 +23,16 @@ Prints one markdown table:
   samples, per (B, level, generator)): the first call and later calls are
   separate rows. The LD bands again on the 1,000 MultiNLI scores (evpsim
   only, unless ``--opda-large``: opda takes minutes there);
-* ``evpsim.self_check`` at its defaults (M = 1,000 simulated searches,
-  R = 2,000 resamples, V, percentile) on the 50 SST-2 BCN GloVe
-  accuracies, beside a loop over ``scipy.stats.bootstrap`` on searches
-  drawn from the same centered KDE, timed on ``--scipy-samples`` of them
-  and extrapolated per search to M;
+* ``evpsim.self_check`` (M = 1,000 simulated searches, R = 2,000
+  resamples, V) of percentile on the 50 SST-2 BCN GloVe accuracies,
+  beside a loop over ``scipy.stats.bootstrap`` on searches drawn from the
+  same centered KDE, timed on ``--scipy-samples`` of them and extrapolated
+  per search to M; and of the default, gpd-tail, beside percentile's;
 * the command ``python -m evpsim curve FILE --check --bounds 0,1`` on that
   file, as a subprocess, warm: median of ``--cli-runs`` runs after one
-  unmeasured run (goal: at most 10 s).
+  unmeasured run, with ``--ci-methods percentile`` (goal: at most 10 s)
+  and with the default gpd-tail (goal: at most 60 s, a check that stays
+  worth waiting for).
 
 evpsim and opda rows are the fastest of ``--repeat`` warm runs; ``--quick``
 uses tiny sizes (a smoke run; the goals do not apply). CPU time is the
@@ -73,7 +77,7 @@ FULL = {"curve_B": 1000, "curve_R": 10_000, "band_B": 50, "band_large_B": 1000,
         "check_M": CHECK_DEFAULTS["replicates"], "check_R": CHECK_DEFAULTS["resamples"]}
 QUICK = {"curve_B": 100, "curve_R": 1000, "band_B": 20, "band_large_B": 100, "check_M": 20,
          "check_R": 200}
-GOALS = {"curve": 2.0, "cli": 10.0}
+GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0}
 
 
 def timed(fn, repeat=1):
@@ -310,11 +314,16 @@ def main():
 
     # curve, bootstrap: evpsim vs scipy
     B, R = sz["curve_B"], sz["curve_R"]
-    w, c, ds = timed(lambda: evpsim.curve(xs[:B], resamples=R), repeat)
+    w, c, ds = timed(lambda: evpsim.curve(xs[:B], ci_methods="percentile", resamples=R), repeat)
     sw, sc, (slo, shi) = timed(lambda: scipy_curve(xs[:B], R, args.scipy_batch))
     rows.append((f"`curve`, {B:,} scores, R = {R:,}, V, percentile, every n", w, c,
                  "`scipy.stats.bootstrap`, vectorized V at every n", sw, sc, sw / w,
                  goal("curve", w, args.quick)))
+    # the default interval, gpd-tail, beside percentile on the same scores
+    gw, gc, _ = timed(lambda: evpsim.curve(xs[:B], resamples=R), repeat)
+    rows.append((f"`curve`, {B:,} scores, R = {R:,}, V, gpd-tail (the default), every n", gw,
+                 gc, "evpsim percentile, the row above (ratio: its cost relative to gpd-tail's)",
+                 w, c, w / gw, goal("curve_default", gw, args.quick)))
     iv = ds.sel(model="model", estimator="V", ci_method="percentile")
     curve_gap = max(np.abs(iv["lower"].values - slo).max(), np.abs(iv["upper"].values - shi).max())
 
@@ -327,7 +336,8 @@ def main():
 
     # self-check: evpsim vs a loop over scipy.stats.bootstrap on KDE draws
     M, Rc, nb = sz["check_M"], sz["check_R"], check_xs.size
-    w, c, chk = timed(lambda: evpsim.self_check(check_xs, replicates=M, resamples=Rc), repeat)
+    w, c, chk = timed(lambda: evpsim.self_check(check_xs, ci_methods="percentile", replicates=M,
+                                                resamples=Rc), repeat)
 
     def kde_truth():
         fit = evpsim.fit_kde(check_xs, construction="centered", bounds=BOUNDS)
@@ -341,17 +351,24 @@ def main():
     sw, sc = fw + lw * M / k, fc + lc * M / k
     rows.append((f"`self_check`, {nb} scores, M = {M:,}, R = {Rc:,}, V, percentile", w, c,
                  f"KDE fit + `scipy.stats.bootstrap` loop ({k} searches x {M / k:g})", sw, sc,
-                 sw / w, "the bulk of `--check`"))
+                 sw / w, "the bulk of `--check --ci-methods percentile`"))
+    gw, gc, _ = timed(lambda: evpsim.self_check(check_xs, replicates=M, resamples=Rc))
+    rows.append((f"`self_check`, {nb} scores, M = {M:,}, R = {Rc:,}, V, gpd-tail (the default)",
+                 gw, gc, "evpsim percentile, the row above (ratio: its cost relative to "
+                 "gpd-tail's)", w, c, w / gw, "the bulk of `--check`"))
 
     # the CLI
-    cmd = [sys.executable, "-m", "evpsim", "curve", str(args.data / CHECK_FILE), "--check",
-           "--bounds", "0,1"]
-    if args.quick:
-        cmd += ["--resamples", str(R), "--check-replicates", str(M), "--check-resamples", str(Rc)]
-    w, c = cli_runs(cmd, args.cli_runs)
-    rows.append(((f"`python -m evpsim curve {CHECK_FILE} --check --bounds 0,1`"
-                  f"{' (tiny sizes)' if args.quick else ''}, median of {args.cli_runs}"), w, c,
-                 "", np.nan, np.nan, np.nan, goal("cli", w, args.quick)))
+    for extra, kind in ((["--ci-methods", "percentile"], "cli"), ([], "cli_default")):
+        cmd = [sys.executable, "-m", "evpsim", "curve", str(args.data / CHECK_FILE), "--check",
+               "--bounds", "0,1", *extra]
+        if args.quick:
+            cmd += ["--resamples", str(R), "--check-replicates", str(M), "--check-resamples",
+                    str(Rc)]
+        w, c = cli_runs(cmd, args.cli_runs)
+        rows.append(((f"`python -m evpsim curve {CHECK_FILE} --check --bounds 0,1"
+                      f"{' ' + ' '.join(extra) if extra else ''}`"
+                      f"{' (tiny sizes)' if args.quick else ''}, median of {args.cli_runs}"), w,
+                     c, "", np.nan, np.nan, np.nan, goal(kind, w, args.quick)))
 
     hits_n, misses_n = jit["cache"]
     state = ("empty temporary cache (--cold)" if args.cold else
