@@ -16,7 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ["bench_startup.py", "bench_bias.py", "bench_coverage.py", "bench_compare.py",
-           "bench_curve.py", "bench_sweep.py", "bench_estimators.py"]
+           "bench_curve.py", "bench_sweep.py", "bench_estimators.py", "bench_kernels.py"]
 
 
 def main():

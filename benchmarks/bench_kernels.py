@@ -1,0 +1,266 @@
+"""Kernel throughput against the machine's peak (issue 23).
+
+What it measures, on this machine:
+
+* the peak: fused multiply-adds per second that numba reaches here, from a
+  loop of 32 independent multiply-adds per iteration compiled with
+  ``fastmath`` (so that LLVM emits FMA instructions on 4-lane vectors),
+  on one thread and on every numba thread;
+* the coverage battery of V x percentile (truncated normal, B = 50,
+  M = 1,000 samples, R = 5,000 resamples, every n): the whole run, and
+  its nominal work as the issue counts it, B weighted sums of B terms per
+  resample (V at every n): M R B^2 multiply-adds, as a rate and a share of
+  the peak; then where one sample's time goes (one thread, R resamples):
+  drawing the resamples' multinomial counts and terms, the estimates, and
+  the quantiles of the percentile interval at every n;
+* the bias battery's Monte Carlo (truncated normal, B = 30, 10^6 searches,
+  U, V, W at every n): the whole run and its nominal work, 3 B^2
+  multiply-adds per search.
+
+With ``--against REV`` the whole runs are also timed for another commit,
+from a temporary git worktree, each in its own process and alternated with
+this tree's (``--repeat`` rounds, medians), so that both sit side by side
+in one run.
+
+Run: ``python benchmarks/bench_kernels.py [--against REV] [--repeat 3]``.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+ROOT = Path(__file__).resolve().parents[1]
+COV = dict(B=50, M=1000, R=5000)
+BIAS = dict(B=30, M=1_000_000)
+
+
+@njit(fastmath=True, cache=False)
+def _fma_loop(x, c, iters):
+    """A sum of products over an array that stays in L1: with ``fastmath`` LLVM
+    reassociates it into several 4-lane FMA chains, numba's best case."""
+    s = 0.0
+    for _ in range(iters):
+        for i in range(x.shape[0]):
+            s += x[i] * c
+        c = c * 0.9999999
+    return s
+
+
+@njit(fastmath=True, parallel=True, cache=False)
+def _fma_parallel(x, c, iters, out):
+    for t in prange(out.shape[0]):
+        out[t] = _fma_loop(x, c + t, iters)
+
+
+def peak(seconds=1.0):
+    """Multiply-adds per second numba reaches: one thread, and every numba thread."""
+    x = np.random.default_rng(0).random(1024)
+    _fma_loop(x, 1.0, 10)
+    iters = 100_000
+    t = _timed(lambda: _fma_loop(x, 1.0, iters))
+    iters = max(int(iters * seconds / t), 1)
+    best1 = min(_timed(lambda: _fma_loop(x, 1.0, iters)) for _ in range(3))
+    threads = numba.get_num_threads()
+    out = np.empty(threads)
+    _fma_parallel(x, 1.0, 10, out)
+    bestn = min(_timed(lambda: _fma_parallel(x, 1.0, iters, out)) for _ in range(3))
+    return iters * x.size / best1, threads * iters * x.size / bestn, threads
+
+
+def clock_peak():
+    """The clock's peak, ``(GHz, multiply-adds/s per core)``: 8 a cycle (two 4-lane FMA
+    pipes, as on AMD Zen 2 to 4 and Intel since Haswell); None without a clock."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("cpu MHz"):
+            ghz = float(line.split(":")[1]) / 1000
+            return ghz, 8 * ghz * 1e9
+    return None
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def whole_runs():
+    """Wall seconds of the coverage run and of the bias Monte Carlo (after a warm-up)."""
+    import evpsim
+
+    truth = evpsim.make_truth("normal")
+    # the warm-up at the timed sizes but few samples: caches, thread pool, first-touch memory
+    evpsim.coverage(truth, COV["B"], estimators="V", ci_methods="percentile", replicates=20,
+                    resamples=COV["R"], seed=1)
+    evpsim.bias(truth, B=BIAS["B"], method="mc", replicates=20_000, seed=1)
+    cov = _timed(lambda: evpsim.coverage(truth, COV["B"], estimators="V",
+                                         ci_methods="percentile", replicates=COV["M"],
+                                         resamples=COV["R"], seed=0))
+    bias = _timed(lambda: evpsim.bias(truth, B=BIAS["B"], method="mc", replicates=BIAS["M"]))
+    return {"coverage": cov, "bias": bias}
+
+
+def coverage_phases(repeat=3):
+    """One sample's time on one thread: drawing the terms, the estimates, the quantiles."""
+    import evpsim
+    from evpsim._kernels import bootstrap as K
+    from evpsim._kernels.rng import rng_init
+    from evpsim.estimators import get_estimator
+    from evpsim.intervals import weight_tables
+
+    B, R = COV["B"], COV["R"]
+    xs = np.sort(evpsim.make_truth("normal").sample(B, seed=1))
+    ptab, jws = weight_tables([get_estimator("V")], B)
+    K_ = ptab.shape[1]
+    codes = np.array([K.PERCENTILE], dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    boot, est, jack = np.empty((K_, R)), np.empty(K_), np.empty((K_, B))
+    out = np.empty((1, K_, 2))
+
+    def full(c):
+        return lambda: K.bootstrap_intervals(rng_init(1, 2), xs, ptab, jws, R, 0.95, c, False,
+                                             boot, est, jack, out)
+
+    draws = _draws_only(B)
+    with _one_thread():
+        full(codes)()
+        t_all = min(_timed(full(codes)) for _ in range(repeat))
+        t_est = min(_timed(full(none)) for _ in range(repeat))
+        terms = draws(xs, R)
+        t_draw = min(_timed(lambda: draws(xs, R)) for _ in range(repeat))
+    return {"draws": t_draw, "estimates": t_est - t_draw, "quantiles": t_all - t_est,
+            "total": t_all, "terms": terms / R}
+
+
+def _draws_only(B):
+    from evpsim._kernels import bootstrap as K
+    from evpsim._kernels.rng import rng_init
+
+    @njit(cache=False)
+    def draws(xs, R):
+        st = rng_init(1, 2)
+        counts = np.zeros(B, dtype=np.int64)
+        gaps = np.empty(B + 8)
+        rows = np.empty(B + 8, dtype=np.int64)
+        s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
+        total = 0
+        for _ in range(R):
+            t, top, s0, s1, s2, s3 = K._draw_terms64(s0, s1, s2, s3, xs, counts, gaps, rows)
+            total += t
+        return total
+
+    return draws
+
+
+class _one_thread:
+    def __enter__(self):
+        self.n = numba.get_num_threads()
+        numba.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        numba.set_num_threads(self.n)
+
+
+def _other(rev, rounds):
+    """Whole-run times of commit ``rev`` and of this tree, alternated, ``rounds`` each."""
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory(prefix="evpsim-bench-rev-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+                       check=True, capture_output=True)
+        try:
+            for _ in range(rounds):
+                for path, sink in ((tree, theirs), (ROOT, ours)):
+                    env = {**os.environ, "PYTHONPATH": str(path)}
+                    res = subprocess.run([sys.executable, __file__, "--whole-only"], env=env,
+                                         check=True, capture_output=True, text=True)
+                    sink.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False, capture_output=True)
+    med = lambda runs, k: statistics.median(r[k] for r in runs)  # noqa: E731
+    return ({k: med(ours, k) for k in ours[0]}, {k: med(theirs, k) for k in theirs[0]})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", metavar="REV",
+                        help="also time the whole runs of this commit, alternated")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds of the whole runs (medians) and of the phases (fastest)")
+    parser.add_argument("--whole-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.whole_only:
+        print(json.dumps(whole_runs()))
+        return
+
+    import evpsim
+
+    load = os.getloadavg()[0]
+    one, allt, threads = peak()
+    if args.against:
+        ours, theirs = _other(args.against, args.repeat)
+    else:
+        runs = [whole_runs() for _ in range(args.repeat)]
+        ours, theirs = {k: statistics.median(r[k] for r in runs) for k in runs[0]}, None
+    phases = coverage_phases(args.repeat)
+
+    cov_fma = COV["M"] * COV["R"] * COV["B"] ** 2
+    bias_fma = BIAS["M"] * 3 * BIAS["B"] ** 2
+    print(f"evpsim {evpsim.__version__}, numba {numba.__version__}, {threads} numba threads on "
+          f"{os.cpu_count()} CPUs; load average at start {load:.2f}.\n")
+    clock = clock_peak()
+    print(f"Peak multiply-adds numba reaches here (a fastmath sum of products in L1): "
+          f"{one / 1e9:.1f} G/s on one thread, {allt / 1e9:.1f} G/s on {threads}"
+          + (f"; the clock's peak, {clock[0]:.2f} GHz x 8 per cycle (two 4-lane FMA pipes): "
+             f"{clock[1] / 1e9:.1f} G/s per core, {threads * clock[1] / 1e9:.1f} G/s on "
+             f"{threads}" if clock else "") + ".\n")
+    head = "| run | nominal multiply-adds | wall s | G/s | share of numba's peak |"
+    if theirs:
+        head += f" `{args.against}` wall s | its G/s | speed-up |"
+    print(head)
+    print("|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if theirs else ""))
+    for key, name, fma in (("coverage", f"coverage, V x percentile, B = {COV['B']}, "
+                                        f"M = {COV['M']:,}, R = {COV['R']:,}", cov_fma),
+                           ("bias", f"bias Monte Carlo, U, V, W, B = {BIAS['B']}, "
+                                    f"{BIAS['M']:,} searches", bias_fma)):
+        w = ours[key]
+        row = f"| {name} | {fma / 1e9:.1f} G | {w:.2f} | {fma / w / 1e9:.2f} | " \
+              f"{fma / w / allt:.1%} |"
+        if theirs:
+            t = theirs[key]
+            row += f" {t:.2f} | {fma / t / 1e9:.2f} | {t / w:.2f}x |"
+        print(row)
+    total = phases["total"]
+    done = COV["R"] * phases["terms"] * COV["B"] / phases["estimates"]
+    print(f"\nOne sample of the coverage run on one thread (R = {COV['R']:,}, V at every n): "
+          f"{total * 1e3:.1f} ms; drawing the resamples' counts and terms "
+          f"{phases['draws'] * 1e3:.1f} ms ({phases['draws'] / total:.0%}), the estimates "
+          f"{phases['estimates'] * 1e3:.1f} ms ({phases['estimates'] / total:.0%}: "
+          f"{phases['terms']:.1f} terms per resample (the points drawn, padded to whole "
+          f"groups of 8), each a multiply-add at every n: {done / 1e9:.2f} G/s, "
+          f"{done / one:.0%} of one thread's numba peak), the percentile quantiles at every n "
+          f"{phases['quantiles'] * 1e3:.1f} ms ({phases['quantiles'] / total:.0%}).")
+    print("\nnominal multiply-adds: as issue 23 counts the work (coverage: B weighted sums of B "
+          "terms per resample, V at every n; bias: three estimators' B sums of B per search); "
+          "the kernels do fewer (zero and negligible weights are skipped). Whole runs: median "
+          f"of {args.repeat} after a warm-up"
+          + (f", each in a fresh process, alternated with `{args.against}`'s" if theirs else "")
+          + ".")
+
+
+if __name__ == "__main__":
+    main()
