@@ -516,3 +516,12 @@ def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "400", "--bounds", "0,1")
     assert "warning: some" not in out
     assert float(evpsim.curve(xs, resamples=400, bounds=(0, 1))["upper"].max()) <= 1.0
+
+
+def test_sd_of_tied_scores_is_exactly_zero():
+    # moments about the best score: no cancellation leaves a spurious spread
+    ds = evpsim.evp_curve(np.full(20, 0.8123))
+    assert (ds["sd"].values == 0).all()
+    xs = _scores("reuters_mlp_f1.txt")
+    _, sds = allentune_curve(xs)
+    np.testing.assert_allclose(evpsim.evp_curve(xs)["sd"].values, sds, rtol=1e-9, atol=1e-15)
