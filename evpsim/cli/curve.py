@@ -40,7 +40,7 @@ def add_parser(subparsers):
         examples=["evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM "
                   "--bounds 0,1 --plot curves.png",
                   "evpsim curve data:reuters-lstm --bounds 0,1 --target 0.8 --check "
-                  "--check-replicates 200"])
+                  "--check-replicates 200 --check-resamples 500"])
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
