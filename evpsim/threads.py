@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["thread_count", "map_threads", "ranges"]
+__all__ = ["thread_count", "map_threads", "ranges", "shutdown"]
 
 _LOCK = threading.Lock()
 _POOL = {"pool": None, "pid": None}
@@ -38,6 +38,22 @@ def _pool():
                                                  thread_name_prefix="evpsim"),
                          pid=os.getpid())
         return _POOL["pool"]
+
+
+def shutdown():
+    """End the pool's threads once they are idle, dropping work not yet started.
+
+    The ``evpsim`` command calls it on its way out. A Ctrl-C that lands while
+    the pool starts a thread can leave that thread unknown to the exit hook
+    of ``concurrent.futures``, which then never wakes it, and the
+    interpreter would wait for it for ever; shutting the pool down wakes
+    every thread of its queue. A later :func:`map_threads` starts a new pool.
+    """
+    with _LOCK:
+        pool, pid = _POOL["pool"], _POOL["pid"]
+        _POOL.update(pool=None, pid=None)
+    if pool is not None and pid == os.getpid():
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _run_group(func, group):

@@ -128,6 +128,30 @@ def test_threads_split_work_in_order():
     assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
 
 
+def test_shutdown_wakes_a_pool_thread_the_exit_hook_does_not_know():
+    # a Ctrl-C between a thread's start and its registration leaves it unknown to
+    # concurrent.futures' exit hook; the interpreter then waited for it for ever.
+    # shutdown() wakes every thread of the pool's queue, known or not.
+    from concurrent.futures import thread as cf_thread
+
+    import numba
+
+    from evpsim import threads
+
+    if numba.get_num_threads() < 2:
+        pytest.skip("one numba thread: no pool")
+    assert threads.map_threads(lambda v: v + 1, range(8)) == list(range(1, 9))
+    pool = threads._pool()
+    workers = list(pool._threads)
+    for t in workers:  # what the interrupted registration leaves behind
+        cf_thread._threads_queues.pop(t, None)
+    threads.shutdown()
+    for t in workers:
+        t.join(timeout=10)
+        assert not t.is_alive()
+    assert threads.map_threads(lambda v: v * 2, range(8)) == [v * 2 for v in range(8)]
+
+
 @pytest.mark.slow  # two fresh processes compiling the false-conclusion kernels
 def test_a_user_function_leaves_the_kernel_cache_readable(tmp_path):
     # a kernel cached on a user's function would pickle the function into

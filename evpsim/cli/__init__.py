@@ -17,6 +17,7 @@ import signal
 import sys
 
 from .._startup import release
+from ..threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument
 from .._version import __version__
 from .common import UserError, epilog, paragraph
@@ -189,3 +190,4 @@ def main(argv=None):
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+        shutdown_threads()
