@@ -70,20 +70,28 @@ class BiasSums:
 @dataclass(frozen=True)
 class SignCounts:
     """Reduction of the false-conclusion battery: per estimator and budget,
-    ``[below, tie, failed]``: ``est < centers - tol``, ``|est - centers| <= tol``,
-    and failures (NaN)."""
+    ``[below, tie]`` against each of ``S`` truths in turn (``est < centers[s]
+    - tol``, ``|est - centers[s]| <= tol``), then failures (NaN).
+
+    ``centers`` is ``(S, R)``, a row of truths per budget."""
 
     centers: np.ndarray
     tol: float
-    width = 3
+
+    @property
+    def width(self):
+        return 2 * self.centers.shape[0] + 1
 
     def __call__(self, est):
         failed = ~np.isfinite(est)
-        d = np.where(failed, 0.0, est - self.centers)
-        tie = (np.abs(d) <= self.tol) & ~failed
-        below = (d < 0.0) & ~tie & ~failed
-        return np.stack([below.sum(axis=1), tie.sum(axis=1), failed.sum(axis=1)],
-                        axis=-1).astype(float)
+        parts = []
+        for centers in self.centers:
+            d = np.where(failed, 0.0, est - centers)
+            tie = (np.abs(d) <= self.tol) & ~failed
+            below = (d < 0.0) & ~tie & ~failed
+            parts += [below.sum(axis=1), tie.sum(axis=1)]
+        parts.append(failed.sum(axis=1))
+        return np.stack(parts, axis=-1).astype(float)
 
 
 @dataclass(frozen=True)

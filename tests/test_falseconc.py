@@ -114,6 +114,31 @@ def test_mc_truth_gives_the_same_rates():
     assert mc.attrs["truth_method"] == "mc" and mc.attrs["truth_replicates"] == 400_000
 
 
+
+def test_one_pass_against_both_truths_equals_two_runs():
+    # falseconc_against draws the searches once; each dataset must be what
+    # falseconc gives with that truth method alone (a Python estimator too)
+    from evpsim.batteries.falseconc import falseconc_against
+
+    def top_two(xs, ns):
+        return np.broadcast_to(xs[:, -2:].mean(axis=1)[:, None], (xs.shape[0], ns.size))
+
+    evpsim.register_estimator("top-two", python=top_two, batched=True)
+    try:
+        kw = dict(estimators="V,top-two", replicates=20_000, seed=4, truth_replicates=50_000)
+        both = falseconc_against("kde:reuters-lstm", 12, ("exact", "mc"), **kw)
+        alone = [evpsim.falseconc("kde:reuters-lstm", 12, truth_method=m, **kw)
+                 for m in ("exact", "mc")]
+    finally:
+        evpsim.unregister_estimator("top-two")
+    for got, want in zip(both, alone):
+        assert set(got.data_vars) == set(want.data_vars)
+        for v in want.data_vars:
+            assert np.array_equal(got[v], want[v], equal_nan=True), v
+        assert got.attrs["truth_method"] == want.attrs["truth_method"]
+    # the truths differ, so the comparison did use each one
+    assert not np.array_equal(both[0]["theta"], both[1]["theta"])
+
 # --- general estimators and determinism -----------------------------------------------------
 
 @pytest.mark.slow  # compiles a kernel for a user func= estimator (10-25 s); CI runs it with -m slow

@@ -161,13 +161,17 @@ def _estimates(X, r, wts, func, ns, est):
 def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
     """Counts of ``est < theta`` and ``|est - theta| <= tol``, one row per chunk.
 
+    ``thetas`` is ``(R, S)``: each estimate row is compared with ``S``
+    truths (the exact curve and a Monte Carlo one, say) in the same pass.
+
     Returns
     -------
-    (nchunks, R, 2) int64 array
-        ``[below, tie]`` for each of the ``R = len(thetas)`` rows.
+    (nchunks, R, 2 S) int64 array
+        ``[below, tie]`` against each truth in turn, for each of the ``R``
+        estimate rows.
     """
-    R = thetas.shape[0]
-    out = np.zeros((span.nchunks, R, 2), dtype=np.int64)
+    R, S = thetas.shape
+    out = np.zeros((span.nchunks, R, 2 * S), dtype=np.int64)
     for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
@@ -185,11 +189,12 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
             for r in range(m):
                 _estimates(X, r, w, func, rns, est)
                 for k in range(R):
-                    d = est[k] - thetas[k]
-                    if abs(d) <= tol:
-                        acc[k, 1] += 1
-                    elif d < 0.0:
-                        acc[k, 0] += 1
+                    for s in range(S):
+                        d = est[k] - thetas[k, s]
+                        if abs(d) <= tol:
+                            acc[k, 2 * s + 1] += 1
+                        elif d < 0.0:
+                            acc[k, 2 * s] += 1
     return out
 
 

@@ -31,7 +31,7 @@ from ..summaries import add_rate
 from ..targets import as_target
 from ..truths import make_truth, tie_tolerance
 
-__all__ = ["falseconc"]
+__all__ = ["falseconc", "falseconc_against"]
 
 
 def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
@@ -107,6 +107,29 @@ def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
     >>> bool(ds["below"].sel(estimator="V", n=10) > ds["below"].sel(estimator="U", n=10))
     True
     """
+    return falseconc_against(truth, B, (truth_method,), estimators=estimators, curve=curve,
+                             ns=ns, replicates=replicates, seed=seed,
+                             truth_replicates=truth_replicates, level=level, workers=workers,
+                             progress=progress, chunk_size=chunk_size,
+                             python_replicates=python_replicates, bounds=bounds)[0]
+
+
+def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean", ns=None,
+                      replicates=200_000, seed=0, truth_replicates=1_000_000, level=0.95,
+                      workers=1, progress=False, chunk_size=CHUNK_SIZE,
+                      python_replicates=None, bounds=None):
+    """:func:`falseconc` against several truths, from the same searches.
+
+    One pass over the simulated searches compares every estimate with the
+    truth of each method in ``truth_methods`` (``"exact"``, ``"mc"``), so
+    that the rates differ by the truth alone (Tang et al.'s Monte Carlo
+    truth beside the exact one) and the searches are drawn once.
+
+    Returns
+    -------
+    list of xarray.Dataset
+        What :func:`falseconc` returns with each truth method, in order.
+    """
     truth = make_truth(truth)
     B = check.B(B)
     target = as_target(curve)
@@ -115,8 +138,8 @@ def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
     for e in ests:
         e.check_use(B, ns, target)
     check_rows_memory(ests, B, ns.size)
-    truth_method = check.choice(truth_method, "truth_method", TRUTH_METHODS)
-    if truth_method == "mc" and target.kind != "mean":
+    methods = [check.choice(m, "truth_method", TRUTH_METHODS) for m in truth_methods]
+    if "mc" in methods and target.kind != "mean":
         raise check.InvalidArgument("truth_method", "truth_method: 'mc' simulates the mean "
                                                     "curve; a quantile curve is compared with "
                                                     "its exact values")
@@ -127,29 +150,47 @@ def falseconc(truth="normal", B=50, *, estimators=None, curve="mean", ns=None,
     if bounds is not None:
         bounds = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     exact_theta = target.exact(truth, ns)
-    theta, theta_se = exact_theta, None
-    if truth_method == "mc":
-        theta, theta_se = theta_by_simulation(truth, int(ns.max()),
-                                              options.with_replicates(truth_replicates),
-                                              truth_streams(0))
-        theta, theta_se = theta[ns - 1], theta_se[ns - 1]
+    thetas, ses = [], []
+    for method in methods:
+        theta, theta_se = exact_theta, None
+        if method == "mc":
+            theta, theta_se = theta_by_simulation(truth, int(ns.max()),
+                                                  options.with_replicates(truth_replicates),
+                                                  truth_streams(0))
+            theta, theta_se = theta[ns - 1], theta_se[ns - 1]
+        thetas.append(theta)
+        ses.append(theta_se)
+    thetas = np.array(thetas)
+    S = len(methods)
     tol = tie_tolerance(truth)
     groups = estimate_rows(ests, B, ns, target)
     jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
-                                       np.tile(theta, len(g.indices)), tol), search_streams(B))
+                                       np.ascontiguousarray(np.tile(thetas, len(g.indices)).T),
+                                       tol), search_streams(B))
             for g in groups]
-    counts = np.zeros((len(ests), ns.size, 3), dtype=np.int64)
+    # [below, tie] against each truth, then failures
+    counts = np.zeros((len(ests), ns.size, 2 * S + 1), dtype=np.int64)
     label = f"false conclusions ({options.replicates:,} searches of B={B})"
     for g, part in zip(groups, run(jobs, options, label) if jobs else []):
-        counts[g.indices, :, :2] = part.reshape(len(g.indices), ns.size, 2)
+        counts[g.indices, :, :2 * S] = part.reshape(len(g.indices), ns.size, 2 * S)
     python = [k for k, e in enumerate(ests) if e.kind == "python"]
     for M in sorted({int(counts_of[k]) for k in python}, reverse=True):
         group = [k for k in python if counts_of[k] == M]
         job = PythonJob(B, (truth.sampler,), tuple(ests[k] for k in group), ns,
-                        Context(target, bounds), SignCounts(theta, tol), search_streams(B))
+                        Context(target, bounds), SignCounts(thetas, tol), search_streams(B))
         part, = run([job], dataclasses.replace(options, replicates=M),
                     f"{', '.join(ests[k].name for k in group)} ({M:,} searches of B={B})")
         counts[group] = part.astype(np.int64)
+    return [_dataset(truth, B, target, ests, ns, counts_of, counts[..., [2 * s, 2 * s + 1, -1]],
+                     method, thetas[s], ses[s], exact_theta, level, options, truth_replicates,
+                     tol)
+            for s, method in enumerate(methods)]
+
+
+def _dataset(truth, B, target, ests, ns, counts_of, counts, truth_method, theta, theta_se,
+             exact_theta, level, options, truth_replicates, tol):
+    """The result of :func:`falseconc` from ``[below, tie, failed]`` counts
+    ``(estimator, n, 3)`` against one truth."""
     names = [e.name for e in ests]
     sym = target.symbol
     ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B,

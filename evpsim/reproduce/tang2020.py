@@ -34,7 +34,7 @@ import xarray as xr
 from .._format import spans
 from ..batteries.compare import compare_curves
 from ..batteries.coverage import coverage
-from ..batteries.falseconc import falseconc
+from ..batteries.falseconc import falseconc_against
 from ..kde import kde_dirs, load_kde
 from ..results import provenance, read_netcdf, write_netcdf
 from ..searchfiles import read_scores
@@ -202,12 +202,14 @@ def _fig2(report, truths, sizes):
 
 def _fig3(report, truths, sizes):
     """False conclusion probe on the four truths, exact and Monte Carlo truths."""
-    common = {"B": B, "estimators": ESTIMATORS, "replicates": sizes["probe"], "seed": SEED}
-    exact = {t: falseconc(tr, **common) for t, tr in truths.items()}
-    ds = _by_truth(exact, "tang2020 fig3: falseconc")
-    # the same samples against Tang et al.'s Monte Carlo truth
-    mc = xr.concat([falseconc(tr, truth_method="mc", truth_replicates=PAPER["truth_iterations"],
-                              **common)[["below", "theta_se"]] for tr in truths.values()],
+    # each truth's searches compared with the exact truth and, in the same
+    # pass, with Tang et al.'s Monte Carlo truth
+    both = {t: falseconc_against(tr, B, ("exact", "mc"), estimators=ESTIMATORS,
+                                 replicates=sizes["probe"], seed=SEED,
+                                 truth_replicates=PAPER["truth_iterations"])
+            for t, tr in truths.items()}
+    ds = _by_truth({t: exact for t, (exact, _) in both.items()}, "tang2020 fig3: falseconc")
+    mc = xr.concat([mc[["below", "theta_se"]] for _, mc in both.values()],
                    dim="truth", coords="different", compat="equals", join="outer")
     ds["below_mc_truth"] = (("truth", "estimator", "n"), mc["below"].values, {
         "long_name": f"rate of estimate < a Monte Carlo truth from "
