@@ -16,10 +16,50 @@ def test_truncnorm_theta_matches_adaptive_quadrature(spec):
     np.testing.assert_allclose(t.theta(ns), t.theta_quad(ns), rtol=0, atol=1e-11)
 
 
+@pytest.mark.parametrize("mu, sigma, lo, hi", [
+    (0.6, 0.07, 0.0, 1.0),     # Dodge et al.'s truth: both bounds far out
+    (0.0, 1.0, -0.5, 0.5),     # cut near the centre
+    (-3.0, 0.1, 0.0, 1.0),     # the upper tail alone (a > 0): 30 SD out
+    (3.0, 0.1, 0.0, 1.0),      # the lower tail alone (b < 0)
+    (0.5, 100.0, 0.0, 1.0),    # nearly uniform
+    (0.99, 0.002, 0.0, 1.0),   # mass against the upper bound
+])
+def test_truncnorm_functions_match_scipy(mu, sigma, lo, hi):
+    # evpsim's CDF, survival function and quantiles (scipy.special only)
+    # against scipy.stats.truncnorm, in the body and far into both tails
+    t = TruncatedNormal(mu, sigma, lo, hi)
+    ref = stats.truncnorm(t.a, t.b, loc=mu, scale=sigma)
+    xs = np.concatenate([[lo - 1.0, lo, hi, hi + 1.0], ref.ppf(np.geomspace(1e-16, 0.5, 40)),
+                         ref.isf(np.geomspace(1e-16, 0.5, 40))])
+    # what rounding allows either: near a bound, the larger normal tail area's
+    # rounding (ndtr's, a few ulps) over the mass; anywhere, the density times
+    # the rounding of x and of x - mu
+    mass = stats.norm.sf(t.a) - stats.norm.sf(t.b) if t.a > 0 else \
+        stats.norm.cdf(t.b) - stats.norm.cdf(t.a)
+    edge = max(min(stats.norm.cdf(v), stats.norm.sf(v)) for v in (t.a, t.b))
+
+    def rounding(x):
+        return 64 * np.finfo(float).eps * edge / mass \
+            + 4.0 * ref.pdf(x) * (np.spacing(np.abs(x)) + np.spacing(np.abs(x - mu)))
+
+    for got, want in ((t.cdf(xs), ref.cdf(xs)), (t.sf(xs), ref.sf(xs))):
+        assert np.all(np.abs(got - want) <= 1e-9 * np.abs(want) + rounding(xs))
+    # quantiles: in the body as scipy's; in the tails (where scipy's isf is
+    # off by up to 1e-10 for Dodge et al.'s truth) back through the CDF
+    body = np.linspace(0.001, 0.999, 50)
+    np.testing.assert_allclose(t.quantile(body), ref.ppf(body), rtol=1e-12,
+                               atol=1e-12 * (hi - lo))
+    ps = np.geomspace(1e-15, 0.5, 60)
+    for x, back in ((t.quantile(ps), t.cdf), (t.quantile(1.0 - ps, tails=ps), t.sf)):
+        assert np.all((lo <= x) & (x <= hi))
+        assert np.all(np.abs(back(x) - ps) <= 1e-9 * ps + rounding(x))
+
+
 def test_truncnorm_theta_one_is_the_mean():
     for spec in ["normal", "tang-small", "tang-big"]:
         t = make_truth(spec)
-        assert t.theta([1])[0] == pytest.approx(t._dist.mean(), abs=1e-12)
+        ref = stats.truncnorm(t.a, t.b, loc=t.mu, scale=t.sigma)
+        assert t.theta([1])[0] == pytest.approx(ref.mean(), abs=1e-12)
 
 
 def test_discrete_theta_matches_definition():
