@@ -8,6 +8,10 @@ every command also runs against that code, side by side in the same run.
 * Cold: each command in a fresh process with an empty ``NUMBA_CACHE_DIR``
   (nothing compiled yet, as after an install).
 * Warm: the median of ``--repeat`` later runs on the cache the cold run left.
+* The main job against the floor under it: its first and later runs
+  beside ``python -c "import numpy, numba, xarray"`` (goals: first run at
+  most 10 s, later runs at most 1.5 times the imports), and the fixed
+  cost of numba's first cached function in a process.
 * Compile time per kernel for the main job: numba's compile events in one
   cold process, each function's own time (callees excluded).
 * ``reproduce tang2020`` at the paper's sizes on a warm cache: the whole
@@ -96,6 +100,21 @@ from evpsim.cli import main
 main(sys.argv[1:])
 print(json.dumps(own), file=sys.stderr)
 """
+IMPORTS = "import numpy, numba, xarray"
+#: numba's fixed cost: the first cached function a process loads
+NUMBA_FIRST = """
+import pathlib, sys, time
+source = pathlib.Path("tiny_kernel.py")
+if not source.exists():  # rewritten, its cache would be stale
+    source.write_text("from numba import njit\\n@njit(cache=True)\\n"
+                      "def add_one(x):\\n    return x + 1\\n")
+sys.path.insert(0, ".")
+import numba
+t0 = time.perf_counter()
+import tiny_kernel
+tiny_kernel.add_one(1)
+print(time.perf_counter() - t0, file=sys.stderr)
+"""
 TANG = """
 import json, sys, time
 import evpsim.reproduce.tang2020 as T
@@ -168,6 +187,27 @@ def commands(repeat, before):
         print(f"| {what} | {cold:.1f} | {warm:.2f} | {was}{note} |")
 
 
+def main_job(repeat, cache, tmp, before):
+    """The main job's first and later runs beside the imports it cannot avoid."""
+    imports = statistics.median(run([PY, "-c", IMPORTS], cache, tmp)[0]
+                                for _ in range(repeat + 2))
+    argv = [PY, "-m", "evpsim", *MAIN]
+    for code, label in ((None, ""), (before, "before: ")) if before else ((None, ""),):
+        cold, warm = cold_and_warm(argv, repeat, code)
+        note = "" if code else (f" (goal <= 10 s: {'met' if cold <= 10 else 'not met'})")
+        ratio = warm / imports
+        goal = "" if code else f" (goal <= 1.5x: {'met' if ratio <= 1.5 else 'not met'})"
+        print(f"\n{label}The main job, `evpsim {' '.join(MAIN)}`: first run {cold:.1f} s{note}; "
+              f"later runs {warm:.2f} s (median of {repeat}), {ratio:.2f}x `{IMPORTS}` alone "
+              f"({imports:.2f} s, median of {repeat + 2}){goal}.")
+    run([PY, "-c", NUMBA_FIRST], cache, tmp)
+    first = statistics.median(float(run([PY, "-c", NUMBA_FIRST], cache, tmp)[1].split()[-1])
+                              for _ in range(repeat))
+    print(f"\nnumba's fixed cost in a process: loading its first cached function (a 3-line "
+          f"kernel) takes {first:.2f} s (median of {repeat}), part of every run of the main "
+          f"job.")
+
+
 def compile_times(cache, tmp):
     """numba's compile time per function of the main job, cold."""
     _, err = run([PY, "-c", COMPILE_EVENTS, *MAIN], cache, tmp)
@@ -214,7 +254,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per command (median)")
     ap.add_argument("--before", metavar="DIR", help="an earlier checkout to time beside")
-    ap.add_argument("--only", choices=["commands", "compile", "func", "tang"],
+    ap.add_argument("--only", choices=["commands", "main", "compile", "func", "tang"],
                     help="run one part (default: all)")
     args = ap.parse_args()
     before = os.path.abspath(args.before) if args.before else None
@@ -229,6 +269,8 @@ def main():
         commands(args.repeat, before)
     cache, tmp = tempfile.mkdtemp(prefix="evpsim-cache-"), tempfile.mkdtemp(prefix="evpsim-")
     try:
+        if args.only in (None, "main"):
+            main_job(args.repeat, cache, tmp, before)
         if args.only in (None, "compile"):
             compile_times(cache, tmp)
         if args.only in (None, "func"):

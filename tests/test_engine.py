@@ -98,6 +98,24 @@ def test_a_user_estimator_runs_in_worker_processes_with_the_same_numbers():
         np.testing.assert_array_equal(inproc[q].values, procs[q].values)
 
 
+@pytest.mark.parametrize("B", [2, 13, K.MAX_B_FOUR])
+def test_four_searches_at_a_time_equal_one_at_a_time(B):
+    # the kernel the bias battery runs up to MAX_B_FOUR, and the one it runs
+    # beyond, give the same sums bit for bit (a U control on the V rows)
+    truth = evpsim.make_truth("tang-big")
+    ns = np.arange(1, B + 1)
+    ws = np.concatenate([evpsim.estimator_weights("V", B), evpsim.estimator_weights("U", B)])
+    theta = np.tile(truth.theta(ns), 2)
+    controls = np.concatenate([B + np.arange(B), -np.ones(B, dtype=np.int64)])
+    args = (B, truth.sampler, np.ascontiguousarray(ws.T), theta, controls)
+    opts = MonteCarlo(4_001, seed=2, chunk_size=1000)  # a last chunk of one search
+    four, = run([Job(K.bias_lstat_chunks, args)], opts, "test")
+    one, = run([Job(K.bias_lstat_chunks_scalar, args)], opts, "test")
+    np.testing.assert_array_equal(four, one)
+    assert K.bias_lstat_kernel(B) is K.bias_lstat_chunks
+    assert K.bias_lstat_kernel(K.MAX_B_FOUR + 1) is K.bias_lstat_chunks_scalar
+
+
 def test_jobs_pickle_their_kernel_by_name():
     import pickle
 

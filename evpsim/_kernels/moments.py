@@ -7,6 +7,9 @@ from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream, vbroadcast, vload, vmax, vmin, vstore
 from .sampling import draw_into, sort_sample, sort_workspace
 
+#: largest B that :func:`bias_lstat_chunks` runs four searches at a time
+MAX_B_FOUR = 64
+
 
 @njit(inline="always", **_OPTS)
 def _accumulate_powers(acc, k, d):
@@ -229,20 +232,18 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
         ``sum d, sum d^2, sum d^3, sum d^4, sum c, sum c^2`` over the
         chunk's replicates (``c = 0`` for rows without a control).
 
-    For B <= 64 the searches run four at a time (sorted together by the
-    sorting network, their estimates and sums four rows by four samples in
-    SIMD registers); each estimate and each sum takes the same operations
-    in the same order as one search at a time would, so the results are
-    those of :func:`_bias_chunk_scalar`, bit for bit.
+    The searches run four at a time (sorted together by the sorting
+    network, their estimates and sums four rows by four samples in SIMD
+    registers), for B up to :data:`MAX_B_FOUR`; each estimate and each sum
+    takes the same operations in the same order as one search at a time
+    would, so the results are those of :func:`bias_lstat_chunks_scalar`
+    (any B), bit for bit. The callers choose between the two, so that a
+    process compiles only the kernel it runs.
     """
+    if B > MAX_B_FOUR:
+        raise ValueError("bias_lstat_chunks: B above MAX_B_FOUR; use bias_lstat_chunks_scalar")
     R = wts.shape[1]
     out = np.zeros((span.nchunks, R, 6))
-    if B > 64:
-        for c in range(span.nchunks):
-            _, reps = chunk_bounds(span, c)
-            _bias_chunk_scalar(chunk_stream(span, c), reps, B, sampler, wts, thetas, controls,
-                               out[c])
-        return out
     Rp = _padded4(R)
     W = np.zeros(B * Rp)
     negth = np.zeros(Rp)
@@ -279,6 +280,21 @@ def bias_lstat_chunks(span, B, sampler, wts, thetas, controls):
             for j in range(6):
                 out[c, k, j] = A[j * Rp + k]
     return out
+
+
+@njit(**_OPTS)
+def bias_lstat_chunks_scalar(span, B, sampler, wts, thetas, controls):
+    """:func:`bias_lstat_chunks` one search at a time, for any B."""
+    out = np.zeros((span.nchunks, wts.shape[1], 6))
+    for c in range(span.nchunks):
+        _, reps = chunk_bounds(span, c)
+        _bias_chunk_scalar(chunk_stream(span, c), reps, B, sampler, wts, thetas, controls, out[c])
+    return out
+
+
+def bias_lstat_kernel(B):
+    """The kernel of :func:`bias_lstat_chunks`' results for searches of B trials."""
+    return bias_lstat_chunks if B <= MAX_B_FOUR else bias_lstat_chunks_scalar
 
 
 @njit(**_OPTS)

@@ -61,8 +61,9 @@ def _lstat_job(truth, B, ests, lstats, ns, centers, target):
             if b != u_block:
                 controls[b * R:(b + 1) * R] = np.where(inside, u_block * R + np.arange(R), -1)
     ws = np.concatenate(mats)
-    return Job(K.bias_lstat_chunks, (B, truth.sampler, np.ascontiguousarray(ws.T),
-                                     np.tile(centers, len(mats)), controls), bias_streams())
+    return Job(K.bias_lstat_kernel(B), (B, truth.sampler, np.ascontiguousarray(ws.T),
+                                        np.tile(centers, len(mats)), controls),
+               bias_streams())
 
 
 def _monte_carlo(truth, B, ests, ns, centers, target, options):
