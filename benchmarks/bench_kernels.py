@@ -15,7 +15,11 @@ What it measures, on this machine:
   the quantiles of the percentile interval at every n;
 * the bias battery's Monte Carlo (truncated normal, B = 30, 10^6 searches,
   U, V, W at every n): the whole run and its nominal work, 3 B^2
-  multiply-adds per search.
+  multiply-adds per search;
+* whether the hot loops vectorise: numba's assembly of each, compiled
+  afresh in a subprocess (cached code cannot be inspected), its
+  double-precision arithmetic counted as 4-lane (ymm), 2-lane (xmm) and
+  scalar instructions.
 
 With ``--against REV`` the whole runs are also timed for another commit,
 from a temporary git worktree, each in its own process and alternated with
@@ -174,6 +178,51 @@ class _one_thread:
         numba.set_num_threads(self.n)
 
 
+#: the hot loops, as module.function of evpsim._kernels, with what each does
+HOT = {
+    "bootstrap.tile_estimates": "coverage: a block of resamples' estimates at every n",
+    "bootstrap._filter_ranks": "coverage: the quantiles' filtering pass",
+    "bootstrap._draw_terms64": "coverage: a resample's counts and terms (the random stream)",
+    "moments._network_sort4": "bias: four searches sorted at once",
+    "moments._estimates4": "bias: four searches' estimates",
+    "moments._accumulate4": "bias: power sums of four searches",
+    "resampling.estimates": "resampling methods (gpd-tail): weighted sums of a resample",
+    "comparisons.sign_counts_chunks": "falseconc: searches drawn, estimated, compared",
+}
+ASM = """
+import json, re, sys
+import evpsim
+from evpsim._kernels import bootstrap, comparisons, moments, resampling
+xs = evpsim.make_truth("normal").sample(50, seed=1)
+evpsim.bootstrap_intervals(xs, "U,V,W", ci_methods="percentile,bca", resamples=3000, seed=2)
+evpsim.bias("normal", 30, method="mc", replicates=1000)
+evpsim.curve({"a": xs}, ci_methods=["gpd-tail"], resamples=200, seed=3)
+evpsim.falseconc("normal", 20, replicates=1000)
+ops = r"(?:v?(?:add|sub|mul|div|min|max|sqrt)|vfn?m(?:add|sub)\\d{3})"
+counts = {}
+for name in json.loads(sys.argv[1]):
+    module, func = name.split(".")
+    disp = getattr(globals()[module], func)
+    asm = "".join(disp.inspect_asm(sig) for sig in disp.signatures)
+    lines = [line for line in asm.splitlines() if re.match(r"\\s+" + ops + r"[ps]d\\s", line)]
+    packed = [line for line in lines if re.match(r"\\s+" + ops + r"pd\\s", line)]
+    fma = [line for line in packed if "fm" in line.split()[0]]
+    wide = [line for line in packed if "%ymm" in line]
+    counts[name] = [len(disp.signatures), len(wide), len(packed) - len(wide),
+                    len(lines) - len(packed), sum("%ymm" in f for f in fma)]
+print(json.dumps(counts))
+"""
+
+
+def vectorisation():
+    """Double-precision arithmetic in the assembly of each hot loop, compiled afresh."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        out = subprocess.run([sys.executable, "-c", ASM, json.dumps(list(HOT))], env=env,
+                             capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _other(rev, rounds):
     """Whole-run times of commit ``rev`` and of this tree, alternated, ``rounds`` each."""
     ours, theirs = [], []
@@ -217,6 +266,7 @@ def main():
         runs = [whole_runs() for _ in range(args.repeat)]
         ours, theirs = {k: statistics.median(r[k] for r in runs) for k in runs[0]}, None
     phases = coverage_phases(args.repeat)
+    asm = vectorisation()
 
     cov_fma = COV["M"] * COV["R"] * COV["B"] ** 2
     bias_fma = BIAS["M"] * 3 * BIAS["B"] ** 2
@@ -260,6 +310,14 @@ def main():
           f"of {args.repeat} after a warm-up"
           + (f", each in a fresh process, alternated with `{args.against}`'s" if theirs else "")
           + ".")
+    print("\nDo the hot loops vectorise? numba's assembly of each, compiled afresh in a "
+          "subprocess; double-precision arithmetic instructions (add, sub, mul, div, min, max, "
+          "sqrt, FMA) by width:\n")
+    print("| kernel | what it does | 4-lane (ymm) | of which FMA | 2-lane (xmm) | scalar |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, what in HOT.items():
+        _, wide, narrow, scalar, fma = asm[name]
+        print(f"| `{name}` | {what} | {wide} | {fma} | {narrow} | {scalar} |")
 
 
 if __name__ == "__main__":
