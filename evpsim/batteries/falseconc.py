@@ -121,9 +121,18 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
     """:func:`falseconc` against several truths, from the same searches.
 
     One pass over the simulated searches compares every estimate with the
-    truth of each method in ``truth_methods`` (``"exact"``, ``"mc"``), so
-    that the rates differ by the truth alone (Tang et al.'s Monte Carlo
-    truth beside the exact one) and the searches are drawn once.
+    truth of each method in ``truth_methods``, so that the rates differ by
+    the truth alone (Tang et al.'s Monte Carlo truth beside the exact one)
+    and the searches are drawn once.
+
+    Parameters
+    ----------
+    truth, B
+        As for :func:`falseconc`.
+    truth_methods : sequence of {"exact", "mc"}
+        The truths to compare with, one result each.
+    **kwargs
+        The other arguments of :func:`falseconc` (``truth_method`` aside).
 
     Returns
     -------
