@@ -127,12 +127,11 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
 
     Parameters
     ----------
-    truth, B
-        As for :func:`falseconc`.
     truth_methods : sequence of {"exact", "mc"}
         The truths to compare with, one result each.
-    **kwargs
-        The other arguments of :func:`falseconc` (``truth_method`` aside).
+    truth, B, estimators, curve, ns, replicates, seed, truth_replicates, level, workers,
+    progress, chunk_size, python_replicates, bounds
+        As for :func:`falseconc`.
 
     Returns
     -------
