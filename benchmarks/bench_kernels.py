@@ -206,10 +206,9 @@ for name in json.loads(sys.argv[1]):
     asm = "".join(disp.inspect_asm(sig) for sig in disp.signatures)
     lines = [line for line in asm.splitlines() if re.match(r"\\s+" + ops + r"[ps]d\\s", line)]
     packed = [line for line in lines if re.match(r"\\s+" + ops + r"pd\\s", line)]
-    fma = [line for line in packed if "fm" in line.split()[0]]
     wide = [line for line in packed if "%ymm" in line]
-    counts[name] = [len(disp.signatures), len(wide), len(packed) - len(wide),
-                    len(lines) - len(packed), sum("%ymm" in f for f in fma)]
+    fma = [line for line in wide if "fm" in line.split()[0]]
+    counts[name] = [len(wide), len(packed) - len(wide), len(lines) - len(packed), len(fma)]
 print(json.dumps(counts))
 """
 
@@ -316,7 +315,7 @@ def main():
     print("| kernel | what it does | 4-lane (ymm) | of which FMA | 2-lane (xmm) | scalar |")
     print("|---|---|---:|---:|---:|---:|")
     for name, what in HOT.items():
-        _, wide, narrow, scalar, fma = asm[name]
+        wide, narrow, scalar, fma = asm[name]
         print(f"| `{name}` | {what} | {wide} | {fma} | {narrow} | {scalar} |")
 
 
