@@ -161,17 +161,17 @@ def _estimates(X, r, wts, func, ns, est):
 def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
     """Counts of ``est < theta`` and ``|est - theta| <= tol``, one row per chunk.
 
-    ``thetas`` is ``(R, S)``: each estimate row is compared with ``S``
+    ``thetas`` is ``(S, R)``: each estimate row is compared with ``S``
     truths (the exact curve and a Monte Carlo one, say) in the same pass.
 
     Returns
     -------
-    (nchunks, R, 2 S) int64 array
-        ``[below, tie]`` against each truth in turn, for each of the ``R``
-        estimate rows.
+    (nchunks, S, R, 2) int64 array
+        ``[below, tie]`` against each truth, for each of the ``R`` estimate
+        rows.
     """
-    R, S = thetas.shape
-    out = np.zeros((span.nchunks, R, 2 * S), dtype=np.int64)
+    S, R = thetas.shape
+    out = np.zeros((span.nchunks, S, R, 2), dtype=np.int64)
     for c in range(span.nchunks):
         _, reps = chunk_bounds(span, c)
         st = chunk_stream(span, c)
@@ -182,19 +182,19 @@ def sign_counts_chunks(span, B, sampler, wts, func, ns, thetas, tol):
         ws = workspace(smp, B)
         X = ws[0]
         est = np.empty(R)
-        acc = out[c]
         for b0 in range(0, reps, BLOCK):
             m = min(BLOCK, reps - b0)
             draw_block(st, m, smp, ws)
             for r in range(m):
                 _estimates(X, r, w, func, rns, est)
-                for k in range(R):
-                    for s in range(S):
-                        d = est[k] - thetas[k, s]
+                for s in range(S):
+                    acc = out[c, s]
+                    for k in range(R):
+                        d = est[k] - thetas[s, k]
                         if abs(d) <= tol:
-                            acc[k, 2 * s + 1] += 1
+                            acc[k, 1] += 1
                         elif d < 0.0:
-                            acc[k, 2 * s] += 1
+                            acc[k, 0] += 1
     return out
 
 

@@ -173,13 +173,13 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
     tol = tie_tolerance(truth)
     groups = estimate_rows(ests, B, ns, target)
     jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
-                                       np.ascontiguousarray(np.tile(thetas, len(g.indices)).T),
-                                       tol), search_streams(B))
+                                       np.tile(thetas, len(g.indices)), tol), search_streams(B))
             for g in groups]
     # [below, tie] against each truth, then failures
     counts = np.zeros((len(ests), ns.size, 2 * S + 1), dtype=np.int64)
     label = f"false conclusions ({options.replicates:,} searches of B={B})"
     for g, part in zip(groups, run(jobs, options, label) if jobs else []):
+        part = part.reshape(S, len(g.indices), ns.size, 2).transpose(1, 2, 0, 3)
         counts[g.indices, :, :2 * S] = part.reshape(len(g.indices), ns.size, 2 * S)
     python = [k for k, e in enumerate(ests) if e.kind == "python"]
     for M in sorted({int(counts_of[k]) for k in python}, reverse=True):
