@@ -203,7 +203,7 @@ def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method
     B = check.B(B)
     target = as_target(curve)
     ests = resolve_estimators(estimators, target)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
     for e in ests:
         e.check_use(B, ns, target)
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress) \

@@ -13,6 +13,8 @@ import inspect
 import textwrap
 import time
 
+import numpy as np
+
 from .._format import spans
 from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
 from ..results import atomic_write_all, check_output
@@ -27,6 +29,9 @@ __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "parag
 
 #: width of help text: argparse's on an 80-column terminal
 HELP_WIDTH = 78
+#: most budgets ``--n-max`` asks for (each is computed, kept and printable with ``--all``);
+#: a few larger budgets go in ``--n``
+MAX_BUDGETS = 100_000
 
 
 class UserError(Exception):
@@ -174,12 +179,18 @@ def add_curve_args(parser, budgets=True):
 
 
 def budgets_from_args(args, B):
-    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B)."""
+    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B).
+
+    Checked here, before any list is built: ``--n-max`` at most
+    :data:`MAX_BUDGETS` budgets, every ``--n`` listed once.
+    """
+    from .. import _validate as check
+
     if getattr(args, "n_max", None) is not None:
-        if args.n_max < 1:
-            raise UserError(f"--n-max must be at least 1, got {args.n_max}")
-        return list(range(1, args.n_max + 1))
-    return getattr(args, "ns", None)
+        top = check.integer(args.n_max, "n_max", minimum=1, maximum=MAX_BUDGETS)
+        return list(range(1, top + 1))
+    ns = getattr(args, "ns", None)
+    return None if ns is None else check.ns(ns, np.inf, distinct=True).tolist()
 
 
 def add_where_args(group):
