@@ -151,9 +151,10 @@ def ns(values, B, name="ns", *, distinct=False):
     if distinct:
         uniq, counts = np.unique(out, return_counts=True)
         if (counts > 1).any():
+            times = int(counts[counts > 1][0])
             raise InvalidArgument(name, f"{name} lists n = {int(uniq[counts > 1][0])} "
-                                        f"{int(counts[counts > 1][0])} times: give each "
-                                        f"budget once")
+                                        f"{'twice' if times == 2 else f'{times} times'}: give "
+                                        f"each budget once")
     return out
 
 

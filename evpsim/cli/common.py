@@ -187,7 +187,11 @@ def budgets_from_args(args, B):
     from .. import _validate as check
 
     if getattr(args, "n_max", None) is not None:
-        top = check.integer(args.n_max, "n_max", minimum=1, maximum=MAX_BUDGETS)
+        top = check.integer(args.n_max, "n_max", minimum=1)
+        if top > MAX_BUDGETS:
+            raise check.InvalidArgument("n_max", f"n_max must be at most {MAX_BUDGETS:,} (each "
+                                                 f"budget 1..N is computed and kept; give a "
+                                                 f"few larger ones with --n), got {top:,}")
         return list(range(1, top + 1))
     ns = getattr(args, "ns", None)
     return None if ns is None else check.ns(ns, np.inf, distinct=True).tolist()
