@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import textwrap
 import time
 
@@ -23,7 +24,7 @@ from ..truths import list_truths, make_truth
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
-           "add_curve_args", "budgets_from_args", "add_where_args", "where_from_args",
+           "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
            "estimator_notes",
            "save_outputs", "select_ns", "spans", "Timer"]
 
@@ -195,6 +196,23 @@ def budgets_from_args(args, B):
         return list(range(1, top + 1))
     ns = getattr(args, "ns", None)
     return None if ns is None else check.ns(ns, np.inf, distinct=True).tolist()
+
+
+#: set to 1, switches --quick on (tests run the documented commands at reduced sizes)
+QUICK_ENV = "EVPSIM_QUICK"
+
+
+def quick_from_args(args):
+    """``--quick``, or the environment variable :data:`QUICK_ENV` set to 1.
+
+    Any other value than 1, 0 or empty is an error rather than a silent
+    full-size run.
+    """
+    value = os.environ.get(QUICK_ENV, "")
+    if value.strip() not in ("", "0", "1"):
+        raise UserError(f"the environment variable {QUICK_ENV} must be 1 (quick sizes) or 0, "
+                        f"got {value!r}")
+    return args.quick or value.strip() == "1"
 
 
 def add_where_args(group):
