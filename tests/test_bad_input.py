@@ -1307,7 +1307,7 @@ def _clipped_max(xs, n):
 #: cases checked by single tests below: two general-estimator refusals; an interrupted
 #: write and two SIGTERMs (the command, the library's writer) that leave nothing behind;
 #: Ctrl-C while the command starts
-EXTRA = Counter({"register": 2, "output": 3, "usage": 1})
+EXTRA = Counter({"register": 2, "output": 3, "usage": 1, "plugin": 3})
 
 
 def test_general_estimator_refused_where_intervals_need_weights():
@@ -1959,6 +1959,84 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     assert [_tree(w) for w in watched] == before  # nothing written, nothing left behind
 
 
+#: environment variables: (variable, value, command, words); a folder that is not there
+#: was ignored (the shipped KDE fits used instead), or blamed on a flag not given
+ENV = [
+    ("EVPSIM_KDE_DIR", "{d}/nofolder", "bias --B 5 --method exact --dist kde:reuters-mlp",
+     "the environment variable EVPSIM_KDE_DIR names '{d}/nofolder', which does not exist"),
+    ("EVPSIM_KDE_DIR", "{d}/good.txt", "list", "EVPSIM_KDE_DIR names '{d}/good.txt', which is "
+                                               "not a folder"),
+    ("EVPSIM_DATA", "{d}/nofolder", "reproduce dodge2019 --out r",
+     "the environment variable EVPSIM_DATA: search results folder '{d}/nofolder' does not "
+     "exist"),
+    ("EVPSIM_QUICK", "yes", "reproduce dodge2019 --out r",
+     "the environment variable EVPSIM_QUICK must be 1 (quick sizes) or 0, got 'yes'"),
+    ("EVPSIM_QUICK", "true", "leaderboard --out lb", "EVPSIM_QUICK must be 1"),
+]
+
+
+@pytest.mark.parametrize("variable, value, argv, words", ENV,
+                         ids=[f"{v}-{c.split()[0]}-{x}" for v, x, c, _ in ENV])
+def test_environment_variable_errors_name_the_variable(d, tmp_path, monkeypatch, capsys,
+                                                       variable, value, argv, words):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, value.format(d=d))
+    before = _tree(d), _tree(tmp_path)
+    assert main(shlex.split(argv)) == 2
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evpsim {argv.split()[0]}: error: "), err
+    assert words.format(d=d) in lines[0], lines[0]
+    assert "--data" not in lines[0] and "Traceback" not in err
+    assert (_tree(d), _tree(tmp_path)) == before
+
+
+def _plugin(site, package, code):
+    """Install (as pip would) a plugin ``package`` whose module is ``code``."""
+    module = package.replace("-", "_")
+    (site / f"{module}.py").write_text(code)
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[evpsim.estimators]\nx = {module}:ESTIMATORS\n")
+
+
+def test_every_command_survives_a_plugin_that_exits_or_breaks(tmp_path):
+    """Three plugins: one calls sys.exit on import, one registers an estimator that
+    fails its trial, one an estimator that calls sys.exit on the scores of a battery.
+    Commands went silent (exit status 0, no output) at the first; now each broken plugin
+    is one line naming it and the commands carry on."""
+    _plugin(tmp_path, "evpsim-plugin-exits", "import sys\nsys.exit(0)\n")
+    _plugin(tmp_path, "evpsim-plugin-shape", "ESTIMATORS = {'name': 'shape', "
+                                             "'python': lambda xs, ns: xs}\n")
+    _plugin(tmp_path, "evpsim-plugin-quits", "import sys\nimport numpy as np\n"
+                                             "def best(xs, ns):\n"
+                                             "    if len(xs) != 5: sys.exit(4)\n"
+                                             "    return np.sort(xs)[np.minimum(ns, 5) - 1]\n"
+                                             "ESTIMATORS = {'name': 'quits', 'python': best}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    env.pop("EVPSIM_NO_PLUGINS", None)
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "evpsim", *argv], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+
+    res = run("list")
+    assert res.returncode == 0 and "quits" in res.stdout, res.stderr
+    warned = res.stderr.splitlines()
+    assert len(warned) == 2, res.stderr
+    assert "evpsim plugin evpsim-plugin-exits 0.1 not loaded: evpsim.estimators entry point " \
+           "'x': importing evpsim_plugin_exits:ESTIMATORS failed: SystemExit: sys.exit(0) " \
+           "called" in warned[0]
+    assert "evpsim plugin evpsim-plugin-shape 0.1 not loaded" in warned[1]
+    assert "returned shape (5,), expected (3,)" in warned[1]
+    res = run("bias", "--B", "3", "--estimators", "quits,V", "--replicates", "64", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert "failed on up to 64 of 64 searches" in res.stdout, res.stdout
+    res = run("curve", "data:reuters-mlp", "--resamples", "50", "--ci-methods", "percentile")
+    assert res.returncode == 0 and "reuters-mlp: 145 scores" in res.stdout, res.stderr
+
+
 # --- outputs: all or nothing ---------------------------------------------------------------
 
 def test_output_interrupted_while_writing_leaves_nothing(tmp_path):
@@ -2299,6 +2377,56 @@ def test_silent_band_range_survives_combining_truths():
                                           resamples=20)["bounds_lo"]))
 
 
+@_silent
+def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
+    """All scores but one tied at the top: no tail to fit. The interval was [-inf, inf]
+    (printed [-, -]) with no word; now NaN, and the header says why."""
+    ds = evpsim.curve([0.5] + [0.7] * 11, ci_methods="gpd-tail,percentile", resamples=200)
+    gpd = ds.sel(ci_method="gpd-tail")
+    assert np.isnan(gpd["lower"]).all() and np.isnan(gpd["upper"]).all()
+    pct = ds.sel(ci_method="percentile")
+    assert np.isfinite(pct["lower"]).all() and np.isfinite(pct["upper"]).all()
+    assert main(["curve", str(d / "tiedtop.txt"), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "gpd-tail: no interval for tiedtop: its 11 best scores are tied, leaving no tail to " \
+           "fit; --ci-methods percentile gives one" in out
+    assert main(["curve", str(d / "constant12.txt"), "--resamples", "200"]) == 0
+    assert "its 12 best scores are tied" in capsys.readouterr().out
+    # the other way round (one best score above tied ones) has a tail, and an interval
+    ds = evpsim.curve([0.5] * 11 + [0.7], ci_methods="gpd-tail", resamples=200)
+    assert np.isfinite(ds["lower"]).all() and np.isfinite(ds["upper"]).all()
+
+
+@_silent
+def test_silent_degenerate_scores_under_gpd_tail_give_finite_intervals():
+    """Two values, lattice-valued and 1e+-60 scales: finite intervals containing the
+    estimate, scaling with the scores."""
+    rng = np.random.default_rng(0)
+    base = rng.random(20)
+    cases = {"two values": [0.5] * 6 + [0.7] * 6, "lattice": rng.integers(0, 5, 30) / 4,
+             "large": base * 1e60, "small": base * 1e-60}
+    runs = {}
+    for name, xs in cases.items():
+        ds = evpsim.curve(xs, ci_methods="gpd-tail", resamples=200)
+        lo, hi, est = (ds[v].values.ravel() for v in ("lower", "upper", "estimate"))
+        assert np.isfinite(lo).all() and np.isfinite(hi).all(), name
+        assert (lo <= est).all() and (est <= hi).all(), name
+        runs[name] = lo
+    np.testing.assert_allclose(runs["large"] * 1e-120, runs["small"], rtol=1e-9)
+
+
+@_silent
+def test_silent_a_failing_python_estimator_is_counted_in_a_battery():
+    """In a battery a failure is counted, never a silent NaN row."""
+    evpsim.register_estimator("fails-short", python=_fails_on_short)
+    try:
+        ds = evpsim.bias(B=3, estimators="fails-short,V", replicates=64, method="mc")
+    finally:
+        evpsim.unregister_estimator("fails-short")
+    assert int(ds["failures"].sel(estimator="fails-short").max()) == 64
+    assert np.isfinite(ds["mean"].sel(estimator="V")).all()
+
+
 # --- the battery's size and classes -------------------------------------------------------
 
 def _classes(params):
@@ -2306,7 +2434,8 @@ def _classes(params):
 
 
 def test_battery_size():
-    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT), "env": len(ENV)}) \
+        + EXTRA
     assert set(counts) == set(CLASSES), set(CLASSES) ^ set(counts)
     assert sum(counts.values()) >= 150
     ids = [p.id for p in API + CLI]
@@ -2314,7 +2443,8 @@ def test_battery_size():
 
 
 if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and their counts
-    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT), "env": len(ENV)}) \
+        + EXTRA
     for key, text in CLASSES.items():
         print(f"{counts[key]:4d}  {key:9s} {text}")
     print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "
