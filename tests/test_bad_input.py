@@ -1600,7 +1600,7 @@ C("unknown", "curve-shipped", "curve data:nope", "no shipped search 'nope'")
 C("range", "curve-level", "curve {d}/good.txt --level 0", "--level must lie in (0, 1)")
 C("range", "curve-check-range", "curve {d}/two.csv --column f1 --check --check-replicates 1",
   "--check-replicates must be at least 2")
-C("range", "curve-check-bounds", "curve {d}/tiny.txt --check --bounds 1,2", "--bounds")
+C("range", "curve-check-bounds", "curve {d}/good.txt --check --bounds 1,2", "--bounds")
 C("output", "curve-out-suffix", "curve {d}/good.txt --out {d}/x.txt", "--out")
 C("output", "curve-plot-suffix", "curve {d}/good.txt --plot {d}/x.gif", "--plot")
 # fit-kde
