@@ -356,7 +356,7 @@ def check_resampling(methods, target, B):
 CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail", "percentile"
 
 
-def curve_ci_method(target, B):
+def curve_ci_method(target, B, estimators=()):
     """The interval of ``curve`` when none is named, and why it is not the usual one.
 
     Parameters
@@ -365,13 +365,17 @@ def curve_ci_method(target, B):
         The curve.
     B : int
         The smallest number of trials among the models.
+    estimators : sequence of Estimator
+        The estimators: one that is not an L-statistic adds the percentile
+        bootstrap, which runs it on each resample.
 
     Returns
     -------
     (str, str)
-        The method's name, and ``""`` or the reason the percentile bootstrap
-        stands in for :data:`CURVE_CI_METHOD` (a quantile curve, or too few
-        trials for its tail).
+        The methods' names (comma-separated), and ``""`` or the reason the
+        percentile bootstrap stands in for, or beside,
+        :data:`CURVE_CI_METHOD` (a quantile curve, too few trials for its
+        tail, or an estimator it cannot run).
     """
     method = _REGISTRY.get(CURVE_CI_METHOD)
     if target.kind != "mean":
@@ -380,6 +384,13 @@ def curve_ci_method(target, B):
     if B < method.minimum_B:
         return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default, needs B >= "
                                 f"{method.minimum_B} trials (B = {B})")
+    general = [e.name for e in estimators if not e.is_lstatistic]
+    if general:
+        return f"{CURVE_CI_METHOD},{CURVE_FALLBACK}", (
+            f"{CURVE_CI_METHOD}, the default, reweights resamples through an L-statistic's "
+            f"weights, and {', '.join(general)} {'is' if len(general) == 1 else 'are'} not "
+            f"one: {CURVE_FALLBACK} runs {'it' if len(general) == 1 else 'them'} on each "
+            f"resample")
     return CURVE_CI_METHOD, ""
 
 
@@ -732,7 +743,7 @@ def _finite_intervals(boot, est, jack, level, codes, user):
     return out
 
 
-def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
+def free_lower_bound(scores, lo, *, level=0.95, curve="mean", n_max=None):
     """A one-sided lower bound on theta_n (or tau_q(n)), n = 1..B, that holds whatever
     the distribution: the lower ends of the intervals of the one-sided LD band
     (:func:`evpsim.bands.ld_upper_band`), at every n at once with probability at
@@ -753,10 +764,13 @@ def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
         One-sided confidence level, in (0, 1).
     curve : str or Target
         ``"mean"``, ``"median"`` or ``"quantile:Q"``.
+    n_max : int, optional
+        Bound n = 1..``n_max`` (default B): the band bounds the CDF, and
+        so the curve at every n.
 
     Returns
     -------
-    (B,) array
+    (B,) array, or (n_max,)
 
     Examples
     --------
@@ -769,11 +783,12 @@ def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
     level = check.level(level)
     target = as_target(curve)
     B = xs.size
+    top = B if n_max is None else check.integer(n_max, "n_max", minimum=1)
     lowers, uppers = np.zeros((1, B + 1)), ld_upper_band(B, level)[None]
-    out = np.empty((1, B, 2))
+    out = np.empty((1, top, 2))
     if target.kind == "quantile":
         _K.band_quantile_intervals(xs, lo, xs[-1], lowers, uppers,
-                                   target.q ** (1.0 / np.arange(1, B + 1)), out)
+                                   target.q ** (1.0 / np.arange(1, top + 1)), out)
     else:
         _K.band_intervals(xs, lo, xs[-1], lowers, uppers, out)
     return out[0, :, 0]

@@ -174,12 +174,20 @@ def add_curve_args(parser, budgets=True):
 
 
 def budgets_from_args(args, B):
-    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B)."""
+    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B).
+
+    Budgets reach at most :data:`evpsim._validate.BEYOND` times B, each once.
+    """
+    from .. import _validate as check
+
     if getattr(args, "n_max", None) is not None:
         if args.n_max < 1:
             raise UserError(f"--n-max must be at least 1, got {args.n_max}")
+        if args.n_max > check.BEYOND * B:
+            check.n_max(args.n_max, B, "n_max")
         return list(range(1, args.n_max + 1))
-    return getattr(args, "ns", None)
+    ns = getattr(args, "ns", None)
+    return None if ns is None else check.budgets(ns, B).tolist()
 
 
 def add_where_args(group):
