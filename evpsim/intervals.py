@@ -394,19 +394,28 @@ def curve_ci_method(target, B, estimators=()):
     return CURVE_CI_METHOD, ""
 
 
-def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
-    """Resolve ``estimators``, refusing those that are not L-statistics, and
-    (with B and ``ns``) those that do not estimate ``target`` there."""
+def interval_estimators(estimators, target=MEAN, B=None, ns=None):
+    """Resolve ``estimators`` for :func:`bootstrap_intervals` (any kind), refusing (with
+    B and ``ns``) those that do not estimate ``target`` there."""
     ests = resolve_estimators(estimators, target)
-    general = [e.name for e in ests if not e.is_lstatistic]
-    if general:
-        raise check.InvalidArgument(
-            "estimators", f"estimators: intervals need L-statistics; {', '.join(general)} "
-                          + ("is a general (non-linear) estimator" if len(general) == 1 else
-                             "are general (non-linear) estimators"))
     if B is not None:
         for e in ests:
             e.check_use(B, ns, target)
+    return ests
+
+
+def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
+    """Resolve ``estimators`` for the coverage battery, refusing those that are not
+    L-statistics, and (with B and ``ns``) those that do not estimate ``target`` there."""
+    ests = interval_estimators(estimators, target, B, ns)
+    general = [e for e in ests if not e.is_lstatistic]
+    if general:
+        names = ", ".join(f"{e.name} (a {e.kind} estimator)" for e in general)
+        raise check.InvalidArgument(
+            "estimators", f"estimators: coverage simulates the intervals of L-statistics only, "
+                          f"and {names} {'is' if len(general) == 1 else 'are'} not: it would "
+                          f"run on every resample of every simulated search; its intervals on "
+                          f"your own scores come from curve")
     return ests
 
 
@@ -652,16 +661,6 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
                          "or failed)"})
     ds.attrs.update(level=level, resamples=resamples, seed=int(seed))
     return ds
-
-
-def interval_estimators(estimators, target=MEAN, B=None, ns=None):
-    """Resolve ``estimators`` for :func:`bootstrap_intervals` (any kind), refusing (with
-    B and ``ns``) those that do not estimate ``target`` there."""
-    ests = resolve_estimators(estimators, target)
-    if B is not None:
-        for e in ests:
-            e.check_use(B, ns, target)
-    return ests
 
 
 def ci_applies(ests, meths):

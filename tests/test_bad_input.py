@@ -879,7 +879,8 @@ A("budget", "bias-U-beyond", lambda d: evpsim.bias("normal", 5, estimators="U", 
                                                   method="exact"), IA,
   "U does not estimate beyond the B = 5 trials run (n = 6 asked for)")
 A("budget", "coverage-naive", lambda d: evpsim.coverage("normal", 5, estimators="naive"), IA,
-  "intervals need L-statistics; naive is a general (non-linear) estimator")
+  "coverage simulates the intervals of L-statistics only, and naive (a python estimator) is "
+  "not")
 A("usage", "bias-V-median", lambda d: evpsim.bias("normal", 5, estimators="V", curve="median",
                                                  method="exact"), IA,
   "V estimates the mean curve, not the quantile curves (quantile:0.5)")
@@ -1181,14 +1182,16 @@ EXTRA = Counter({"register": 2, "output": 3, "usage": 1})
 
 
 def test_general_estimator_refused_where_intervals_need_weights():
-    """A general (non-linear) estimator has no bootstrap weights: refused by name."""
+    """A general (non-linear) estimator has no weights: refused by name by coverage and
+    the resampling methods (the bootstrap methods run it on each resample)."""
     evpsim.register_estimator("clipmax", func=_clipped_max)
     try:
-        with pytest.raises(InvalidArgument, match="estimators: intervals need L-statistics; "
-                                                  "clipmax is a general"):
+        with pytest.raises(InvalidArgument, match=r"estimators: coverage simulates the intervals "
+                                                  r"of L-statistics only, and clipmax \(a numba"):
             evpsim.coverage(B=5, estimators="U,clipmax", replicates=16, resamples=50)
-        with pytest.raises(InvalidArgument, match="intervals need L-statistics; clipmax"):
-            evpsim.bootstrap_intervals(S3, estimators="clipmax")
+        with pytest.raises(InvalidArgument, match="gpd-tail reweights resamples through an "
+                                                  "L-statistic's weights, and clipmax is not"):
+            evpsim.bootstrap_intervals(S3 * 4, estimators="clipmax", ci_methods="gpd-tail")
     finally:
         evpsim.unregister_estimator("clipmax")
 
@@ -1352,7 +1355,7 @@ C("range", "bias-python-replicates-1", "bias --estimators naive --python-replica
 C("usage", "compare-range-n", "compare --a normal --b tang-big --B 10:12 --n 5",
   "--n and --n-max apply to one budget")
 C("usage", "coverage-naive", "coverage --estimators naive",
-  "intervals need L-statistics; naive is a general (non-linear) estimator")
+  "coverage simulates the intervals of L-statistics only, and naive (a python estimator) is not")
 C("usage", "curve-V-median", "curve data:reuters-mlp --curve median --estimators V",
   "--estimators: V estimates the mean curve, not the quantile curves")
 C("usage", "bias-extra-argument", "bias extra", "unrecognized arguments: extra")
