@@ -296,7 +296,8 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         curve or when a model has fewer than 10 trials
         (:func:`evpsim.intervals.curve_ci_method`); with an estimator that
         is not an L-statistic, ``"gpd-tail,percentile"``: gpd-tail for the
-        L-statistics, percentile for every estimator. Band methods
+        L-statistics, percentile for every estimator (percentile alone
+        when none is an L-statistic). Band methods
         (``dkw``, ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
         ``bounds`` and do not use the estimator; the resampling methods
         bound the mean curve of L-statistics only (NaN, and ``applies``

@@ -367,7 +367,8 @@ def curve_ci_method(target, B, estimators=()):
         The smallest number of trials among the models.
     estimators : sequence of Estimator
         The estimators: one that is not an L-statistic adds the percentile
-        bootstrap, which runs it on each resample.
+        bootstrap, which runs it on each resample (and replaces the default
+        when none is an L-statistic).
 
     Returns
     -------
@@ -386,7 +387,8 @@ def curve_ci_method(target, B, estimators=()):
                                 f"{method.minimum_B} trials (B = {B})")
     general = [e.name for e in estimators if not e.is_lstatistic]
     if general:
-        return f"{CURVE_CI_METHOD},{CURVE_FALLBACK}", (
+        both = len(general) < len(estimators)  # L-statistics keep the default
+        return f"{CURVE_CI_METHOD},{CURVE_FALLBACK}" if both else CURVE_FALLBACK, (
             f"{CURVE_CI_METHOD}, the default, reweights resamples through an L-statistic's "
             f"weights, and {', '.join(general)} {'is' if len(general) == 1 else 'are'} not "
             f"one: {CURVE_FALLBACK} runs {'it' if len(general) == 1 else 'them'} on each "

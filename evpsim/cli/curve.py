@@ -472,7 +472,7 @@ def _estimator_lines(ds):
     if top:
         stop = [str(e) for e in ds["estimator"].values if not get_estimator(str(e)).extrapolates]
         lines.append(f"curves extended to n = {top} (--n-max)"
-                     + (f"; {', '.join(stop)} stop at B: "
+                     + (f"; {', '.join(stop)} stop{'s' if len(stop) == 1 else ''} at B: "
                         + "; ".join(f"{e}: {get_estimator(e).beyond or 'no estimate beyond B'}"
                                     for e in stop) if stop else "")
                      + "; beyond B the ordinary bootstrap's limits stay below the best score "
