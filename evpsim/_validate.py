@@ -174,6 +174,30 @@ def spread(xs, name, what):
     return xs
 
 
+#: budgets beyond B reach at most this many times B: further, a curve is an extrapolation
+#: a hundred times past the data, and the arrays of every budget grow without bound
+BEYOND = 100
+
+
+def n_max(value, B, name="n_max"):
+    """The largest budget of curves extended beyond the B trials run: B..BEYOND * B."""
+    out = integer(value, name, minimum=1)
+    if not B <= out <= BEYOND * B:
+        raise InvalidArgument(name, f"{name} must lie in B..{BEYOND} B = {B:,}..{BEYOND * B:,} "
+                                    f"(it extends the curves beyond the B = {B:,} trials run), "
+                                    f"got {out:,}")
+    return out
+
+
+def budgets(values, B, name="ns"):
+    """Distinct budgets within 1..BEYOND * B, as :func:`ns` otherwise."""
+    out = ns(values, np.inf, name, distinct=True)
+    if out.max() > BEYOND * B:
+        raise InvalidArgument(name, f"every n must be at most {BEYOND} B = {BEYOND * B:,} (B = "
+                                    f"{B:,} trials run), got {int(out.max()):,}")
+    return out
+
+
 def number(value, name, *, low=None, high=None, open_low=True, open_high=True):
     """A finite real number, optionally within bounds."""
     if not _is_real(value):

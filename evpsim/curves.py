@@ -24,7 +24,7 @@ from .results import provenance
 from .targets import Target, as_target
 from .estimators import estimator_weights, get_estimator
 from .intervals import (bootstrap_intervals, curve_ci_method, free_lower_bound,
-                        lstatistic_estimators, resolve_ci_methods)
+                        interval_estimators, resolve_ci_methods)
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
            "share_ahead"]
@@ -34,12 +34,13 @@ def best_of_n_sd(xs, ns):
     """SD of the best of n draws with replacement from the sorted scores ``xs``.
 
     Dodge et al. (2019, section 3.3): the spread of the plug-in
-    distribution of the maximum, the same whatever estimator draws the curve.
+    distribution of the maximum, the same whatever estimator draws the curve,
+    at any n (beyond B too).
     Its moments are taken about the best score, which keeps the variance's
     digits (near n = B the best of n lies within a few top spacings of it,
     and tied scores give exactly 0).
     """
-    wv = estimator_weights("V", xs.size)[np.asarray(ns) - 1]
+    wv = get_estimator("V").weight_rows(xs.size, ns)
     z = xs - xs[-1]
     mean = wv @ z
     return np.sqrt(np.maximum(wv @ z**2 - mean**2, 0.0))
@@ -261,12 +262,13 @@ def as_models(scores, labels=None, durations=None):
 
 def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
           resamples=10_000, seed=0, bounds=None, minimize=False, target=None,
-          durations=None, metric=None, curve="mean"):
+          durations=None, metric=None, curve="mean", n_max=None, python_resamples=None,
+          progress=False):
     """EVP curves of one's own search results, with intervals and comparisons.
 
-    For every model and every budget n = 1..B (its own B: nothing is
-    extrapolated beyond the trials it ran), the estimated expected best
-    score, the SD of the best of n, and confidence intervals; for every
+    For every model and every budget n = 1..B (its own B; with ``n_max``,
+    up to ``n_max`` for the estimators that extrapolate), the estimated
+    expected best score, the SD of the best of n, and confidence intervals; for every
     pair of models, which is ahead, an interval for the difference and the
     share of bootstrap differences in which the first is ahead. All are estimates from
     the data given, not truths; :func:`evpsim.self_check` tells how far the
@@ -282,17 +284,26 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         Model names, one per model (default the mapping's keys or the
         searches' labels, else ``"model"``, ``"model 2"``, ...).
     estimators : str or sequence, optional
-        L-statistic estimators (default ``"V"`` for the mean curve, e.g.
-        ``"U,V,W"``; ``"quantile"`` for a quantile curve).
+        Estimators (default ``"V"`` for the mean curve, e.g. ``"U,V,W"``;
+        ``"quantile"`` for a quantile curve): L-statistics, and any
+        registered Python or numba estimator (``naive``, ``kde``,
+        ``opda-parametric``, your own), which the bootstrap methods run
+        on each resample (:func:`evpsim.intervals.bootstrap_intervals`).
     ci_methods : str or sequence, optional
         CI methods. Default ``"gpd-tail"`` for the mean curve (it reaches
         beyond the best score observed with a generalized Pareto tail
         fitted to the top scores: the best trade-off of ``evpsim reproduce
         intervals``), ``"percentile"`` (Tang et al. 2020) for a quantile
         curve or when a model has fewer than 10 trials
-        (:func:`evpsim.intervals.curve_ci_method`). Band methods (``dkw``,
-        ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
-        ``bounds``; the resampling methods bound the mean curve only.
+        (:func:`evpsim.intervals.curve_ci_method`); with an estimator that
+        is not an L-statistic, ``"gpd-tail,percentile"``: gpd-tail for the
+        L-statistics, percentile for every estimator (percentile alone
+        when none is an L-statistic). Band methods
+        (``dkw``, ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
+        ``bounds`` and do not use the estimator; the resampling methods
+        bound the mean curve of L-statistics only (NaN, and ``applies``
+        False, for other estimators; refused for an estimator that no
+        method asked for applies to).
     level : float
         Two-sided confidence level, in (0, 1).
     resamples : int
@@ -319,12 +330,27 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         The curve: ``"mean"`` (the expected best score, default),
         ``"median"`` or ``"quantile:Q"`` (the Q-quantile of the best score
         of n trials, Lourie et al. 2024; with ``minimize``, of the lowest).
+    n_max : int, optional
+        Extend the curves of the estimators that extrapolate (V,
+        ``quantile``, ``kde``, ``opda-parametric``) to budgets up to
+        ``n_max``, from the largest B to 100 times it; the others stop at
+        their model's B (NaN beyond). Every interval is computed there
+        too; the ordinary bootstrap's stay below the best score observed.
+    python_resamples : int or dict, optional
+        Resamples of the estimators that are not L-statistics (one count,
+        or ``{name: count}``). Default: ``resamples``, capped for the slow
+        built-ins at kde 2,000 and opda-parametric 100 (their
+        :attr:`~evpsim.estimators.Estimator.max_replicates`, as in the
+        batteries). Coordinate ``resamples_used`` says what ran.
+    progress : bool
+        A progress line on stderr while slow estimators run on their
+        resamples.
 
     Returns
     -------
     xarray.Dataset
-        Dims ``model``, ``estimator``, ``ci_method``, ``n`` (1..largest B;
-        NaN beyond a model's own B):
+        Dims ``model``, ``estimator``, ``ci_method``, ``n`` (1..largest B,
+        or ``n_max``; NaN beyond a model's own B, unless extrapolated):
 
         * ``estimate`` (model, estimator, n) and ``sd`` (model, n);
         * ``lower``, ``upper`` (model, estimator, ci_method, n);
@@ -338,7 +364,12 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
           negative (``free_bound_assumed`` True), else it is NaN;
         * coordinates ``B``, ``best_observed``, ``worst_observed`` per
           model, ``ci_method_kind`` and ``ci_method_assumes`` (what each
-          method's upper limits rest on); ``mean_duration`` (seconds) and
+          method's upper limits rest on), ``applies`` (estimator,
+          ci_method), ``estimator_kind`` and ``resamples_used``
+          (estimator: the bootstrap resamples it ran on);
+          ``failed_resamples`` (model, estimator, n: resamples on which a
+          Python estimator failed, left out of its intervals);
+          ``mean_duration`` (seconds) and
           ``expected_time`` (model, n: n times the mean duration) with
           durations;
         * with two or more models, dim ``pair`` (coordinates ``model_a``,
@@ -354,10 +385,11 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
           the probability that ``model_a`` is truly better; see
           :func:`share_ahead`) and ``ahead`` (the label ahead by the
           estimates, or ``"tie"``; ``share_ahead`` is at least 1/2 exactly
-          when ``model_a`` is), for n up to the smaller B;
+          when ``model_a`` is), for n up to the smaller B (``n_max`` for
+          estimators that extrapolate);
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
-          n <= B reaches it;
+          budget of the curve reaches it;
         * how the scores were read: coordinates ``source`` and ``records``
           (model: the file, and the records read, kept and dropped) and
           ``drop_reason``; ``dropped`` (model, drop_reason): records
@@ -391,9 +423,14 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         else kind
     if estimators is None:
         estimators = "V" if kind.kind == "mean" else "quantile"
-    ests = lstatistic_estimators(estimators, kind, min(m.scores.size for m in models), [1])
+    smallest = min(m.scores.size for m in models)
+    ests = interval_estimators(estimators, kind, smallest, [1])
+    if n_max is not None:
+        n_max = check.n_max(n_max, max(m.scores.size for m in models))
+        if not any(e.extrapolates for e in ests):
+            ests[0].check_use(smallest, [n_max], kind)  # says which estimators do
     if ci_methods is None:
-        ci_methods = curve_ci_method(kind, min(m.scores.size for m in models))[0]
+        ci_methods = curve_ci_method(kind, smallest, ests)[0]
     meths = resolve_ci_methods(ci_methods)
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
@@ -414,19 +451,17 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
     # the comparisons need a bootstrap distribution even when no bootstrap method was asked for
     run_methods = [m.name for m in meths] + (
         ["percentile"] if need_boot and all(m.kind != "bootstrap" for m in meths) else [])
-    per_model = []
-    for k, model in enumerate(models):
-        ds = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
-                                 ci_methods=run_methods, level=level, resamples=resamples,
-                                 seed=seed, stream=k, distribution=need_boot, bounds=ybounds,
-                                 curve=flipped)
-        per_model.append(ds)
+    common = dict(bounds=ybounds, curve=flipped, resamples=resamples, seed=seed,
+                  n_max=n_max, python_resamples=python_resamples, progress=progress)
+    per_model = [_model_intervals(model, k, ests, run_methods, level, sign,
+                                  distribution=need_boot, **common)
+                 for k, model in enumerate(models)]
     ds = _assemble(models, ests, meths, per_model, sign, level)
-    _add_free_bound(ds, models, ybounds, sign, level, flipped)
+    _add_free_bound(ds, models, ybounds, sign, level, flipped, n_max)
     if need_boot:
         halves = [m for m in meths if m.kind != "bootstrap"]
-        half_ivs = _half_intervals(models, ests, halves, 1.0 - 0.5 * (1.0 - level), ybounds,
-                                   sign, flipped, resamples, seed) if halves else None
+        half_ivs = _half_intervals(models, ests, halves, 1.0 - 0.5 * (1.0 - level), sign,
+                                   **common) if halves else None
         _add_comparisons(ds, models, per_model, sign, level, half_ivs)
     if target is not None:
         _add_budgets(ds, sign, target)
@@ -439,15 +474,35 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
                                                                            "low end"}),
         bounds_hi=((), nan if bounds is None else bounds[1], {"long_name": "metric's range, "
                                                                            "high end"}),
-        target=((), nan if target is None else target, {"long_name": "score to reach"}))
+        target=((), nan if target is None else target, {"long_name": "score to reach"}),
+        n_max=((), 0 if n_max is None else n_max, {"long_name": "curves extended to this "
+                                                                "budget (0: to each B)"}))
     ds.attrs.update(provenance(level=level, resamples=resamples, seed=int(seed),
                                metric=metric))
     return ds
 
 
-def _add_free_bound(ds, models, bounds, sign, level, target):
+def _model_intervals(model, k, ests, methods, level, sign, *, n_max, **kwargs):
+    """:func:`evpsim.intervals.bootstrap_intervals` of model k (stream ``(seed, k)``),
+    larger is better: the estimators that extrapolate up to ``n_max`` (else B), the
+    others up to B, from the same resamples."""
+    B = model.scores.size
+    top = B if n_max is None else n_max
+    groups = [([e.name for e in ests if e.extrapolates or top == B], top),
+              ([e.name for e in ests if not e.extrapolates and top > B], B)]
+    parts = [bootstrap_intervals(sign * model.scores, names, ci_methods=methods, level=level,
+                                 stream=k, ns=np.arange(1, n + 1), **kwargs)
+             for names, n in groups if names]
+    ds = parts[0] if len(parts) == 1 else xr.concat(parts, "estimator", join="outer",
+                                                    data_vars="minimal", coords="minimal",
+                                                    compat="override")
+    return ds.sel(estimator=[e.name for e in ests])
+
+
+def _add_free_bound(ds, models, bounds, sign, level, target, n_max=None):
     """``free_bound`` (model, n): the one-sided distribution-free bound on the pessimistic
-    side (:func:`evpsim.intervals.free_lower_bound`), in the scores' own direction.
+    side (:func:`evpsim.intervals.free_lower_bound`), in the scores' own direction, up
+    to each model's B or ``n_max``.
 
     It needs the worst score possible: the low end of ``bounds`` (larger is
     better inside), else 0 when every score is at least 0 (assumed, and
@@ -459,8 +514,9 @@ def _add_free_bound(ds, models, bounds, sign, level, target):
     bound = np.full((len(models), ds.sizes["n"]), np.nan)
     if np.isfinite(worst):
         for k, model in enumerate(models):
-            bound[k, :model.scores.size] = sign * free_lower_bound(
-                sign * model.scores, worst, level=level, curve=target)
+            top = model.scores.size if n_max is None else n_max
+            bound[k, :top] = sign * free_lower_bound(sign * model.scores, worst, level=level,
+                                                     curve=target, n_max=top)
     side = "lower" if sign > 0 else "upper"
     ds["free_bound"] = (("model", "n"), bound, {
         "long_name": f"distribution-free one-sided {level:g} {side} bound: the curve is "
@@ -491,25 +547,31 @@ def _add_reading(ds, models):
 def _assemble(models, ests, meths, per_model, sign, level):
     """The per-model variables, padded to the largest B, in the scores' own direction."""
     K, E, C = len(models), len(ests), len(meths)
-    nmax = max(m.scores.size for m in models)
+    nmax = max(iv.sizes["n"] for iv in per_model)
     estimate = np.full((K, E, nmax), np.nan)
     sd = np.full((K, nmax), np.nan)
     lower = np.full((K, E, C, nmax), np.nan)
     upper = np.full_like(lower, np.nan)
+    failed = np.zeros((K, E, nmax), dtype=np.int64)
     names = [m.name for m in meths]
     for k, (model, iv) in enumerate(zip(models, per_model)):
-        B = model.scores.size
+        N = iv.sizes["n"]
         iv = iv.sel(ci_method=names)
-        estimate[k, :, :B] = sign * iv["estimate"].values
+        estimate[k, :, :N] = sign * iv["estimate"].values
         lo, hi = iv["lower"].values, iv["upper"].values
-        lower[k, ..., :B] = lo if sign > 0 else -hi
-        upper[k, ..., :B] = hi if sign > 0 else -lo
-        sd[k, :B] = best_of_n_sd(np.sort(model.scores), np.arange(1, B + 1))
+        lower[k, ..., :N] = lo if sign > 0 else -hi
+        upper[k, ..., :N] = hi if sign > 0 else -lo
+        failed[k, :, :N] = np.nan_to_num(iv["failed_resamples"].values)
+        sd[k, :N] = best_of_n_sd(np.sort(model.scores), np.arange(1, N + 1))
     coords = {
         "model": [m.label for m in models], "estimator": [e.name for e in ests],
         "ci_method": names, "n": np.arange(1, nmax + 1),
         "ci_method_kind": ("ci_method", [m.kind for m in meths]),
         "ci_method_assumes": ("ci_method", [m.assumes for m in meths]),
+        "applies": (("estimator", "ci_method"),
+                    per_model[0]["applies"].sel(ci_method=names).values),
+        "estimator_kind": ("estimator", [e.kind for e in ests]),
+        "resamples_used": ("estimator", per_model[0]["resamples_used"].values),
         "B": ("model", [m.scores.size for m in models]),
         "best_observed": ("model", [sign * (sign * m.scores).max() for m in models]),
         "worst_observed": ("model", [sign * (sign * m.scores).min() for m in models]),
@@ -522,6 +584,8 @@ def _assemble(models, ests, meths, per_model, sign, level):
     dims = ("model", "estimator", "ci_method", "n")
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
+    ds["failed_resamples"] = (("model", "estimator", "n"), failed, {
+        "long_name": "resamples on which the estimator failed, left out of its intervals"})
     durations = np.array([m.mean_duration for m in models])
     if np.isfinite(durations).any():
         ds = ds.assign_coords(mean_duration=("model", durations))
@@ -531,19 +595,22 @@ def _assemble(models, ests, meths, per_model, sign, level):
     return ds
 
 
-def _half_intervals(models, ests, methods, level, bounds, sign, target, resamples, seed):
+def _half_intervals(models, ests, methods, level, sign, **common):
     """Intervals (2, model, estimator, method, n) of band and resampling methods at
     ``level``, in the larger-is-better direction (the resamples of model k from stream
     ``(seed, k)``, as its own intervals')."""
-    nmax = max(m.scores.size for m in models)
-    out = np.full((2, len(models), len(ests), len(methods), nmax), np.nan)
-    for k, model in enumerate(models):
-        iv = bootstrap_intervals(sign * model.scores, [e.name for e in ests],
-                                 ci_methods=[m.name for m in methods], level=level,
-                                 bounds=bounds, resamples=resamples, seed=seed, stream=k,
-                                 curve=target)
-        B = model.scores.size
-        out[0, k, ..., :B], out[1, k, ..., :B] = iv["lower"].values, iv["upper"].values
+    # resampling methods alone bound L-statistics only; bands bound every estimator's curve
+    rows = [j for j, e in enumerate(ests)
+            if e.is_lstatistic or any(m.kind == "band" for m in methods)]
+    ivs = [_model_intervals(model, k, [ests[j] for j in rows], [m.name for m in methods],
+                            level, sign, **common) for k, model in enumerate(models)] \
+        if rows else []
+    out = np.full((2, len(models), len(ests), len(methods),
+                   max([iv.sizes["n"] for iv in ivs], default=1)), np.nan)
+    for k, iv in enumerate(ivs):
+        N = iv.sizes["n"]
+        out[0, k, rows, :, :N] = iv["lower"].values
+        out[1, k, rows, :, :N] = iv["upper"].values
     return out
 
 
@@ -569,14 +636,21 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
     labels = [m.label for m in models]
     est = sign * ds["estimate"].values  # larger is better
     for p, (a, b) in enumerate(pairs):
-        nn = min(models[a].scores.size, models[b].scores.size)
+        nn = min(per_model[a].sizes["n"], per_model[b].sizes["n"])
         # bootstrap estimates in the larger-is-better direction: (resample, estimator, n)
         boot_a = per_model[a]["bootstrap_distribution"].values[..., :nn]
         boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
         d = boot_a - boot_b
-        q_lo, q_hi = np.quantile(d, [alpha, 1.0 - alpha], axis=0)
         gap = est[a, :, :nn] - est[b, :, :nn]
-        share[p, :, :nn] = share_ahead(d, gap)
+        q_lo, q_hi = np.full((E, nn), np.nan), np.full((E, nn), np.nan)
+        for e in range(E):
+            # the resamples both models' estimates have at every n: a Python estimator
+            # runs on fewer resamples than the others and may fail on some (NaN)
+            keep = np.isfinite(d[:, e]).all(axis=1)
+            if keep.sum() >= 2:
+                q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
+                share[p, e, :nn] = share_ahead(d[keep, e], gap[e])
+        share[p, :, :nn] = np.where(np.isfinite(gap), share[p, :, :nn], np.nan)
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
         lo, hi = np.empty((E, C, nn)), np.empty((E, C, nn))

@@ -57,10 +57,11 @@ from . import _validate as check
 from ._kernels import bootstrap as _K
 from ._kernels import resampling as _R
 from .bands import dkw_band, ks_band, ld_band, ld_upper_band
-from .estimators import resolve_estimators
+from .estimators import Context, resolve_estimators
 from .procedures import memory as procedure_memory
 from .procedures import sample_intervals
 from .procedures import tables as procedure_tables
+from .pyrun import search_counts
 from .targets import MEAN, as_target
 from .registry import Registry, jit_function
 from .threads import map_threads, ranges
@@ -355,7 +356,7 @@ def check_resampling(methods, target, B):
 CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail", "percentile"
 
 
-def curve_ci_method(target, B):
+def curve_ci_method(target, B, estimators=()):
     """The interval of ``curve`` when none is named, and why it is not the usual one.
 
     Parameters
@@ -364,13 +365,18 @@ def curve_ci_method(target, B):
         The curve.
     B : int
         The smallest number of trials among the models.
+    estimators : sequence of Estimator
+        The estimators: one that is not an L-statistic adds the percentile
+        bootstrap, which runs it on each resample (and replaces the default
+        when none is an L-statistic).
 
     Returns
     -------
     (str, str)
-        The method's name, and ``""`` or the reason the percentile bootstrap
-        stands in for :data:`CURVE_CI_METHOD` (a quantile curve, or too few
-        trials for its tail).
+        The methods' names (comma-separated), and ``""`` or the reason the
+        percentile bootstrap stands in for, or beside,
+        :data:`CURVE_CI_METHOD` (a quantile curve, too few trials for its
+        tail, or an estimator it cannot run).
     """
     method = _REGISTRY.get(CURVE_CI_METHOD)
     if target.kind != "mean":
@@ -379,22 +385,39 @@ def curve_ci_method(target, B):
     if B < method.minimum_B:
         return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default, needs B >= "
                                 f"{method.minimum_B} trials (B = {B})")
+    general = [e.name for e in estimators if not e.is_lstatistic]
+    if general:
+        both = len(general) < len(estimators)  # L-statistics keep the default
+        return f"{CURVE_CI_METHOD},{CURVE_FALLBACK}" if both else CURVE_FALLBACK, (
+            f"{CURVE_CI_METHOD}, the default, reweights resamples through an L-statistic's "
+            f"weights, and {', '.join(general)} {'is' if len(general) == 1 else 'are'} not "
+            f"one: {CURVE_FALLBACK} runs {'it' if len(general) == 1 else 'them'} on each "
+            f"resample")
     return CURVE_CI_METHOD, ""
 
 
-def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
-    """Resolve ``estimators``, refusing those that are not L-statistics, and
-    (with B and ``ns``) those that do not estimate ``target`` there."""
+def interval_estimators(estimators, target=MEAN, B=None, ns=None):
+    """Resolve ``estimators`` for :func:`bootstrap_intervals` (any kind), refusing (with
+    B and ``ns``) those that do not estimate ``target`` there."""
     ests = resolve_estimators(estimators, target)
-    general = [e.name for e in ests if not e.is_lstatistic]
-    if general:
-        raise check.InvalidArgument(
-            "estimators", f"estimators: intervals need L-statistics; {', '.join(general)} "
-                          + ("is a general (non-linear) estimator" if len(general) == 1 else
-                             "are general (non-linear) estimators"))
     if B is not None:
         for e in ests:
             e.check_use(B, ns, target)
+    return ests
+
+
+def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
+    """Resolve ``estimators`` for the coverage battery, refusing those that are not
+    L-statistics, and (with B and ``ns``) those that do not estimate ``target`` there."""
+    ests = interval_estimators(estimators, target, B, ns)
+    general = [e for e in ests if not e.is_lstatistic]
+    if general:
+        names = ", ".join(f"{e.name} (a {e.kind} estimator)" for e in general)
+        raise check.InvalidArgument(
+            "estimators", f"estimators: coverage simulates the intervals of L-statistics only, "
+                          f"and {names} {'is' if len(general) == 1 else 'are'} not: it would "
+                          f"run on every resample of every simulated search; its intervals on "
+                          f"your own scores come from curve")
     return ests
 
 
@@ -442,7 +465,7 @@ def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackkni
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
                         seed=0, stream=0, bounds=None, distribution=False, curve="mean",
-                        ns=None):
+                        ns=None, python_resamples=None, progress=False):
     """Confidence intervals for theta_n (or tau_q(n)), n = 1..B, from one's own scores.
 
     The same constructions that :func:`evpsim.coverage` evaluates.
@@ -450,12 +473,17 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     Parameters
     ----------
     scores : array_like of float
-        The B >= 2 validation scores of a search, in any order.
+        The B >= 2 validation scores of a search, in the order the trials
+        ran (only estimators of the run order, such as ``naive``, care).
     estimators : str or sequence
-        L-statistic estimators (default ``"V"``).
+        Estimators (default ``"V"``). L-statistics run in the bootstrap
+        kernels; any other estimator (a Python or numba function) runs on
+        the scores and on each of its resamples (see Notes).
     ci_methods : str or sequence, optional
         CI methods. Default: every bootstrap method, plus every band method
         when ``bounds`` is given (resampling methods only when named).
+        Resampling methods reweight their own resamples, so they apply to
+        L-statistics only; bands do not use the estimator at all.
     level : float
         Two-sided confidence level, in (0, 1).
     resamples : int
@@ -479,12 +507,37 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     ns : sequence of int, optional
         The budgets (default 1..B; beyond B for estimators that
         extrapolate, as in :func:`evpsim.coverage`).
+    python_resamples : int or dict, optional
+        Resamples of the estimators that are not L-statistics (one count,
+        or ``{name: count}``): by default ``resamples``, capped for slow
+        ones at their :attr:`~evpsim.estimators.Estimator.max_replicates`
+        (kde 2,000, opda-parametric 100); never more than ``resamples``.
+    progress : bool
+        A progress line on stderr while slow estimators run on their
+        resamples.
 
     Returns
     -------
     xarray.Dataset
         ``lower``, ``upper`` (estimator, ci_method, n) and ``estimate``
-        (estimator, n); scalar coordinate ``curve``.
+        (estimator, n); scalar coordinate ``curve``; coordinates
+        ``applies`` (estimator, ci_method: whether the method runs for
+        the estimator; NaN limits where not), ``estimator_kind`` and
+        ``resamples_used`` (estimator); ``failed_resamples`` (estimator,
+        n): resamples on which the estimator failed (raised or returned
+        NaN), left out of its intervals.
+
+    Notes
+    -----
+    An estimator that is not an L-statistic runs on the first
+    ``resamples_used`` resamples of stream ``(seed, stream)`` themselves:
+    the same draws whose multiplicities the L-statistic kernels use, each
+    resample's points in the order drawn, so that a Python estimator and
+    an L-statistic see the same resamples, and one that computes an
+    L-statistic gives its bootstrap estimates to rounding. Its intervals
+    come from the same code (percentile, basic and BCa as in
+    ``scipy.stats.bootstrap``; BCa and users' bootstrap methods also run
+    it on the B leave-one-out samples).
 
     Examples
     --------
@@ -497,16 +550,18 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     """
     import xarray as xr
 
-    xs = np.sort(check.scores(scores))
+    order = check.scores(scores)
+    xs = np.sort(order)
     B = xs.size
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
     seed = check.seed(seed)
     stream = check.integer(stream, "stream", minimum=0, maximum=2**62 - 1)
     distribution = check.boolean(distribution, "distribution")
+    progress = check.boolean(progress, "progress")
     target = as_target(curve)
     ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
-    ests = lstatistic_estimators(estimators, target, B, ns)
+    ests = interval_estimators(estimators, target, B, ns)
     N = ns.size
     if ci_methods is None:
         meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
@@ -514,6 +569,7 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
         meths = resolve_ci_methods(ci_methods)
     builtin, user, bands, resampling = split_ci_methods(meths)
     check_resampling(resampling, target, B)
+    applies = ci_applies(ests, meths)
     if bands and bounds is None:
         raise check.InvalidArgument(
             "bounds", f"bounds: band methods ({', '.join(m.name for m in bands)}) need the "
@@ -523,36 +579,59 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     if distribution and not (builtin or user):
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
     E = len(ests)
+    lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
+    general = [k for k, e in enumerate(ests) if not e.is_lstatistic]
+    counts = search_counts(ests, resamples, python_resamples, "python_resamples") \
+        if builtin or user else np.zeros(E, dtype=np.int64)
     rcodes = [m.code for m in resampling]
+    L = len(lstats)
     check.check_memory(bootstrap_memory(E, max(B, N), resamples) + 8 * E * B * N
-                       + procedure_memory(E, B, N, rcodes, resamples, copies=1),
+                       + procedure_memory(L, B, N, rcodes, resamples, copies=1),
                        f"{resamples:,} resamples of {E} x {N:,} estimates",
                        "resamples" if resamples > 2 * B else "scores")
-    ptab, jws = weight_tables(ests, B, ns, target)
     lower = np.full((E, len(meths), N), np.nan)
     upper = np.full_like(lower, np.nan)
-    boot = None
-    if builtin or user:
-        codes = np.array([m.code for m in builtin], dtype=np.int64)
-        boot, est, jack, ivs = _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level,
-                                              codes, bool(user))
-        for g, m in enumerate(builtin):
-            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, N)
-            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, N)
-        for m in user:
-            iv = np.empty((E * N, 2))
-            _K.user_intervals(m.func, boot, est, jack, level, iv)
-            lower[:, meths.index(m)] = iv[:, 0].reshape(E, N)
-            upper[:, meths.index(m)] = iv[:, 1].reshape(E, N)
-    else:
-        est = np.empty(E * N)
-        _K.sample_estimates(xs, ptab, est)
-    if resampling:
-        ivs = sample_intervals(xs, procedure_tables(ests, B, ns, rcodes), rcodes, resamples,
-                               level, seed, stream, None if bounds is None else (lo, hi))
-        for g, m in enumerate(resampling):
-            lower[:, meths.index(m)] = ivs[g, :, 0].reshape(E, N)
-            upper[:, meths.index(m)] = ivs[g, :, 1].reshape(E, N)
+    est = np.full((E, N), np.nan)
+    boot = np.full((resamples, E, N), np.nan) if distribution else None
+    failed = np.zeros((E, N), dtype=np.int64)
+    boot_cols = [meths.index(m) for m in builtin + user]
+    codes = np.array([m.code for m in builtin], dtype=np.int64)
+    if lstats:
+        lests = [ests[k] for k in lstats]
+        ptab, jws = weight_tables(lests, B, ns, target)
+        if builtin or user:
+            lboot, lest, jack, ivs = _bootstrap_one(xs, seed, stream, ptab, jws, resamples,
+                                                    level, codes, bool(user))
+            for m in user:
+                iv = np.empty((L * N, 2))
+                _K.user_intervals(m.func, lboot, lest, jack, level, iv)
+                ivs = np.concatenate([ivs, iv[None]])
+            lower[np.ix_(lstats, boot_cols)] = np.moveaxis(ivs[..., 0].reshape(-1, L, N), 0, 1)
+            upper[np.ix_(lstats, boot_cols)] = np.moveaxis(ivs[..., 1].reshape(-1, L, N), 0, 1)
+            if distribution:
+                boot[:, lstats] = lboot.T.reshape(resamples, L, N)
+        else:
+            lest = np.empty(L * N)
+            _K.sample_estimates(xs, ptab, lest)
+        est[lstats] = np.asarray(lest).reshape(L, N)
+        if resampling:
+            ivs = sample_intervals(xs, procedure_tables(lests, B, ns, rcodes), rcodes,
+                                   resamples, level, seed, stream,
+                                   None if bounds is None else (lo, hi))
+            cols = [meths.index(m) for m in resampling]
+            lower[np.ix_(lstats, cols)] = np.moveaxis(ivs[..., 0].reshape(-1, L, N), 0, 1)
+            upper[np.ix_(lstats, cols)] = np.moveaxis(ivs[..., 1].reshape(-1, L, N), 0, 1)
+    context = Context(target, None if bounds is None else (lo, hi))
+    for k in general:
+        e, R = ests[k], int(counts[k])
+        est[k], gboot, jack = _general_runs(e, order, xs, ns, context, R, seed, stream,
+                                            need_jack=bool(user) or _K.BCA in codes,
+                                            progress=progress)
+        failed[k] = (~np.isfinite(gboot)).sum(axis=0)
+        ivs = _finite_intervals(gboot.T, est[k], jack, level, codes, user)
+        lower[k, boot_cols], upper[k, boot_cols] = ivs[..., 0], ivs[..., 1]
+        if distribution:
+            boot[:R, k] = gboot
     if bands:
         if target.kind == "quantile":
             ivs = np.empty((len(bands), N, 2))
@@ -568,17 +647,104 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     dims = ("estimator", "ci_method", "n")
     ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), "B": B,
                             "curve": target.name})
-    ds["estimate"] = (("estimator", "n"), np.asarray(est).reshape(E, N))
+    ds.coords["applies"] = (("estimator", "ci_method"), applies, {
+        "long_name": "the method runs for the estimator (resampling methods: L-statistics "
+                     "only)"})
+    ds.coords["estimator_kind"] = ("estimator", [e.kind for e in ests])
+    ds.coords["resamples_used"] = ("estimator", counts, {"long_name": "bootstrap resamples the estimator ran on"})
+    ds["estimate"] = (("estimator", "n"), est)
     ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
     ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
+    ds["failed_resamples"] = (("estimator", "n"), failed, {
+        "long_name": "resamples on which the estimator failed, left out of its intervals"})
     if distribution:
-        ds["bootstrap_distribution"] = (("resample", "estimator", "n"),
-                                        boot.T.reshape(resamples, E, N))
+        ds["bootstrap_distribution"] = (("resample", "estimator", "n"), boot, {
+            "long_name": "bootstrap estimates (NaN: beyond the estimator's resamples_used, "
+                         "or failed)"})
     ds.attrs.update(level=level, resamples=resamples, seed=int(seed))
     return ds
 
 
-def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
+def ci_applies(ests, meths):
+    """(E, M) whether each method runs for each estimator; refuses an estimator that no
+    method applies to.
+
+    Resampling methods reweight resamples of their own through an
+    estimator's weights: L-statistics only. Bootstrap methods run any
+    estimator on the resamples; bands do not use the estimator.
+    """
+    applies = np.array([[e.is_lstatistic or m.kind != "resampling" for m in meths]
+                        for e in ests], dtype=bool).reshape(len(ests), len(meths))
+    bare = [e.name for e, row in zip(ests, applies) if meths and not row.any()]
+    if bare:
+        names = ", ".join(m.name for m in meths)
+        raise check.InvalidArgument(
+            "ci_methods", f"ci_methods: {names} reweight{'s' if len(meths) == 1 else ''} "
+                          f"resamples through an L-statistic's weights, and {', '.join(bare)} "
+                          f"{'is not one' if len(bare) == 1 else 'are not'}: add a bootstrap "
+                          f"method (percentile, basic, bca), which runs any estimator on each "
+                          f"resample")
+    return applies
+
+
+def _general_runs(estimator, order, xs, ns, context, R, seed, stream, need_jack, progress):
+    """A non-L-statistic estimator on the sample, its first R resamples and (``need_jack``)
+    its leave-one-out samples: ``(estimate (N,), boot (R, N), jack (N, B))``.
+
+    The resamples are those of :func:`_bootstrap_one` (stream ``(seed, stream)``),
+    each in the order its points were drawn; the sample in the order given.
+    """
+    from .montecarlo import Progress
+
+    B, N = xs.size, ns.size
+    est = estimator.estimates(order, ns, context)[0]
+    idx = np.empty((R, B), dtype=np.int64)
+    _K.resample_indices(seed, stream, idx)
+    step = 1 if estimator.max_replicates is not None else max(1, R // 20)
+    bar = Progress(f"{estimator.name} on {R:,} resamples", R, enabled=progress)
+    boot = np.empty((R, N))
+    for r0 in range(0, R, step):
+        boot[r0:r0 + step] = estimator.estimates(xs[idx[r0:r0 + step]], ns, context)
+        bar.update(min(r0 + step, R))
+    bar.close()
+    jack = np.zeros((N, B))
+    if need_jack:  # leave-one-out at n <= B uses budget min(n, B - 1), as weight_tables
+        jack_ns = np.where(ns <= B, np.minimum(ns, B - 1), ns)
+        loo = np.array([np.delete(order, i) for i in range(B)])
+        jack = estimator.estimates(loo, jack_ns, context).T
+    return est, boot, np.ascontiguousarray(jack)
+
+
+def _finite_intervals(boot, est, jack, level, codes, user):
+    """Intervals (M + U, K, 2) of the built-in methods ``codes`` and the user methods
+    ``user`` from bootstrap estimates (K, R) that may hold NaN (failed resamples):
+    each column from its finite estimates (NaN with fewer than 2)."""
+    K = boot.shape[0]
+    M = codes.shape[0]
+    out = np.full((M + len(user), K, 2), np.nan)
+    need_q = bool(np.isin(codes, [_K.PERCENTILE, _K.BASIC]).any())
+    ok = np.isfinite(boot)
+    whole = np.flatnonzero(ok.all(axis=1))
+    groups = [(whole, boot[whole])] + [(np.array([k]), boot[k, ok[k]][None])
+                                       for k in np.flatnonzero(~ok.all(axis=1))
+                                       if ok[k].sum() >= 2]
+    for cols, b in groups:
+        if cols.size == 0:
+            continue
+        b = np.ascontiguousarray(b)
+        e, j = np.ascontiguousarray(est[cols]), np.ascontiguousarray(jack[cols])
+        if M:
+            ivs = np.full((M, cols.size, 2), np.nan)
+            _K.bootstrap_columns(0, cols.size, b, e, j, level, codes, need_q, ivs)
+            out[:M, cols] = ivs
+        for g, m in enumerate(user):
+            iv = np.empty((cols.size, 2))
+            _K.user_intervals(m.func, b, e, j, level, iv)
+            out[M + g, cols] = iv
+    return out
+
+
+def free_lower_bound(scores, lo, *, level=0.95, curve="mean", n_max=None):
     """A one-sided lower bound on theta_n (or tau_q(n)), n = 1..B, that holds whatever
     the distribution: the lower ends of the intervals of the one-sided LD band
     (:func:`evpsim.bands.ld_upper_band`), at every n at once with probability at
@@ -599,10 +765,13 @@ def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
         One-sided confidence level, in (0, 1).
     curve : str or Target
         ``"mean"``, ``"median"`` or ``"quantile:Q"``.
+    n_max : int, optional
+        Bound n = 1..``n_max`` (default B): the band bounds the CDF, and
+        so the curve at every n.
 
     Returns
     -------
-    (B,) array
+    (B,) array, or (n_max,)
 
     Examples
     --------
@@ -615,11 +784,12 @@ def free_lower_bound(scores, lo, *, level=0.95, curve="mean"):
     level = check.level(level)
     target = as_target(curve)
     B = xs.size
+    top = B if n_max is None else check.integer(n_max, "n_max", minimum=1)
     lowers, uppers = np.zeros((1, B + 1)), ld_upper_band(B, level)[None]
-    out = np.empty((1, B, 2))
+    out = np.empty((1, top, 2))
     if target.kind == "quantile":
         _K.band_quantile_intervals(xs, lo, xs[-1], lowers, uppers,
-                                   target.q ** (1.0 / np.arange(1, B + 1)), out)
+                                   target.q ** (1.0 / np.arange(1, top + 1)), out)
     else:
         _K.band_intervals(xs, lo, xs[-1], lowers, uppers, out)
     return out[0, :, 0]

@@ -28,20 +28,21 @@ from .estimators import Context
 __all__ = ["PythonJob", "BiasSums", "SignCounts", "PairCounts", "search_counts"]
 
 
-def search_counts(ests, replicates, asked=None):
-    """Searches each estimator runs on.
+def search_counts(ests, replicates, asked=None, name="python_replicates"):
+    """Searches (or resamples) each estimator runs on.
 
     All of the battery's for the numba path; for a Python estimator,
     ``asked`` if given (one count for all, or a mapping from estimator name
     to count; names not in it keep their default), else its
-    ``max_replicates`` cap; never more than the battery's.
+    ``max_replicates`` cap; never more than the battery's. ``name`` is the
+    argument ``asked`` came from, for its messages (``curve`` caps its
+    bootstrap resamples the same way, with ``python_resamples``).
     """
     check.replicates(replicates)
     if isinstance(asked, dict):
-        asked = {str(k): check.replicates(v, f"python_replicates[{k!r}]")
-                 for k, v in asked.items()}
+        asked = {str(k): check.replicates(v, f"{name}[{k!r}]") for k, v in asked.items()}
     elif asked is not None:
-        asked = check.replicates(asked, "python_replicates")
+        asked = check.replicates(asked, name)
     out = []
     for e in ests:
         cap = asked.get(e.name, e.max_replicates) if isinstance(asked, dict) else \

@@ -889,7 +889,8 @@ A("budget", "bias-U-beyond", lambda d: evpsim.bias("normal", 5, estimators="U", 
                                                   method="exact"), IA,
   "U does not estimate beyond the B = 5 trials run (n = 6 asked for)")
 A("budget", "coverage-naive", lambda d: evpsim.coverage("normal", 5, estimators="naive"), IA,
-  "intervals need L-statistics; naive is a general (non-linear) estimator")
+  "coverage simulates the intervals of L-statistics only, and naive (a python estimator) is "
+  "not")
 A("usage", "bias-V-median", lambda d: evpsim.bias("normal", 5, estimators="V", curve="median",
                                                  method="exact"), IA,
   "V estimates the mean curve, not the quantile curves (quantile:0.5)")
@@ -1311,14 +1312,16 @@ EXTRA = Counter({"register": 2, "output": 3, "usage": 1, "plugin": 3})
 
 
 def test_general_estimator_refused_where_intervals_need_weights():
-    """A general (non-linear) estimator has no bootstrap weights: refused by name."""
+    """A general (non-linear) estimator has no weights: refused by name by coverage and
+    the resampling methods (the bootstrap methods run it on each resample)."""
     evpsim.register_estimator("clipmax", func=_clipped_max)
     try:
-        with pytest.raises(InvalidArgument, match="estimators: intervals need L-statistics; "
-                                                  "clipmax is a general"):
+        with pytest.raises(InvalidArgument, match=r"estimators: coverage simulates the intervals "
+                                                  r"of L-statistics only, and clipmax \(a numba"):
             evpsim.coverage(B=5, estimators="U,clipmax", replicates=16, resamples=50)
-        with pytest.raises(InvalidArgument, match="intervals need L-statistics; clipmax"):
-            evpsim.bootstrap_intervals(S3, estimators="clipmax")
+        with pytest.raises(InvalidArgument, match="gpd-tail reweights resamples through an "
+                                                  "L-statistic's weights, and clipmax is not"):
+            evpsim.bootstrap_intervals(S3 * 4, estimators="clipmax", ci_methods="gpd-tail")
     finally:
         evpsim.unregister_estimator("clipmax")
 
@@ -1482,7 +1485,7 @@ C("range", "bias-python-replicates-1", "bias --estimators naive --python-replica
 C("usage", "compare-range-n", "compare --a normal --b tang-big --B 10:12 --n 5",
   "--n and --n-max apply to one budget")
 C("usage", "coverage-naive", "coverage --estimators naive",
-  "intervals need L-statistics; naive is a general (non-linear) estimator")
+  "coverage simulates the intervals of L-statistics only, and naive (a python estimator) is not")
 C("usage", "curve-V-median", "curve data:reuters-mlp --curve median --estimators V",
   "--estimators: V estimates the mean curve, not the quantile curves")
 C("usage", "bias-extra-argument", "bias extra", "unrecognized arguments: extra")
@@ -1879,10 +1882,10 @@ C("budget", "coverage-n-1e15", "coverage --estimators V --n 1e15",
 C("budget", "compare-n-1e15", f"compare {TS} --B 5 --estimators V --n 1e15",
   "--n: every n must be at most 10,000,000")
 C("budget", "bias-n-max-1e30", "bias --n-max 1e30",
-  "--n-max must be at most 100,000 (each budget 1..N is computed and kept; give a few larger "
-  "ones with --n), got 1,000,000,000,000,000,000,000,000,000,000")
+  "--n-max must lie in B..100 B = 5..500 (it extends the curves beyond the B = 5 trials "
+  "run), got 1,000,000,000,000,000,000,000,000,000,000")
 C("budget", "falseconc-n-max-1e6", "falseconc --estimators V --n-max 1e6",
-  "--n-max must be at most 100,000")
+  "--n-max must lie in B..100 B")
 C("range", "coverage-curve-q-1", "coverage --curve quantile:1",
   "--curve 'quantile:1': the quantile must be a number in (0, 1)")
 C("range", "falseconc-curve-q-negative", "falseconc --curve quantile:-0.5",
@@ -1892,7 +1895,7 @@ C("range", "curve-curve-q-2", "curve {d}/good.txt --curve quantile:2",
 C("estimator", "bias-exact-kde", "bias --method exact --estimators kde,V",
   "--method: 'exact' needs exact moments, and kde has none", "use --method both")
 C("estimator", "estimators-kde-coverage", "coverage --estimators kde",
-  "intervals need L-statistics; kde is a general (non-linear) estimator")
+  "coverage simulates the intervals of L-statistics only, and kde (a python estimator) is not")
 # degenerate data: scores spanning less than 1e-70 (bias refused them; curve printed SD 0)
 C("degenerate", "curve-tiny", "curve {d}/tiny4.txt",
   "the range of the scores spans 2e-300, from 1e-300 to 3e-300, below 1e-70")

@@ -466,6 +466,30 @@ def multinomial_counts(st, counts):
 
 
 @njit(**_OPTS)
+def resample_indices(seed, stream, out):
+    """The points drawn by the first ``R`` resamples of stream ``(seed, stream)``.
+
+    Row r of ``out`` (R, B) receives the B indices (into the ascending
+    sample) that resample r draws, in the order they are drawn: the draws
+    of :func:`multinomial_counts` whose counts the bootstrap kernels use,
+    so an estimator run on ``xs[out[r]]`` sees exactly the multiset of
+    their resample r.
+    """
+    R, B = out.shape
+    ub = np.uint64(B)
+    s = rng_init(seed, stream)
+    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
+    for r in range(R):
+        for j in range(B >> 1):
+            x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
+            out[r, 2 * j] = ((x >> _U32) * ub) >> _U32
+            out[r, 2 * j + 1] = ((x & _MASK32) * ub) >> _U32
+        if B & 1:
+            x, s0, s1, s2, s3 = next_state(s0, s1, s2, s3)
+            out[r, B - 1] = ((x >> _U32) * ub) >> _U32
+
+
+@njit(**_OPTS)
 def compact_counts(counts, drawn, cums):
     """Indices ``drawn[:m]`` of the points drawn at least once and their
     cumulative counts ``cums[:m]``; returns m."""

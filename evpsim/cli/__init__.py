@@ -4,7 +4,10 @@ Each subcommand lives in its own module with ``HELP`` (its line in the
 overview), ``add_parser(subparsers)`` (which sets ``run`` and returns the
 parser) and ``run(args) -> exit status``. ``evpsim`` alone prints an
 overview. User errors print one line and exit with status 2; set
-``EVPSIM_DEBUG=1`` for the traceback.
+``EVPSIM_DEBUG=1`` for the traceback. Every subcommand first imports the
+modules of ``--import`` and of the environment variable ``EVPSIM_IMPORT``
+(:func:`evpsim.cli.common.import_user_modules`), so that estimators and CI
+methods registered there can be named.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from .._startup import release
 from ..threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument
 from .._version import __version__
-from .common import UserError, epilog, paragraph
+from .common import UserError, epilog, import_user_modules, paragraph
 
 #: subcommand modules in the overview's groups
 GROUPS = {
@@ -165,6 +168,7 @@ def main(argv=None):
     previous = signal.signal(signal.SIGTERM, _terminate)
     release()  # from here on, Ctrl-C is a KeyboardInterrupt handled below
     try:
+        import_user_modules(args.imports, os.environ)
         return args.run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)

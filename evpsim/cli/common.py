@@ -22,6 +22,7 @@ from ..results import atomic_write_all, check_output
 from ..truths import list_truths, make_truth
 
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
+           "import_user_modules", "IMPORT_ENV",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
@@ -113,16 +114,60 @@ def epilog(examples, notes=()):
     return "\n\n".join([*notes, "\n".join([head, *(f"  {cmd}" for cmd in examples)])])
 
 
+#: the environment variable naming modules to import before every command, comma-separated
+IMPORT_ENV = "EVPSIM_IMPORT"
+
+
 def add_subcommand(subparsers, name, help, description, examples, notes=()):
-    """Add subcommand ``name``, its ``--help`` ending with its examples.
+    """Add subcommand ``name``, its ``--help`` ending with its examples, and ``--import``.
 
     ``description`` is a paragraph; ``examples`` and ``notes`` are as in
     :func:`epilog`. The help formatter prints both as given, so that the
     examples' lines stay whole.
     """
-    return subparsers.add_parser(name, help=help, description=paragraph(description),
-                                 epilog=epilog(examples, notes),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(name, help=help, description=paragraph(description),
+                              epilog=epilog(examples, notes),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--import", action="append", dest="imports", default=[], metavar="MODULE",
+                   help=f"import this Python module first (repeatable; also the environment "
+                        f"variable {IMPORT_ENV}, comma-separated), so that the estimators and "
+                        f"CI methods it registers can be named; from the current folder or "
+                        f"PYTHONPATH")
+    return p
+
+
+def import_user_modules(flags, environ):
+    """Import the modules of ``--import`` (``flags``) and of ``EVPSIM_IMPORT`` in
+    ``environ``, those of the variable first; a module that cannot be imported, raises or
+    exits is a :class:`UserError` naming it and where it was named."""
+    import importlib
+    import os
+    import sys
+
+    named = [(m.strip(), f"{IMPORT_ENV}={environ[IMPORT_ENV]}")
+             for m in environ.get(IMPORT_ENV, "").split(",") if m.strip()]
+    named += [(m.strip(), f"--import {m}") for m in flags]
+    if os.getcwd() not in sys.path:  # the console script does not look in the current folder
+        sys.path.append(os.getcwd())
+    for module, where in named:
+        if not module or not all(part.isidentifier() for part in module.split(".")):
+            raise UserError(f"{where}: {module!r} is not a module name (dotted Python "
+                            f"identifiers, e.g. mymodule or mypackage.estimators)")
+        try:
+            importlib.import_module(module)
+        except KeyboardInterrupt:
+            raise
+        except SystemExit as err:
+            raise UserError(f"{where}: module {module} called sys.exit({err.code!r})") \
+                from None
+        except ModuleNotFoundError as err:
+            missing = f"no module named {err.name!r}" if err.name else str(err)
+            raise UserError(f"{where}: cannot import {module}: {missing} (in the current "
+                            f"folder or on PYTHONPATH)") from None
+        except BaseException as err:
+            text = " ".join(str(err).split())
+            raise UserError(f"{where}: module {module} raised {type(err).__name__}"
+                            + (f": {text}" if text else "")) from None
 
 
 def ci_methods_note():
@@ -183,19 +228,22 @@ def budgets_from_args(args, B):
     """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B).
 
     Checked here, before any list is built: ``--n-max`` at most
-    :data:`MAX_BUDGETS` budgets, every ``--n`` listed once.
+    :data:`MAX_BUDGETS` budgets and :data:`evpsim._validate.BEYOND` times B,
+    every ``--n`` listed once.
     """
     from .. import _validate as check
 
     if getattr(args, "n_max", None) is not None:
         top = check.integer(args.n_max, "n_max", minimum=1)
+        if top > check.BEYOND * B:
+            check.n_max(top, B, "n_max")
         if top > MAX_BUDGETS:
             raise check.InvalidArgument("n_max", f"n_max must be at most {MAX_BUDGETS:,} (each "
                                                  f"budget 1..N is computed and kept; give a "
                                                  f"few larger ones with --n), got {top:,}")
         return list(range(1, top + 1))
     ns = getattr(args, "ns", None)
-    return None if ns is None else check.ns(ns, np.inf, distinct=True).tolist()
+    return None if ns is None else check.budgets(ns, B).tolist()
 
 
 #: set to 1, switches --quick on (tests run the documented commands at reduced sizes)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _validate as check
 from ..curves import curve
+from ..estimators import get_estimator, resolve_estimators
 from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..targets import as_target
 from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
@@ -69,8 +70,17 @@ def add_parser(subparsers):
                                     "(default: the field or column)")
     c = p.add_argument_group("curves and intervals")
     c.add_argument("--estimators", default=None, metavar="LIST",
-                   help="comma-separated L-statistic estimators (default: V for the mean curve, "
-                        "quantile for a quantile curve; U and W too)")
+                   help="comma-separated estimators (default: V for the mean curve, quantile "
+                        "for a quantile curve; U, W, naive, kde, opda-parametric and your own "
+                        "too: the bootstrap methods run a Python estimator on each resample, "
+                        "and percentile joins the default gpd-tail for it; see 'evpsim list')")
+    c.add_argument("--n-max", type=integer, default=None, metavar="N",
+                   help="extend the curves of the estimators that extrapolate (V, quantile, "
+                        "kde, opda-parametric) to n = N, from B to 100 B; the others stop at "
+                        "B")
+    c.add_argument("--python-resamples", type=integer, default=None, metavar="M",
+                   help="bootstrap resamples of the Python estimators (default: --resamples, "
+                        "at most 2,000 for kde and 100 for opda-parametric, the slow ones)")
     c.add_argument("--curve", default="mean", metavar="CURVE",
                    help="mean (the expected best score, default), median, or quantile:Q (the "
                         "Q-quantile of the best score of n trials)")
@@ -118,6 +128,8 @@ def add_parser(subparsers):
                         "panel each)")
     add_output_args(p)
     p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
+                                            "n_max": "n_max",
+                                            "python_resamples": "python_resamples",
                                             "path": "results",
                                             "bandwidth": "check_bandwidth",
                                             "construction": "check_construction"})
@@ -147,25 +159,30 @@ def _describe(search):
     return line + describe_reading(search)
 
 
-def table_ns(B, extra=(), show_all=False):
+def table_ns(B, extra=(), show_all=False, top=None):
     """The budgets a table shows: 1, 2, 3, 5, 10, 20, 50, ... below B, then B, and ``extra``.
 
     ``extra`` holds budgets that matter to the reader (where two models
-    change places, where a target is reached); those beyond B are left out.
+    change places, where a target is reached); those beyond the last
+    budget, ``top`` (default B, else beyond it: curves extended past the
+    trials run), are left out.
 
     Examples
     --------
     >>> table_ns(441, extra=[22, 500])
     [1, 2, 3, 5, 10, 20, 22, 50, 100, 200, 441]
+    >>> table_ns(50, top=1000)
+    [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
     """
-    if show_all or B <= 12:
-        return list(range(1, B + 1))
-    picks = {1, 2, 3, B}
+    top = B if top is None else top
+    if show_all or top <= 12:
+        return list(range(1, top + 1))
+    picks = {1, 2, 3, B, top}
     scale = 1
-    while scale < B:
-        picks |= {m * scale for m in (1, 2, 5) if m * scale < B}
+    while scale < top:
+        picks |= {m * scale for m in (1, 2, 5) if m * scale < top}
         scale *= 10
-    picks |= {int(n) for n in extra if 1 <= n <= B}
+    picks |= {int(n) for n in extra if 1 <= n <= top}
     return sorted(picks)
 
 
@@ -279,6 +296,8 @@ def _model_table(sub, ns):
     columns.append([spread(v) for v in rows["sd"].values])
     for e in ests:
         for m in meths:
+            if not bool(sub["applies"].sel(estimator=e, ci_method=m)):
+                continue
             iv = rows.sel(estimator=e, ci_method=m)
             headers.append(f"{e} {m}")
             columns.append([interval(lo, hi, score) for lo, hi in
@@ -301,6 +320,9 @@ def _pair_table(ds, p, est, ns):
                [diff(v) for v in sub["difference"].values]]
     for m in meths:
         iv = sub.sel(ci_method=m)
+        if not bool(ds["applies"].sel(estimator=est, ci_method=m)):
+            columns.append(["-"] * len(ns))
+            continue
         columns.append([interval(lo, hi, diff) for lo, hi in
                         zip(iv["difference_lower"].values, iv["difference_upper"].values)])
     columns.append([f"{v:.3f}" for v in sub["share_ahead"].values])
@@ -308,7 +330,9 @@ def _pair_table(ds, p, est, ns):
 
 
 def _pair_B(ds, p):
-    """The budgets a pair of models shares: the smaller of their B."""
+    """The budgets a pair of models shares: the smaller of their B, or ``--n-max``."""
+    if int(ds["n_max"]):
+        return int(ds["n_max"])
     pair = ds.isel(pair=p)
     return int(min(ds["B"].sel(model=str(pair[k].values)) for k in ("model_a", "model_b")))
 
@@ -321,7 +345,7 @@ def _budget_lines(ds):
 
     def when(v, model):
         if v != v:
-            return "not within B"
+            return "not within n_max" if int(ds["n_max"]) else "not within B"
         if not timed:
             return f"n = {int(v)}"
         t = float(ds["expected_time"].sel(model=model, n=int(v))) / length
@@ -427,6 +451,50 @@ def _header(ds, seconds):
             f"{' and '.join(how)}; {seconds:.2f} s")
 
 
+def _estimator_lines(ds):
+    """What a reader must know of estimators that are not L-statistics and of budgets
+    beyond B: the resamples each ran on, failures, methods that do not apply, curves
+    that stop at B."""
+    a = ds.attrs
+    lines = []
+    boot = [m for m, k in zip(ds["ci_method"].values, ds["ci_method_kind"].values)
+            if k == "bootstrap"]
+    for e, kind, used in zip(ds["estimator"].values, ds["estimator_kind"].values,
+                             ds["resamples_used"].values):
+        if kind == "L-statistic":
+            continue
+        est = get_estimator(str(e))
+        line = f"{e} ({kind} estimator)"
+        if boot:
+            line += (f": {', '.join(boot)} from the estimator run on each of {int(used):,} "
+                     f"resamples (the first of the {a['resamples']:,} above, seed {a['seed']})")
+            if int(used) < a["resamples"]:
+                line += (f"; fewer as it is slow (its default cap, "
+                         f"{est.max_replicates:,}; --python-resamples to choose)"
+                         if est.max_replicates is not None and int(used) == est.max_replicates
+                         else " (--python-resamples)")
+        lines.append(line)
+        failed = ds["failed_resamples"].sel(estimator=e)
+        if int(failed.max()) > 0:
+            lines.append(f"  {e} failed on up to {int(failed.max()):,} of its {int(used):,} "
+                         f"resamples (raised or returned NaN), left out of its intervals")
+        skipped = [str(m) for m in ds["ci_method"].values
+                   if not bool(ds["applies"].sel(estimator=e, ci_method=m))]
+        if skipped:
+            lines.append(f"  {', '.join(skipped)}: not for {e} (reweights resamples through an "
+                         f"L-statistic's weights)")
+    top = int(ds["n_max"])
+    if top:
+        stop = [str(e) for e in ds["estimator"].values if not get_estimator(str(e)).extrapolates]
+        lines.append(f"curves extended to n = {top} (--n-max)"
+                     + (f"; {', '.join(stop)} stop{'s' if len(stop) == 1 else ''} at B: "
+                        + "; ".join(f"{e}: {get_estimator(e).beyond or 'no estimate beyond B'}"
+                                    for e in stop) if stop else "")
+                     + "; beyond B the ordinary bootstrap's limits stay below the best score "
+                       "observed")
+    return lines
+
+
 def _what(ds):
     """``expected``, ``median`` or ``0.9-quantile of the``: what the curve is of the best."""
     target = as_target(str(ds["curve"].values))
@@ -459,21 +527,34 @@ def run(args):
     check_outputs(args)
     if args.x_axis == "time" and args.time_field is None:
         raise UserError("--x-axis time needs --time-field")
+    if args.check and args.n_max is not None:
+        raise UserError("--check measures coverage up to each model's B: run it without "
+                        "--n-max")
     if args.check:  # before any work, and named by their own flags
         check.replicates(args.check_replicates, "check_replicates")
         check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     searches = _read(args)
+    target = as_target(args.curve)
+    if args.check:
+        general = [e.name for e in resolve_estimators(args.estimators, target)
+                   if not e.is_lstatistic]
+        if general:
+            raise UserError(f"--check simulates the intervals of L-statistics only, not of "
+                            f"{', '.join(general)}: run it with --estimators of L-statistics")
     fallback = ""
     if args.ci_methods is None:
-        args.ci_methods, fallback = curve_ci_method(as_target(args.curve),
-                                                    min(s.scores.size for s in searches))
+        args.ci_methods, fallback = curve_ci_method(
+            target, min(s.scores.size for s in searches),
+            resolve_estimators(args.estimators or ("V" if target.kind == "mean" else "quantile"),
+                               target))
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, curve=args.curve,
                    ci_methods=args.ci_methods,
                    level=args.level, resamples=args.resamples, seed=args.seed,
                    bounds=args.bounds, minimize=args.minimize, target=args.target,
-                   metric=args.metric)
+                   metric=args.metric, n_max=args.n_max,
+                   python_resamples=args.python_resamples, progress=not args.quiet)
     if args.plot_ci_method is not None:
         check.choice(args.plot_ci_method, "plot_ci_method",
                      [str(m) for m in ds["ci_method"].values] + ["none"])
@@ -482,7 +563,10 @@ def run(args):
         print(_describe(s))
     print(_header(ds, t.seconds))
     if fallback:
-        print(f"{args.ci_methods}: the interval here, as {fallback}")
+        print(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} here, "
+              f"as {fallback}")
+    for line in _estimator_lines(ds):
+        print(line)
     for line in _range_lines(ds, np.concatenate([s.scores for s in searches])):
         print(line)
     for line in _no_tail_lines(ds, searches):
@@ -491,7 +575,7 @@ def run(args):
     extra = _crossings(ds) | _budgets(ds)
 
     def ns_of(B):
-        return table_ns(B, extra, args.all)
+        return table_ns(B, extra, args.all, args.n_max)
 
     for model in ds["model"].values:
         sub = ds.sel(model=model)
