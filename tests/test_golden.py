@@ -153,7 +153,8 @@ def environment():
 
 
 def _numpy_simd():
-    """numpy's ``(baseline, dispatch targets, features found)``, as ``np.show_runtime`` reads them."""
+    """numpy's SIMD ``(baseline, dispatch targets, features found)``, as
+    ``np.show_runtime`` reads them."""
     try:
         from numpy._core import _multiarray_umath as simd
     except ImportError:  # numpy < 2
