@@ -272,18 +272,17 @@ def _beyond_tolerance(got, want):
     names of the variables moved."""
     out, moved = dict(got), []
     for var, arr in want.items():
-        if arr.dtype.kind == "f" and np.isnan(arr).all():  # also empty
+        kind = arr.dtype.kind
+        if arr.size == 0 or (kind == "f" and np.isnan(arr).all()):
             continue
-        if arr.size:
-            out[var] = got[var].copy()
-            i = np.nanargmax(np.abs(arr)) if arr.dtype.kind == "f" else 0
-            if arr.dtype.kind == "f":
-                out[var].flat[i] += 10 * _tolerance(arr, var)
-            elif arr.dtype.kind == "b":
-                out[var].flat[i] = not out[var].flat[i]
-            else:
-                out[var].flat[i] += 1
-            moved.append(var)
+        out[var] = got[var].copy()
+        if kind == "f":
+            out[var].flat[np.nanargmax(np.abs(arr))] += 10 * _tolerance(arr, var)
+        elif kind == "b":
+            out[var].flat[0] = not out[var].flat[0]
+        else:
+            out[var].flat[0] += 1
+        moved.append(var)
     return out, moved
 
 
