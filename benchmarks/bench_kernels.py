@@ -1,16 +1,18 @@
-"""Kernel throughput against the machine's peak (issue 23).
+"""Kernel throughput against the machine's peak.
 
 What it measures, on this machine:
 
-* the peak: fused multiply-adds per second that numba reaches here, from a
-  loop of 32 independent multiply-adds per iteration compiled with
-  ``fastmath`` (so that LLVM emits FMA instructions on 4-lane vectors),
-  on one thread and on every numba thread;
+* the peak: fused multiply-adds per second that numba reaches here, from
+  12 independent chains of 4-lane multiply-adds (enough in flight that the
+  FMA pipes' throughput, not one chain's latency, bounds them), on one
+  thread and on every numba thread; beside it, for comparison, a single
+  ``fastmath`` sum of products, which LLVM splits into only a few
+  accumulators, so that their latency bounds it;
 * the coverage battery of V x percentile (truncated normal, B = 50,
   M = 1,000 samples, R = 5,000 resamples, every n): the whole run, and
-  its nominal work as the issue counts it, B weighted sums of B terms per
-  resample (V at every n): M R B^2 multiply-adds, as a rate and a share of
-  the peak; then where one sample's time goes (one thread, R resamples):
+  its nominal work, B weighted sums of B terms per resample (V at every
+  n): M R B^2 multiply-adds, as a rate and a share of the peak; then
+  where one sample's time goes (one thread, R resamples):
   drawing the resamples' multinomial counts and terms, the estimates, and
   the quantiles of the percentile interval at every n;
 * the bias battery's Monte Carlo (truncated normal, B = 30, 10^6 searches,
@@ -18,8 +20,8 @@ What it measures, on this machine:
   multiply-adds per search;
 * whether the hot loops vectorise: numba's assembly of each, compiled
   afresh in a subprocess (cached code cannot be inspected), its
-  double-precision arithmetic counted as 4-lane (ymm), 2-lane (xmm) and
-  scalar instructions.
+  double-precision arithmetic counted as 8-lane (zmm), 4-lane (ymm),
+  2-lane (xmm) and scalar instructions.
 
 With ``--against REV`` the whole runs are also timed for another commit,
 from a temporary git worktree, each in its own process and alternated with
@@ -41,17 +43,78 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 ROOT = Path(__file__).resolve().parents[1]
 COV = dict(B=50, M=1000, R=5000)
 BIAS = dict(B=30, M=1_000_000)
 
 
+#: the peak's independent multiply-add chains, and the lanes of each (one ymm register)
+CHAINS, LANES = 12, 4
+
+
+@intrinsic
+def _fma_chains(typingctx, iters, c, d):
+    """``CHAINS`` independent chains of ``LANES``-lane multiply-adds ``a = a * c + d``, each
+    ``iters`` long; the sum of their lanes.
+
+    Written in LLVM IR because numba has no vector type: the accumulators are explicit
+    4-lane vectors, which LLVM keeps in registers, so nothing but the FMA pipes' throughput
+    bounds the loop (a chain waits for its previous multiply-add, 4 cycles, while the
+    others issue).
+    """
+    def codegen(context, builder, signature, args):
+        n, c, d = args
+        vec = ir.VectorType(ir.DoubleType(), LANES)
+        i32 = ir.IntType(32)
+
+        def splat(v):
+            one = builder.insert_element(ir.Constant(vec, ir.Undefined), v, i32(0))
+            return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined),
+                                          ir.Constant(ir.VectorType(i32, LANES), [0] * LANES))
+
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec] * 3),
+                                             f"llvm.fmuladd.v{LANES}f64")
+        cv, dv = splat(c), splat(d)
+        accs = []
+        for k in range(CHAINS):
+            acc = cgutils.alloca_once(builder, vec)
+            builder.store(ir.Constant(vec, [float(k * LANES + i) for i in range(LANES)]), acc)
+            accs.append(acc)
+        with cgutils.for_range(builder, n):
+            for acc in accs:
+                builder.store(builder.call(fma, [builder.load(acc), cv, dv]), acc)
+        total = builder.load(accs[0])
+        for acc in accs[1:]:
+            total = builder.fadd(total, builder.load(acc))
+        out = builder.extract_element(total, i32(0))
+        for i in range(1, LANES):
+            out = builder.fadd(out, builder.extract_element(total, i32(i)))
+        return out
+
+    return types.float64(iters, c, d), codegen
+
+
+@njit(cache=False)
+def _chains(iters, c):
+    return _fma_chains(iters, c, 1e-3)
+
+
+@njit(parallel=True, cache=False)
+def _chains_parallel(iters, out):
+    for t in prange(out.shape[0]):
+        out[t] = _fma_chains(iters, 0.999 - 1e-6 * t, 1e-3)
+
+
 @njit(fastmath=True, cache=False)
-def _fma_loop(x, c, iters):
-    """A sum of products over an array that stays in L1: with ``fastmath`` LLVM
-    reassociates it into several 4-lane FMA chains, numba's best case."""
+def _fused_sum(x, c, iters):
+    """A fastmath sum of products over an array that stays in L1: LLVM reassociates it
+    into a few vector accumulators (four 8-lane ones in its assembly on an AVX-512 Zen 4),
+    whose latency bounds it."""
     s = 0.0
     for _ in range(iters):
         for i in range(x.shape[0]):
@@ -60,38 +123,47 @@ def _fma_loop(x, c, iters):
     return s
 
 
-@njit(fastmath=True, parallel=True, cache=False)
-def _fma_parallel(x, c, iters, out):
-    for t in prange(out.shape[0]):
-        out[t] = _fma_loop(x, c + t, iters)
+def peak(calls=200):
+    """Multiply-adds per second numba reaches: the independent chains on one thread and on
+    every numba thread, and the single fused sum on one thread.
 
-
-def peak(seconds=1.0):
-    """Multiply-adds per second numba reaches: one thread, and every numba thread."""
-    x = np.random.default_rng(0).random(1024)
-    _fma_loop(x, 1.0, 10)
-    iters = 100_000
-    t = _timed(lambda: _fma_loop(x, 1.0, iters))
-    iters = max(int(iters * seconds / t), 1)
-    best1 = min(_timed(lambda: _fma_loop(x, 1.0, iters)) for _ in range(3))
+    Each call lasts about a millisecond and the fastest of ``calls`` counts, so that a call
+    the scheduler interrupted (the machine may be shared) does not.
+    """
+    per_call = CHAINS * LANES
+    _chains(10, 0.999)
+    iters = _calibrated(lambda k: _chains(k, 0.999))
+    one = per_call * iters / min(_timed(lambda: _chains(iters, 0.999)) for _ in range(calls))
     threads = numba.get_num_threads()
     out = np.empty(threads)
-    _fma_parallel(x, 1.0, 10, out)
-    bestn = min(_timed(lambda: _fma_parallel(x, 1.0, iters, out)) for _ in range(3))
-    return iters * x.size / best1, threads * iters * x.size / bestn, threads
+    _chains_parallel(10, out)
+    every = threads * per_call * iters / min(_timed(lambda: _chains_parallel(iters, out))
+                                             for _ in range(calls))
+    x = np.random.default_rng(0).random(1024)
+    _fused_sum(x, 1.0, 10)
+    sweeps = _calibrated(lambda k: _fused_sum(x, 1.0, k))
+    fused = x.size * sweeps / min(_timed(lambda: _fused_sum(x, 1.0, sweeps))
+                                  for _ in range(calls))
+    return one, every, threads, fused
 
 
-def clock_peak():
-    """The clock's peak, ``(GHz, multiply-adds/s per core)``: 8 a cycle (two 4-lane FMA
-    pipes, as on AMD Zen 2 to 4 and Intel since Haswell); None without a clock."""
+def _calibrated(run, seconds=1e-3):
+    """An iteration count for which ``run(count)`` takes about ``seconds``."""
+    k = 1000
+    while (t := min(_timed(lambda: run(k)) for _ in range(5))) < seconds / 10:
+        k *= 10
+    return max(int(k * seconds / t), 1)
+
+
+def cpu_mhz():
+    """The clock /proc/cpuinfo reports, in GHz, or None."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
         return None
     for line in text.splitlines():
         if line.startswith("cpu MHz"):
-            ghz = float(line.split(":")[1]) / 1000
-            return ghz, 8 * ghz * 1e9
+            return float(line.split(":")[1]) / 1000
     return None
 
 
@@ -102,7 +174,8 @@ def _timed(fn):
 
 
 def whole_runs():
-    """Wall seconds of the coverage run and of the bias Monte Carlo (after a warm-up)."""
+    """Wall and CPU seconds (every thread's) of the coverage run and of the bias Monte Carlo,
+    after a warm-up."""
     import evpsim
 
     truth = evpsim.make_truth("normal")
@@ -110,11 +183,16 @@ def whole_runs():
     evpsim.coverage(truth, COV["B"], estimators="V", ci_methods="percentile", replicates=20,
                     resamples=COV["R"], seed=1)
     evpsim.bias(truth, B=BIAS["B"], method="mc", replicates=20_000, seed=1)
-    cov = _timed(lambda: evpsim.coverage(truth, COV["B"], estimators="V",
-                                         ci_methods="percentile", replicates=COV["M"],
-                                         resamples=COV["R"], seed=0))
-    bias = _timed(lambda: evpsim.bias(truth, B=BIAS["B"], method="mc", replicates=BIAS["M"]))
-    return {"coverage": cov, "bias": bias}
+    out = {}
+    for key, run in (("coverage", lambda: evpsim.coverage(
+                          truth, COV["B"], estimators="V", ci_methods="percentile",
+                          replicates=COV["M"], resamples=COV["R"], seed=0)),
+                     ("bias", lambda: evpsim.bias(truth, B=BIAS["B"], method="mc",
+                                                  replicates=BIAS["M"]))):
+        cpu = time.process_time()
+        out[key] = _timed(run)
+        out[f"{key} cpu"] = time.process_time() - cpu
+    return out
 
 
 def coverage_phases(repeat=3):
@@ -206,9 +284,10 @@ for name in json.loads(sys.argv[1]):
     asm = "".join(disp.inspect_asm(sig) for sig in disp.signatures)
     lines = [line for line in asm.splitlines() if re.match(r"\\s+" + ops + r"[ps]d\\s", line)]
     packed = [line for line in lines if re.match(r"\\s+" + ops + r"pd\\s", line)]
-    wide = [line for line in packed if "%ymm" in line]
-    fma = [line for line in wide if "fm" in line.split()[0]]
-    counts[name] = [len(wide), len(packed) - len(wide), len(lines) - len(packed), len(fma)]
+    zmm = sum("%zmm" in line for line in packed)
+    ymm = sum("%ymm" in line for line in packed)
+    fma = sum("fm" in line.split()[0] for line in lines)
+    counts[name] = [zmm, ymm, len(packed) - zmm - ymm, len(lines) - len(packed), fma]
 print(json.dumps(counts))
 """
 
@@ -258,7 +337,7 @@ def main():
     import evpsim
 
     load = os.getloadavg()[0]
-    one, allt, threads = peak()
+    one, allt, threads, fused = peak()
     if args.against:
         ours, theirs = _other(args.against, args.repeat)
     else:
@@ -271,24 +350,28 @@ def main():
     bias_fma = BIAS["M"] * 3 * BIAS["B"] ** 2
     print(f"evpsim {evpsim.__version__}, numba {numba.__version__}, {threads} numba threads on "
           f"{os.cpu_count()} CPUs; load average at start {load:.2f}.\n")
-    clock = clock_peak()
-    print(f"Peak multiply-adds numba reaches here (a fastmath sum of products in L1): "
-          f"{one / 1e9:.1f} G/s on one thread, {allt / 1e9:.1f} G/s on {threads}"
-          + (f"; the clock's peak, {clock[0]:.2f} GHz x 8 per cycle (two 4-lane FMA pipes): "
-             f"{clock[1] / 1e9:.1f} G/s per core, {threads * clock[1] / 1e9:.1f} G/s on "
-             f"{threads}" if clock else "") + ".\n")
-    head = "| run | nominal multiply-adds | wall s | G/s | share of numba's peak |"
+    ghz = cpu_mhz()
+    print(f"Peak multiply-adds numba reaches here ({CHAINS} independent chains of {LANES}-lane "
+          f"multiply-adds, fastest of 200 calls of about 1 ms): {one / 1e9:.1f} G/s on one "
+          f"thread, {allt / 1e9:.1f} G/s on {threads}; at 8 a cycle (two 4-lane FMA pipes), "
+          f"one thread's is a clock of {one / 8e9:.2f} GHz"
+          + (f" (/proc/cpuinfo says {ghz:.2f} GHz)" if ghz else "") + ". A single fastmath sum "
+          f"of products in L1, bound by the latency of its few accumulators, reaches "
+          f"{fused / 1e9:.1f} G/s on one thread ({fused / one:.0%} of the peak).\n")
+    head = ("| run | nominal multiply-adds | wall s | G/s | share of numba's peak | CPU s | "
+            "G/s per CPU s | its share of one thread's peak |")
     if theirs:
         head += f" `{args.against}` wall s | its G/s | speed-up |"
     print(head)
-    print("|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if theirs else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if theirs else ""))
     for key, name, fma in (("coverage", f"coverage, V x percentile, B = {COV['B']}, "
                                         f"M = {COV['M']:,}, R = {COV['R']:,}", cov_fma),
                            ("bias", f"bias Monte Carlo, U, V, W, B = {BIAS['B']}, "
                                     f"{BIAS['M']:,} searches", bias_fma)):
-        w = ours[key]
-        row = f"| {name} | {fma / 1e9:.1f} G | {w:.2f} | {fma / w / 1e9:.2f} | " \
-              f"{fma / w / allt:.1%} |"
+        w, cpu = ours[key], ours[f"{key} cpu"]
+        row = (f"| {name} | {fma / 1e9:.1f} G | {w:.2f} | {fma / w / 1e9:.2f} | "
+               f"{fma / w / allt:.1%} | {cpu:.2f} | {fma / cpu / 1e9:.2f} | "
+               f"{fma / cpu / one:.1%} |")
         if theirs:
             t = theirs[key]
             row += f" {t:.2f} | {fma / t / 1e9:.2f} | {t / w:.2f}x |"
@@ -303,20 +386,21 @@ def main():
           f"groups of 8), each a multiply-add at every n: {done / 1e9:.2f} G/s, "
           f"{done / one:.0%} of one thread's numba peak), the percentile quantiles at every n "
           f"{phases['quantiles'] * 1e3:.1f} ms ({phases['quantiles'] / total:.0%}).")
-    print("\nnominal multiply-adds: as issue 23 counts the work (coverage: B weighted sums of B "
+    print("\nnominal multiply-adds: the work counted in full (coverage: B weighted sums of B "
           "terms per resample, V at every n; bias: three estimators' B sums of B per search); "
           "the kernels do fewer (zero and negligible weights are skipped). Whole runs: median "
           f"of {args.repeat} after a warm-up"
           + (f", each in a fresh process, alternated with `{args.against}`'s" if theirs else "")
-          + ".")
+          + "; CPU s is every thread's CPU time, which time spent waiting for a shared "
+          "machine's cores does not inflate.")
     print("\nDo the hot loops vectorise? numba's assembly of each, compiled afresh in a "
           "subprocess; double-precision arithmetic instructions (add, sub, mul, div, min, max, "
           "sqrt, FMA) by width:\n")
-    print("| kernel | what it does | 4-lane (ymm) | of which FMA | 2-lane (xmm) | scalar |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| kernel | what it does | 8-lane (zmm) | 4-lane (ymm) | 2-lane (xmm) | scalar | "
+          "of which FMA |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for name, what in HOT.items():
-        wide, narrow, scalar, fma = asm[name]
-        print(f"| `{name}` | {what} | {wide} | {fma} | {narrow} | {scalar} |")
+        print(f"| `{name}` | {what} | " + " | ".join(str(c) for c in asm[name]) + " |")
 
 
 if __name__ == "__main__":

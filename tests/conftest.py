@@ -9,9 +9,10 @@ import pytest
 DATA_ENV = "EVPSIM_SHARED_DATA"
 #: ../shared/data beside the repository, unless $EVPSIM_SHARED_DATA names another folder
 DATA = Path(os.environ.get(DATA_ENV, Path(__file__).resolve().parents[2] / "shared" / "data"))
-#: why a test that needs them is skipped: where they were looked for, and how to say where
-DATA_MISSING = (f"real search results not found at {DATA}: set {DATA_ENV} to the folder "
-                f"holding them (the project's shared/data)")
+#: why a test that needs them is skipped, in one line: where they were looked for, and how
+#: to provide them
+DATA_MISSING = (f"real search results not found at {DATA}: put the project's shared/data "
+                f"folder there, or set {DATA_ENV} to the folder holding it")
 #: the mark of a test that needs them
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=DATA_MISSING)
 
