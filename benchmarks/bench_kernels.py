@@ -1,4 +1,4 @@
-"""Kernel throughput against the machine's peak (issue 23).
+"""Kernel throughput against the machine's peak.
 
 What it measures, on this machine:
 
@@ -8,7 +8,7 @@ What it measures, on this machine:
   on one thread and on every numba thread;
 * the coverage battery of V x percentile (truncated normal, B = 50,
   M = 1,000 samples, R = 5,000 resamples, every n): the whole run, and
-  its nominal work as the issue counts it, B weighted sums of B terms per
+  its nominal work, B weighted sums of B terms per
   resample (V at every n): M R B^2 multiply-adds, as a rate and a share of
   the peak; then where one sample's time goes (one thread, R resamples):
   drawing the resamples' multinomial counts and terms, the estimates, and
@@ -303,7 +303,7 @@ def main():
           f"groups of 8), each a multiply-add at every n: {done / 1e9:.2f} G/s, "
           f"{done / one:.0%} of one thread's numba peak), the percentile quantiles at every n "
           f"{phases['quantiles'] * 1e3:.1f} ms ({phases['quantiles'] / total:.0%}).")
-    print("\nnominal multiply-adds: as issue 23 counts the work (coverage: B weighted sums of B "
+    print("\nnominal multiply-adds: the work counted as (coverage: B weighted sums of B "
           "terms per resample, V at every n; bias: three estimators' B sums of B per search); "
           "the kernels do fewer (zero and negligible weights are skipped). Whole runs: median "
           f"of {args.repeat} after a warm-up"
