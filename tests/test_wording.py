@@ -70,3 +70,19 @@ def test_about_verdict_at_two_sizes_never_contradicts():
         seen.add((small, large))
         assert small in (large, "inconclusive"), (truth, wide, narrow, small, large)
     assert {("inconclusive", "agrees"), ("inconclusive", "partly")} <= seen
+
+
+def test_the_first_figures_shade_curves_default_interval():
+    """The front page's and the gallery's first figure is the one the gallery says was
+    drawn by a ``curve`` command that names no CI method (so curve's default)."""
+    from evpsim.intervals import CURVE_CI_METHOD
+
+    docs = ROOT / "docs"
+    first = {page: re.search(r"figures/([\w.-]+\.png)", (docs / page).read_text()).group(1)
+             for page in ("index.md", "gallery.md")}
+    assert first["index.md"] == first["gallery.md"], first
+    gallery = (docs / "gallery.md").read_text()
+    block = gallery[gallery.index(f"figures/{first['gallery.md']}"):].split("```")[0]
+    command = re.search(r"`(evpsim curve [^`]+)`", block).group(1)
+    assert "--ci-methods" not in command and "--plot-ci-method" not in command, command
+    assert CURVE_CI_METHOD in block and (docs / "figures" / first["index.md"]).is_file()
