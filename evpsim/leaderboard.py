@@ -326,14 +326,21 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
     elif estimators == "all":
         estimators = list_estimators()
     estimators = [e.name for e in resolve_estimators(estimators)]
-    ci_methods = [m.name for m in resolve_ci_methods(
-        default_ci_methods() if ci_methods is None else ci_methods)]
-    options = {**SIZES[size], **sizes, "estimators": estimators, "ci_methods": ci_methods}
+    meths = resolve_ci_methods(default_ci_methods() if ci_methods is None else ci_methods)
+    options = {**SIZES[size], **sizes, "estimators": estimators,
+               "ci_methods": [m.name for m in meths]}
     if truths is None:
         truths = QUICK["truths"] if size == "quick" else leaderboard_truths()
     if Bs is None:
         Bs = QUICK["Bs"] if size == "quick" else BUDGETS
     axes = {"dist": list(truths), "B": list(Bs), "curve": list(curves)}
+    if ci_methods is not None:  # a method named for a grid it bounds nowhere is refused
+        cells = [(as_target(c), check.B(B)) for c in axes["curve"] for B in axes["B"]]
+        for m in meths:
+            if not any(_bounds_curve(m, target, B) for target, B in cells):
+                raise check.InvalidArgument(
+                    "ci_methods", f"ci_methods: {m.name} bounds the mean curve only, at B >= "
+                                  f"{m.minimum_B}, and no cell of this grid is one")
     ds = sweep("leaderboard", axes, options=options, seed=seed, store=store, backend=backend,
                workers=workers, scheduler=scheduler, progress=progress)
     ds.attrs.update(leaderboard_size=size)

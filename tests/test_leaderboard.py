@@ -194,3 +194,13 @@ def test_table_and_summary_count_the_same_cells_surely_below(tmp_path):
             assert sure_of == f"{s_in + s_out} of {n_in + n_out}" and int(point) == e_in + e_out
             seen += s_in + s_out
     assert seen > 0  # percentile at n near B is surely below 0.93 even from 30 samples
+
+
+def test_a_ci_method_named_for_a_grid_it_bounds_nowhere_is_refused(tmp_path):
+    for kwargs in (dict(curves=["median"], Bs=[10]), dict(curves=["mean"], Bs=[5])):
+        with pytest.raises(ValueError, match=r"^ci_methods: gpd-tail bounds the mean curve "
+                                             r"only, at B >= 10, and no cell of this grid is "
+                                             r"one$"):
+            leaderboard(truths=["normal"], estimators="V", ci_methods="percentile,gpd-tail",
+                        size="quick", store=tmp_path / "cells", **kwargs)
+        assert not (tmp_path / "cells").exists()
