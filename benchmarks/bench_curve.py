@@ -13,7 +13,7 @@ Prints one markdown table:
   beside ``scipy.stats.bootstrap`` with a vectorized statistic giving V at
   every n at once (scipy at its best), on the same scores and R; and the
   default interval, gpd-tail, on the same scores and R, beside percentile
-  (goal: at most 4 s warm, issue 25's "a few seconds");
+  (goal: at most 4 s warm, "a few seconds");
 * the bands on the first 50 Reuters MLP F1 scores, bounds (0, 1):
   ``curve(..., ci_methods=band)`` for ``dkw``, ``ks``, ``ld-equal-tailed``
   and ``ld-highest-density`` beside opda's

@@ -1,7 +1,7 @@
 """Which confidence interval for theta_n holds at every n? The cells of the study.
 
-The intervals study (``evpsim reproduce intervals``, issue 25) sets every
-candidate CI method beside the percentile, basic and BCa bootstraps and the
+The intervals study (``evpsim reproduce intervals``) sets every
+candidate CI method (the resampling kinds, which reach beyond the sample maximum) beside the percentile, basic and BCa bootstraps and the
 LD band, for the estimators U and V, on every truth evpsim knows, at
 B = 25, 50, 100. A *cell* is one truth and one B (:func:`cell`, the sweep
 battery ``intervals``); within it, every n of the leaderboard's log grid
@@ -20,9 +20,12 @@ up to 2B (:func:`evpsim.leaderboard.budgets`; beyond B for V only):
   ``[est - q_97.5, est - q_2.5]`` covers exactly 95%).
 
 :func:`summarise` reduces cells to a table per method, estimator and B;
-:func:`verdict` checks the issue's goal: coverage at least
+:func:`verdict` checks the study's goal: a coverage estimate of at least
 :data:`GOAL_COVERAGE` in every cell at the largest two B with median width
-at most :data:`GOAL_WIDTH` times the percentile interval's.
+at most :data:`GOAL_WIDTH` times the percentile interval's. A cell is
+*surely* below :data:`GOAL_COVERAGE` when its Clopper-Pearson upper bound
+is; the tables count those first, the cells whose estimate is below it
+beside them.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ __all__ = ["cell", "summarise", "verdict", "BASELINES", "CANDIDATES", "ESTIMATOR
 
 #: the methods every candidate is set beside, and the reference of every width
 BASELINES = ("percentile", "basic", "bca", "ld-equal-tailed")
-#: the candidates of issue 25
+#: the candidates: the CI methods that reach beyond the sample maximum (kind resampling)
 CANDIDATES = ("studentized", "smoothed", "gpd-tail", "m-out-of-n")
 ESTIMATORS = ("U", "V")
 #: the goal: this coverage in every cell, and median width at most this times percentile's
@@ -179,9 +182,9 @@ def summarise(ds, part="within"):
     xarray.Dataset
         Dims ``B``, ``estimator``, ``ci_method``: ``min_coverage`` with its
         Clopper-Pearson bounds (``min_coverage_lower``/``_upper``) and
-        where it is (``worst_dist``, ``worst_n``); ``below_goal`` (share
-        of cells with coverage below :data:`GOAL_COVERAGE`),
-        ``surely_below_goal`` (share whose upper bound is below it),
+        where it is (``worst_dist``, ``worst_n``); ``surely_below_goal``
+        (share of cells whose Clopper-Pearson upper bound is below
+        :data:`GOAL_COVERAGE`), ``below_goal`` (share whose estimate is),
         ``miss_below`` and ``miss_above`` (mean over cells), ``cells``;
         and the median over cells of the median width relative to the
         percentile interval's (``width_vs_percentile``), to the LD band's
@@ -217,7 +220,8 @@ def summarise(ds, part="within"):
             ratio = (width / ref).where(ref > 0)
         out[f"width_vs_{name}"] = ratio.median("cell")
     for var, text in (("min_coverage", "lowest coverage over the cells"),
-                      ("below_goal", f"share of cells with coverage below {GOAL_COVERAGE:g}"),
+                      ("below_goal", f"share of cells whose coverage estimate is below "
+                                     f"{GOAL_COVERAGE:g}"),
                       ("surely_below_goal", f"share of cells whose Clopper-Pearson upper bound "
                                             f"is below {GOAL_COVERAGE:g}"),
                       ("width_vs_percentile", "median over cells of the median width relative "
@@ -236,8 +240,8 @@ def verdict(summary, Bs):
     Returns
     -------
     xarray.DataArray
-        Boolean (ci_method): coverage at least :data:`GOAL_COVERAGE` in
-        every cell and median width at most :data:`GOAL_WIDTH` times the
+        Boolean (ci_method): a coverage estimate of at least
+        :data:`GOAL_COVERAGE` in every cell and median width at most :data:`GOAL_WIDTH` times the
         percentile interval's, at each B of ``Bs`` and for each estimator.
     """
     s = summary.sel(B=list(Bs))

@@ -350,9 +350,9 @@ def check_resampling(methods, target, B):
 
 
 #: the interval of ``curve`` and ``self_check`` when none is named: the best trade-off of
-#: 'evpsim reproduce intervals' (coverage below 0.93 in at most 5.6% of its cells at B = 50
-#: and 100, at 1.2-1.3 times the percentile interval's median width), and where it does not
-#: apply, the percentile bootstrap
+#: 'evpsim reproduce intervals' (a coverage estimate below 0.93 in at most 5.6% of its cells
+#: at B = 50 and 100, at 1.2-1.3 times the percentile interval's median width), and where it
+#: does not apply, the percentile bootstrap
 CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail", "percentile"
 
 

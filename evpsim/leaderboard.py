@@ -8,7 +8,8 @@ cells, one per truth, B and curve (the mean curve and the median curve):
   (:func:`evpsim.bias`, exact moments beside Monte Carlo) for every
   estimator of that curve and the coverage battery
   (:func:`evpsim.coverage`) for every L-statistic among them and every CI
-  method, at budgets on a log grid up to 2B (:func:`budgets`): n <= B for
+  method that bounds that curve at that B (the resampling methods bound the
+  mean curve only, from their own smallest B), at budgets on a log grid up to 2B (:func:`budgets`): n <= B for
   every estimator, n > B for those that extrapolate. Each part is one
   battery call with the leaderboard's seed, so a cell's numbers are those
   of the single battery runs it stands for, bit for bit.
@@ -32,7 +33,8 @@ from .estimators import list_estimators, resolve_estimators
 from .targets import as_target
 
 __all__ = ["cell", "leaderboard", "budgets", "leaderboard_truths", "metric_bounds",
-           "default_estimators", "SIZES", "QUICK", "CURVES", "BUDGETS", "SLOW"]
+           "default_estimators", "default_ci_methods", "SIZES", "QUICK", "CURVES", "BUDGETS",
+           "SLOW"]
 
 #: the budgets of a full leaderboard
 BUDGETS = (10, 25, 50, 100)
@@ -102,6 +104,24 @@ def default_estimators():
             if (get_estimator(n).max_replicates or SLOW) >= SLOW]
 
 
+def default_ci_methods():
+    """Every registered CI method, the resampling ones included.
+
+    Unlike the batteries' default (:func:`evpsim.intervals.default_ci_methods`,
+    which leaves the slow resampling methods out), the leaderboard runs
+    them too, so it shows the interval ``curve`` uses by default.
+    """
+    from .intervals import list_ci_methods
+
+    return list(list_ci_methods())
+
+
+def _bounds_curve(method, target, B):
+    """Whether ``method`` gives intervals for ``target`` at B: the resampling methods
+    bound the mean curve only, and need B of at least their ``minimum_B``."""
+    return method.kind != "resampling" or (target.kind == "mean" and B >= method.minimum_B)
+
+
 def _estimators(estimators, target):
     """The estimators of ``target`` among ``estimators`` (default: every registered one)."""
     if estimators is None:
@@ -133,7 +153,10 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         :func:`default_estimators`; ``"all"``: every one); those that do
         not estimate ``curve`` are left out of this cell.
     ci_methods : str or sequence, optional
-        CI methods (default every registered one).
+        CI methods (default every registered one, :func:`default_ci_methods`);
+        those that do not bound ``curve`` at this B (resampling methods on
+        a quantile curve or below their smallest B) have NaN coverage in
+        this cell.
     replicates : int
         Monte Carlo searches of the bias battery.
     python_replicates : int or dict, optional
@@ -169,7 +192,8 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     if not ests:
         raise check.InvalidArgument("estimators", f"estimators: none estimates the "
                                                   f"{target.name} curve")
-    meths = [m.name for m in resolve_ci_methods(ci_methods)]
+    all_meths = resolve_ci_methods(default_ci_methods() if ci_methods is None else ci_methods)
+    meths = [m.name for m in all_meths if _bounds_curve(m, target, B)]
     bounds = metric_bounds(truth)
     ns = budgets(B)
     # the coverage battery's own checks, before the bias battery (which a sweep's
@@ -190,8 +214,8 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         lstats = [e.name for e in chosen if e.is_lstatistic]
         c = coverage(truth, B, estimators=lstats, ci_methods=meths, ns=part_ns,
                      replicates=samples, resamples=resamples, bounds=bounds,
-                     **common) if lstats else None
-        parts.append(_cell_part(b, c, target))
+                     **common) if lstats and meths else None
+        parts.append(_cell_part(b, c, target, all_meths if lstats else []))
     ds = xr.concat(parts, dim="n", join="outer", coords="minimal", compat="override",
                    data_vars="all")
     ds = ds.reindex(estimator=[e.name for e in ests])
@@ -221,8 +245,9 @@ def _attrs(parts, samples, resamples, replicates):
     return attrs
 
 
-def _cell_part(b, c, target):
-    """One bias run's (and coverage run's) numbers at its budgets, as a cell's variables."""
+def _cell_part(b, c, target, meths):
+    """One bias run's (and coverage run's) numbers at its budgets, as a cell's variables,
+    with NaN coverage for the CI methods ``meths`` that ``c`` lacks (or all, without ``c``)."""
     exact = np.isfinite(b["exact_mse"])
     pick = xr.where(exact, b[[f"exact_{q}" for q in ("bias", "variance", "mse")]]
                     .rename({f"exact_{q}": q for q in ("bias", "variance", "mse")}),
@@ -249,10 +274,16 @@ def _cell_part(b, c, target):
     ds["failures"] = b["failures"]
     ds.coords["kind"] = b["kind"]
     ds.coords["replicates"] = b["replicates"]
-    if c is not None:
+    if meths:
+        names = [m.name for m in meths]
         for var in ("coverage", "coverage_lower", "coverage_upper", "mean_width"):
-            ds[var] = c[var].reindex(estimator=b["estimator"])
-        ds.coords["ci_method_kind"] = c["ci_method_kind"]
+            ds[var] = (c[var].drop_vars("ci_method_kind")
+                       .reindex(estimator=b["estimator"], ci_method=names)
+                       if c is not None else
+                       xr.DataArray(np.full((b.sizes["estimator"], len(names), b.sizes["n"]),
+                                            np.nan), dims=("estimator", "ci_method", "n"),
+                                    coords={"ci_method": names}))
+        ds.coords["ci_method_kind"] = ("ci_method", [m.kind for m in meths])
     truth = {k: v for k, v in b.coords.items() if k.startswith("truth") or k == "B"}
     return ds.assign_coords(truth)
 
@@ -273,7 +304,8 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
     estimators, ci_methods : str or sequence, optional
         Candidates (default every registered one, users' and plugins'
         included, but slow estimators, see :func:`default_estimators`;
-        ``estimators="all"`` includes them).
+        ``estimators="all"`` includes them; every CI method, the
+        resampling ones included, :func:`default_ci_methods`).
     size : {"full", "quick"}
         Replicates of :data:`SIZES` (``"quick"`` also the smaller grid of
         :data:`QUICK` unless ``truths`` or ``Bs`` are given); ``sizes``
@@ -290,7 +322,7 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
         The cells of :func:`cell` along dims ``dist``, ``B``, ``curve``.
     """
     from .sweeps import sweep
-
+    from .sweeps.grid import axis_values
     from .intervals import resolve_ci_methods
 
     size = check.choice(size, "size", tuple(SIZES))
@@ -300,14 +332,23 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
     elif estimators == "all":
         estimators = list_estimators()
     estimators = [e.name for e in resolve_estimators(estimators)]
-    ci_methods = [m.name for m in resolve_ci_methods(ci_methods)]
-    options = {**SIZES[size], **sizes, "estimators": estimators, "ci_methods": ci_methods}
+    meths = resolve_ci_methods(default_ci_methods() if ci_methods is None else ci_methods)
+    options = {**SIZES[size], **sizes, "estimators": estimators,
+               "ci_methods": [m.name for m in meths]}
     if truths is None:
         truths = QUICK["truths"] if size == "quick" else leaderboard_truths()
     if Bs is None:
         Bs = QUICK["Bs"] if size == "quick" else BUDGETS
     # as given: a single name or B is one value, never split into its letters
     axes = {"dist": truths, "B": Bs, "curve": curves}
+    if ci_methods is not None:  # a method named for a grid it bounds nowhere is refused
+        cells = [(as_target(c), check.B(B)) for c in axis_values(curves, "curve")
+                 for B in axis_values(Bs, "B")]
+        for m in meths:
+            if not any(_bounds_curve(m, target, B) for target, B in cells):
+                raise check.InvalidArgument(
+                    "ci_methods", f"ci_methods: {m.name} bounds the mean curve only, at B >= "
+                                  f"{m.minimum_B}, and no cell of this grid is one")
     ds = sweep("leaderboard", axes, options=options, seed=seed, store=store, backend=backend,
                workers=workers, scheduler=scheduler, progress=progress)
     ds.attrs.update(leaderboard_size=size)

@@ -1223,7 +1223,7 @@ A("range", "leaderboard-cell-samples", lambda d: _leaderboard(
   "samples must be at least 2, got 1")
 A("range", "leaderboard-cell-gpd-B", lambda d: _leaderboard(
     truths="normal", Bs=5, size="quick", ci_methods="gpd-tail", store=d / "lb"), IA,
-  "ci_methods: gpd-tail needs B >= 10, got B = 5")
+  "ci_methods: gpd-tail bounds the mean curve only, at B >= 10, and no cell of this grid is one")
 # degenerate data: scores spanning less than 1e-70 gave SD 0 and zero-width intervals
 A("degenerate", "curve-tiny-spread", lambda d: evpsim.curve([1e-300, 2e-300, 3e-300]), IA,
   "the range of the scores spans 2e-300, from 1e-300 to 3e-300, below 1e-70",
@@ -1912,9 +1912,9 @@ C("output", "leaderboard-out-missing-parent", "leaderboard --quick --out missing
   "--out 'missing/lb': folder 'missing' does not exist")
 C("output", "leaderboard-out-unwritable", "leaderboard --quick --out {ro}/lb", "is not writable")
 C("output", "leaderboard-gpd-B", f"{LB} lb --ci-methods gpd-tail",
-  "--ci-methods: gpd-tail needs B >= 10, got B = 5")
+  "--ci-methods: gpd-tail bounds the mean curve only, at B >= 10, and no cell of this grid is one")
 C("output", "leaderboard-gpd-B-existing", f"{LB} {{d}}/outdir --ci-methods gpd-tail",
-  "gpd-tail needs B >= 10")
+  "gpd-tail bounds the mean curve only, at B >= 10")
 C("output", "leaderboard-samples-1", f"{LB} lb --samples 1", "--samples must be at least 2, got 1")
 C("output", "leaderboard-resamples-1", f"{LB} {{d}}/outdir --resamples 1",
   "--resamples must be at least 2, got 1")

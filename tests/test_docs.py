@@ -45,11 +45,14 @@ README = ROOT / "README.md"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import evpsim_schema  # noqa: E402
+from evpsim.leaderboard_report import QUICK_NOTE  # noqa: E402
 
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.M | re.S)
-#: what varies from run to run: wall times and thread counts (as tests/test_readme.py)
+#: what varies from run to run: wall times and thread counts; what a --quick run adds to a
+#: summary's title (as tests/test_readme.py)
 VOLATILE = [(re.compile(r"\b\d+(\.\d+)? (s|min)\b"), "T s"),
-            (re.compile(r"\b\d+ threads?\b"), "N threads")]
+            (re.compile(r"\b\d+ threads?\b"), "N threads"),
+            (re.compile(" " + re.escape(QUICK_NOTE)), "")]
 PAGES = sorted(p for p in DOCS.rglob("*.md")
                if not p.relative_to(DOCS).parts[0].startswith(("_", "notebooks")))
 

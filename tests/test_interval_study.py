@@ -1,4 +1,4 @@
-"""``evpsim reproduce intervals`` (issue 25): every CI method's coverage and widths on
+"""``evpsim reproduce intervals``: every CI method's coverage and widths on
 truths with known theta, the goal's verdict and the best trade-off."""
 
 import numpy as np
@@ -23,6 +23,12 @@ def test_quick_run_writes_every_file_and_claim(tmp_path):
     assert [c.claim.split(":")[0] for c in report.claims] == [
         "A CI method reaches the goal", "The best trade-off among the candidates"]
     assert all(c.evpsim in text for c in report.claims)
+    # a quick run decides nothing, says so first, and names no winner but "at these sizes"
+    assert text.splitlines()[0].endswith("(--quick: reduced sizes, which decide nothing; run "
+                                         "without --quick to decide)")
+    assert all(c.verdict == "inconclusive" and c.evpsim.startswith("at these sizes")
+               for c in report.claims)
+    assert "cells surely < 0.93 | cells with estimate < 0.93" in text
     ds = read_netcdf(tmp_path / "intervals.nc")
     assert list(ds["dist"].values) == list(ri.QUICK["truths"])
     assert list(ds["B"].values) == list(ri.QUICK["Bs"])
@@ -89,3 +95,8 @@ def test_verdict_needs_both_coverage_and_width():
     assert not bool(study.verdict(s, [10]).sel(ci_method="gpd-tail"))
     assert float(s["width_vs_percentile"].sel(ci_method="gpd-tail").max()) == 1.5
     assert float(s["below_goal"].sel(ci_method="gpd-tail").max()) == 1.0
+    # estimates of 0.92 whose upper bounds reach 0.93 are below it, but not surely
+    assert float(s["surely_below_goal"].sel(ci_method="gpd-tail").max()) == 0.0
+    assert float(s["surely_below_goal"].sel(ci_method="percentile").max()) == 0.0
+    s = study.summarise(_fake({"gpd-tail": 0.90}, {}))
+    assert float(s["surely_below_goal"].sel(ci_method="gpd-tail").max()) == 1.0

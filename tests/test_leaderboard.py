@@ -1,5 +1,6 @@
 """The leaderboard: cells equal the battery runs they stand for; tables, figures, resume."""
 
+import re
 import signal
 import subprocess
 import sys
@@ -11,7 +12,8 @@ import xarray as xr
 
 import evpsim
 from evpsim.leaderboard import budgets, cell, default_estimators, leaderboard
-from evpsim.leaderboard_report import estimator_table, interval_table, summary, write_report
+from evpsim.leaderboard_report import (QUICK_NOTE, estimator_table, interval_table, summary,
+                                       write_report)
 
 SMALL = dict(replicates=3000, samples=60, resamples=150, python_replicates={"kde": 10},
              seed=4)
@@ -129,3 +131,76 @@ def test_the_quick_command_resumes_after_a_kill(tmp_path):
     for var in ("rmse", "coverage", "mean_width"):
         np.testing.assert_array_equal(a[var], b[var])
     assert (tmp_path / "cut" / "summary.md").read_text().startswith("# Leaderboard: summary")
+
+
+def test_the_default_ci_methods_include_every_kind(capsys):
+    """The leaderboard runs the resampling methods too (curve's default, gpd-tail, among
+    them), and its help says so."""
+    from evpsim.cli import main
+    from evpsim.intervals import default_ci_methods as battery_default, get_ci_method
+    from evpsim.leaderboard import default_ci_methods
+
+    names = default_ci_methods()
+    assert {get_ci_method(m).kind for m in names} == {"bootstrap", "resampling", "band"}
+    assert "gpd-tail" in names and set(battery_default()) < set(names)
+    with pytest.raises(SystemExit):
+        main(["leaderboard", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "every registered one, bootstrap, resampling and band kinds" in help_text
+    assert "gpd-tail, curve's default" in help_text
+
+
+def _row_counts(cell):
+    """``"k of N"`` -> (k, N); ``"-"`` -> (0, 0)."""
+    if cell == "-":
+        return 0, 0
+    k, n = re.fullmatch(r"(\d+) of (\d+)", cell).groups()
+    return int(k), int(n)
+
+
+def test_table_and_summary_count_the_same_cells_surely_below(tmp_path):
+    """One small run with the default CI methods: the table's and the summary's counts of
+    cells surely below 0.93 (and of estimates below it) are the Dataset's."""
+    ds = leaderboard(truths=["normal", "data:reuters-mlp"], Bs=[10], curves=["mean", "median"],
+                     estimators="V,quantile", size="quick", replicates=500, samples=30,
+                     resamples=60, store=tmp_path / "cells")
+    gpd = ds["coverage"].sel(ci_method="gpd-tail", estimator="V")
+    assert np.isfinite(gpd.sel(curve="mean")).any()
+    assert np.isnan(ds["coverage"].sel(ci_method="gpd-tail", curve="median")).all()
+    summary_text = "\n".join(summary(ds))
+    assert summary_text.splitlines()[0] == f"# Leaderboard: summary {QUICK_NOTE}"
+    seen = 0
+    for curve in ("mean", "median"):
+        sub = ds.sel(curve=curve, B=10)
+        rows = interval_table(ds, curve, 10)
+        assert "cells surely below 0.93 (CP upper bound)" in rows[0]
+        section = summary_text.split(f"## The {curve} curve")[1].split("\n## ")[0]
+        said = {m[0]: (m[1], m[2]) for m in re.findall(
+            r"  - (\S+ \S+): coverage surely below 0.93 \(its Clopper-Pearson upper bound "
+            r"below it\) in (\d+ of \d+) cells; estimate below 0.93 in (\d+)", section)}
+        assert len(said) == len(rows) - 2
+        for row in rows[2:]:
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            est, meth = cells[0], cells[1]
+            (s_in, n_in), (s_out, n_out) = _row_counts(cells[3]), _row_counts(cells[4])
+            (e_in, _), (e_out, _) = _row_counts(cells[5]), _row_counts(cells[6])
+            cov = sub["coverage"].sel(estimator=est, ci_method=meth)
+            upper = sub["coverage_upper"].sel(estimator=est, ci_method=meth)
+            have = np.isfinite(cov.values)
+            assert s_in + s_out == int((upper.values[have] < 0.93).sum())
+            assert e_in + e_out == int((cov.values[have] < 0.93).sum())
+            assert n_in + n_out == int(have.sum())
+            sure_of, point = said[f"{est} {meth}"]
+            assert sure_of == f"{s_in + s_out} of {n_in + n_out}" and int(point) == e_in + e_out
+            seen += s_in + s_out
+    assert seen > 0  # percentile at n near B is surely below 0.93 even from 30 samples
+
+
+def test_a_ci_method_named_for_a_grid_it_bounds_nowhere_is_refused(tmp_path):
+    for kwargs in (dict(curves=["median"], Bs=[10]), dict(curves=["mean"], Bs=[5])):
+        with pytest.raises(ValueError, match=r"^ci_methods: gpd-tail bounds the mean curve "
+                                             r"only, at B >= 10, and no cell of this grid is "
+                                             r"one$"):
+            leaderboard(truths=["normal"], estimators="V", ci_methods="percentile,gpd-tail",
+                        size="quick", store=tmp_path / "cells", **kwargs)
+        assert not (tmp_path / "cells").exists()

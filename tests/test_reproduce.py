@@ -8,6 +8,7 @@ import pytest
 
 from evpsim.cli import main
 from evpsim.reproduce import reproduce
+from evpsim.reproduce.tang2020 import about_verdict
 from evpsim.results import read_netcdf
 
 
@@ -32,7 +33,7 @@ def test_reproduce_cli_errors(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
-VERDICTS = {"agrees", "partly", "differs"}
+VERDICTS = {"agrees", "partly", "differs", "inconclusive"}
 
 
 def _check_report(report, folder):
@@ -44,6 +45,7 @@ def _check_report(report, folder):
     assert len(rows) == len(report.claims) + 1  # the header, then one row per claim
     assert all(c.verdict in VERDICTS and c.evpsim for c in report.claims)
     assert "reduced sizes (--quick)" in text
+    assert "decide nothing" in text.splitlines()[0]  # a quick run's first line says so
     return {c.claim: c for c in report.claims}
 
 
@@ -72,6 +74,13 @@ def test_tang2020_reproduction(tmp_path, data_dir):
     fig4 = read_netcdf(tmp_path / "tang2020_fig4.nc")
     pct = fig4["coverage"].sel(estimator="V", ci_method="percentile")
     assert (pct.sel(n=1) > 0.8).all() and (pct.sel(n=50) < 0.7).all()
+    # "about 0.7 by n = 20": 100 samples give intervals wider than 0.7 +- 0.05, so the
+    # quick run can never agree; it says what its intervals decide, as the full run does
+    at20 = fig4.sel(estimator="V", ci_method="percentile", n=20)
+    about = claims["Fig. 4: coverage falls to about 0.7 by n = 20"]
+    assert about.verdict == about_verdict(at20["coverage_lower"], at20["coverage_upper"])
+    assert (at20["coverage_upper"] - at20["coverage_lower"] > 0.1).all()
+    assert about.verdict != "agrees"
     fig5 = read_netcdf(tmp_path / "tang2020_fig5.nc")
     assert abs(float(fig5["bandwidth"].sel(truth="MLP")) - 0.004875) < 1e-6
 

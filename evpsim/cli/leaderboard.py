@@ -11,6 +11,11 @@ from . import Terminated
 from .sweep import names
 
 HELP = "rank every estimator and interval over every truth, budget and n"
+#: what the resampling CI methods add to a run: CPU time of the default --quick run with
+#: and without them, side by side in one process, twice each (wall times, on a shared
+#: machine, were too noisy to say more)
+RESAMPLING_COST = ("a --quick run took 1.5-1.6 times the CPU time of one without them (24-26 s "
+                   "against 16 s; full sizes not measured)")
 
 
 def add_parser(subparsers):
@@ -19,8 +24,9 @@ def add_parser(subparsers):
     full, quick = SIZES["full"], SIZES["quick"]
     p = add_subcommand(
         subparsers, "leaderboard", HELP, description=(
-            "Run every registered estimator (the slow ones when asked) and every CI method "
-            "on every truth evpsim knows (the truncated normals, the bag, every committed "
+            "Run every registered estimator (the slow ones when asked) and every registered CI "
+            "method, the resampling ones included (they bound the mean curve only), on every "
+            "truth evpsim knows (the truncated normals, the bag, every committed "
             "KDE fit, every shipped search as its own truth), B in "
             f"{{{', '.join(map(str, BUDGETS))}}}, n on a log grid up to 2B (beyond B for "
             "estimators that extrapolate), for the mean and the median curve. Per cell: "
@@ -45,7 +51,12 @@ def add_parser(subparsers):
                    help="estimators (default: every registered one but the slow "
                         "opda-parametric; 'all' for every one; your own registered or "
                         "plugin estimators by name)")
-    g.add_argument("--ci-methods", metavar="LIST", help="CI methods (default: every one)")
+    g.add_argument("--ci-methods", metavar="LIST",
+                   help="CI methods (default: every registered one, bootstrap, resampling "
+                        "and band kinds, so gpd-tail, curve's default, is among them; the "
+                        "resampling ones bound the mean curve only, and cost: "
+                        f"{RESAMPLING_COST}; name fewer to save it, e.g. "
+                        "percentile,gpd-tail,ld-equal-tailed)")
     s = p.add_argument_group("sizes")
     s.add_argument("--quick", action="store_true",
                    help=f"a small grid and sizes, in a few minutes (also on with "

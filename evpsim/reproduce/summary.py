@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..leaderboard_report import QUICK_NOTE
 from ..results import atomic_write
 
 #: where the search files that evpsim may not ship are public
@@ -125,8 +126,9 @@ class Report:
         return lines
 
     def markdown(self):
-        """The summary as markdown."""
-        lines = [f"# {self.title}", ""]
+        """The summary as markdown; a ``quick`` run's first line says its sizes decide
+        nothing."""
+        lines = [f"# {self.title}" + (f" {QUICK_NOTE}" if self.quick else ""), ""]
         size = "reduced sizes (--quick)" if self.quick else self.full_size
         absent = " Some search files were not found: see Data for what was substituted or " \
                  "skipped." if None in self.data.values() else ""

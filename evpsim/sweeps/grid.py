@@ -110,7 +110,7 @@ BATTERIES = {b.name: b for b in [
 ]}
 
 
-def _values(values, axis):
+def axis_values(values, axis):
     """An axis's values: a non-empty list without repeats (B as integers)."""
     if isinstance(values, str) or not hasattr(values, "__iter__"):  # one value (np.int64 too)
         values = [values]
@@ -178,7 +178,7 @@ class Grid:
                         f"{', '.join(spec.options)}")
         from ..truths import make_truth
 
-        values = {a: _values(axes[a], a) for a in spec.axes}
+        values = {a: axis_values(axes[a], a) for a in spec.axes}
         grid = cls(spec, values, {**spec.options, **options}, check.seed(seed))
         # every cell's arguments are checked before any cell runs
         truths = {v: make_truth(v) for axis in spec.owner for v in values[axis]}
