@@ -31,6 +31,27 @@ def test_bias_command_writes_dataset_and_plot(tmp_path, capsys):
     assert png.stat().st_size > 10_000
 
 
+def test_bias_tables_print_each_column_in_one_layout_in_every_block(capsys):
+    # U's exact bias is 0 and its MC bias tiny; V's and W's are not: every block's column
+    # must still print in one layout (it printed '0' in U's block, '0.00000' in V's)
+    assert main(["bias", "--dist", "normal", "--B", "10", "--replicates", "20000",
+                 "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heads = [i for i, ln in enumerate(lines) if ln.split()[:3] == ["n", "theta", "mean"]]
+    assert len(heads) == 3
+    layouts = [set() for _ in lines[heads[0] + 1].split()]
+
+    def layout(token):
+        return "e" if "e" in token else len(token.partition(".")[2])
+
+    for i in heads:
+        for row in lines[i + 1:i + 11]:
+            for k, token in enumerate(row.split()[1:], 1):
+                if token not in ("-", "0") or k == 3:
+                    layouts[k].add(layout(token))
+    assert all(len(found) == 1 for found in layouts[1:]), layouts
+
+
 def test_bias_exact_only_and_all_rows(capsys):
     assert main(["bias", "--dist", "tang-small", "--B", "14", "--method", "exact", "--all"]) == 0
     text = capsys.readouterr().out
