@@ -1,6 +1,7 @@
 """Command line: the bias battery end to end, help, user errors, and every command's
 tables read back at any scale of the scores."""
 
+import os
 import re
 import subprocess
 import sys
@@ -368,3 +369,17 @@ def test_fit_kde_numbers_at_any_scale(scale, tmp_path, capsys):
     lo, hi = re.search(r"in \[(\S+), (\S+)\]", text).groups()
     _assert_prints([bandwidth, lo, hi], [a["bandwidth"], a["scores_min"], a["scores_max"]],
                    digits=6)
+
+
+def test_first_run_says_it_compiles_the_kernels_and_a_second_does_not(tmp_path):
+    from evpsim._startup import COMPILE_NOTICE
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    command = [sys.executable, "-m", "evpsim", "bias", "--dist", "tang-small", "--B", "4",
+               "--method", "exact", "--estimators", "V"]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == second.returncode == 0
+    assert first.stderr.splitlines()[0] == COMPILE_NOTICE
+    assert COMPILE_NOTICE not in second.stderr
+    assert second.stdout.splitlines()[2:] == first.stdout.splitlines()[2:]  # but the time

@@ -16,7 +16,7 @@ import re
 import signal
 import sys
 
-from .._startup import release
+from .._startup import compile_notice, release
 from ..threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument
 from .._version import __version__
@@ -164,6 +164,8 @@ def main(argv=None):
     command_line(["evpsim", *(sys.argv[1:] if argv is None else argv)])
     previous = signal.signal(signal.SIGTERM, _terminate)
     release()  # from here on, Ctrl-C is a KeyboardInterrupt handled below
+    if args.command != "list":
+        compile_notice()
     try:
         return args.run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
