@@ -69,7 +69,7 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     seed : int
         Seed; sample ``i`` and its resamples use the random stream
         ``(seed, i)``, whatever the truth and B: runs at one seed on
-        different truths transform the same uniform draws, so their
+        different truths draw from the same random numbers, so their
         coverages are correlated (give each truth its own seed to compare
         truths as independent experiments); every estimator and CI method
         sees the same samples, so comparisons between them are paired.
