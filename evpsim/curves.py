@@ -668,28 +668,29 @@ def share_ahead(differences, estimate, return_se=False):
     array([0.4875])
     """
     shape = differences.shape[1:]
-    x = np.sort(differences.reshape(differences.shape[0], -1), axis=0)
+    R = differences.shape[0]
+    # one row per column of differences, sorted: the work runs along contiguous rows
+    x = np.sort(differences.reshape(R, -1).T, axis=1)
     estimate = np.reshape(estimate, -1)
-    R = x.shape[0]
     # every sorted position's run of equal values: its first and last index
-    position = np.arange(R)[:, None]
+    position = np.arange(R)
     starts = np.ones(x.shape, dtype=bool)
-    starts[1:] = x[1:] != x[:-1]
+    starts[:, 1:] = x[:, 1:] != x[:, :-1]
     ends = np.ones(x.shape, dtype=bool)
-    ends[:-1] = starts[1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
-    last = np.minimum.accumulate(np.where(ends, position, R - 1)[::-1], axis=0)[::-1]
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, R - 1)[:, ::-1], axis=1)[:, ::-1]
     mid = (first + last + 1) / (2.0 * R)
     centre, lo, hi, gap = _mid_quantile(x, mid, first, 0.5)
-    g_lo = _at(mid, np.argmax(x >= lo, axis=0))
-    g_hi = _at(mid, np.argmax(x >= hi, axis=0))
+    g_lo = _at(mid, np.argmax(x >= lo[:, None], axis=1))
+    g_hi = _at(mid, np.argmax(x >= hi[:, None], axis=1))
     slope = np.where(gap, (g_hi - g_lo) / np.where(gap, hi - lo, 1.0), 0.0)
 
     def below(c, level):
         # G at c - estimate; where c is the centre's gap and c - estimate lies in it, from
         # the estimate itself so the sign survives c - estimate rounding to c
         t = c - estimate
-        le, lt = (x <= t).sum(axis=0), (x < t).sum(axis=0)
+        le, lt = _count_below(x, t, "right"), _count_below(x, t, "left")
         tied = (le > lt) & ~((t == c) & (estimate != 0))
         step = np.where(estimate > 0, lt, le) / R
         across = np.where((lo < c) & (c < hi), level - estimate * slope, g_lo + (t - lo) * slope)
@@ -706,17 +707,23 @@ def share_ahead(differences, estimate, return_se=False):
     return share.reshape(shape), se.reshape(shape)
 
 
+def _count_below(x, t, side):
+    """Per row j of the sorted ``x``, how many values lie below ``t[j]`` (``side``
+    "right": at or below)."""
+    return np.array([np.searchsorted(row, v, side) for row, v in zip(x, t)], dtype=np.int64)
+
+
 def _at(a, i):
-    """``a[i[j], j]`` for every column j."""
-    return np.take_along_axis(a, i[None], 0)[0]
+    """``a[j, i[j]]`` for every row j."""
+    return a[np.arange(a.shape[0]), i]
 
 
 def _mid_quantile(x, mid, first, level):
-    """Where the mid-distribution ``mid`` of the sorted columns ``x``, linear between
+    """Where the mid-distribution ``mid`` of the sorted rows ``x``, linear between
     adjacent distinct values, reaches ``level``; with the values below and above
     (equal when the level falls on a value) and whether it falls between them."""
     reached = mid >= level
-    j = np.where(reached[-1], np.argmax(reached, axis=0), x.shape[0] - 1)
+    j = np.where(reached[:, -1], np.argmax(reached, axis=1), x.shape[1] - 1)
     g_hi, hi = _at(mid, j), _at(x, j)
     p = np.maximum(_at(first, j) - 1, 0)
     g_lo, lo = _at(mid, p), _at(x, p)
