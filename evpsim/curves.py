@@ -22,7 +22,7 @@ import xarray as xr
 from . import _validate as check
 from .results import provenance
 from .targets import Target, as_target
-from .estimators import estimator_weights, get_estimator
+from .estimators import get_estimator
 from .intervals import (bootstrap_intervals, curve_ci_method, free_lower_bound,
                         interval_estimators, resolve_ci_methods)
 
@@ -379,13 +379,15 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
           the bootstrap differences, models resampled independently; for
           bands and resampling methods, both models' intervals at level
           ``1 - (1 - level) / 2`` combined, for bands simultaneous over n),
-          ``share_ahead`` (the share of bootstrap differences, recentred
-          on the estimated difference, in which ``model_a`` is ahead, ties
-          counting half: a description of the bootstrap distribution, not
-          the probability that ``model_a`` is truly better; see
-          :func:`share_ahead`) and ``ahead`` (the label ahead by the
-          estimates, or ``"tie"``; ``share_ahead`` is at least 1/2 exactly
-          when ``model_a`` is), for n up to the smaller B (``n_max`` for
+          ``share_ahead`` (the share of resamples, bootstrap differences
+          recentred on the estimated difference, in which ``model_a`` is
+          ahead, ties counting half: a description of the bootstrap
+          distribution, not the probability that ``model_a`` is truly
+          better; see :func:`share_ahead`), ``share_ahead_se`` (its
+          approximate Monte Carlo standard error) and ``ahead`` (the label
+          ahead by the estimates, or ``"tie"``; ``share_ahead`` is above
+          1/2 exactly when ``model_a`` is ahead, below when it is behind,
+          1/2 at a tie), for n up to the smaller B (``n_max`` for
           estimators that extrapolate);
         * with ``target``: ``budget`` (model, estimator) and
           ``budget_interval`` (model, estimator, ci_method), NaN where no
@@ -629,7 +631,7 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
     boot_cols = [c for c, kind in enumerate(kinds) if kind == "bootstrap"]
     half_cols = [c for c, kind in enumerate(kinds) if kind != "bootstrap"]
     shape = (len(pairs), E, nmax)
-    diff, share = np.full(shape, np.nan), np.full(shape, np.nan)
+    diff, share, share_se = (np.full(shape, np.nan) for _ in range(3))
     dlo, dhi = np.full((len(pairs), E, C, nmax), np.nan), np.full((len(pairs), E, C, nmax), np.nan)
     ahead = np.full(shape, "", dtype=object)
     alpha = 0.5 * (1.0 - level)
@@ -649,7 +651,8 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
             keep = np.isfinite(d[:, e]).all(axis=1)
             if keep.sum() >= 2:
                 q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
-                share[p, e, :nn] = share_ahead(d[keep, e], gap[e])
+                share[p, e, :nn], share_se[p, e, :nn] = share_ahead(d[keep, e], gap[e],
+                                                                     return_se=True)
         share[p, :, :nn] = np.where(np.isfinite(gap), share[p, :, :nn], np.nan)
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
@@ -670,22 +673,26 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
     ds["difference_lower"] = (idims, dlo, {"long_name": f"lower end of the {how}"})
     ds["difference_upper"] = (idims, dhi, {"long_name": f"upper end of the {how}"})
     ds["share_ahead"] = (dims, share, {
-        "long_name": "share of the bootstrap differences, recentred on the estimated "
-                     "difference, in which model_a is ahead (ties count half); not the "
-                     "probability that model_a is truly better"})
+        "long_name": "share of resamples: of the bootstrap differences, recentred on the "
+                     "estimated difference, the share in which model_a is ahead (ties count "
+                     "half); not the probability that model_a is truly better"})
+    ds["share_ahead_se"] = (dims, share_se, {
+        "long_name": "approximate Monte Carlo standard error of share_ahead"})
     ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})
 
 
-def share_ahead(differences, estimate):
+def share_ahead(differences, estimate, return_se=False):
     """Share of bootstrap differences on the first model's side, recentred on the estimate.
 
     Each model's bootstrap estimates are biased relative to its estimate
     (V's most, near n = B), so raw bootstrap differences need not be
     centred on the estimated difference, and their raw share can favour
     the model that the estimates put behind. The differences are shifted
-    so that their median is the estimated difference; the share is then
-    at least 1/2 exactly when the first model is ahead by the estimates,
-    and the two never contradict each other.
+    so that their centre lies at the estimated difference, and the share is
+    that of shifted differences above 0, ties counting half. It is below
+    1/2 exactly when the estimated difference is negative (the first model
+    is behind), 1/2 when it is 0 and above 1/2 when it is positive, as far
+    as a float can tell (a difference of 1e-300 rounds to 1/2).
 
     Parameters
     ----------
@@ -693,20 +700,113 @@ def share_ahead(differences, estimate):
         Bootstrap differences ``theta_a* - theta_b*``, resamples on axis 0.
     estimate : ndarray
         The estimated differences (the shape of ``differences[0]``).
+    return_se : bool
+        Also return the share's Monte Carlo standard error.
 
     Returns
     -------
-    ndarray
-        The share in which the first model is ahead, ties counting half.
+    share : ndarray
+        The share in which the first model is ahead, ties counting half: a
+        description of the resamples, not a probability that it is better.
+    se : ndarray
+        With ``return_se``: its approximate Monte Carlo standard error (see
+        Notes).
+
+    Notes
+    -----
+    With R resamples, G(t) = (#{d < t} + #{d = t} / 2) / R is the mid-distribution
+    of the differences d (ties count half). The centre c is where G, linear
+    between adjacent distinct values, reaches 1/2: between the two values
+    that straddle the middle, or the middle value itself when G is exactly
+    1/2 there (with an even R, or a lumpy distribution whose middle atom
+    holds much of the mass, a plain median can sit where the share is 1/2
+    whatever the sign of the estimate). The share ahead is 1 - G(c - e) for
+    the estimate e, with G linear across the gap that holds c and a count
+    elsewhere: a share of resamples except within that one gap, where it
+    moves continuously through 1/2 as e crosses 0.
+
+    Its Monte Carlo standard error adds two parts:
+    sqrt(s (1 - s) / R) for the count, and the share's change when the
+    centre moves by one standard error of the median (G reaching
+    1/2 +- 1/(2 sqrt R)), half the difference. Measured over 16 seeds of
+    10,000 resamples on lumpy bootstrap distributions (scores on a lattice
+    of 0.01, B = 10 to 30, U and V), the seeds' standard deviation of the
+    share was at most 0.012 and the reported error at least 0.75 of it
+    (within the noise of 16 seeds) and about 1 to 2 times it typically.
 
     Examples
     --------
     >>> d = np.array([[-0.3], [-0.1], [0.2], [0.4], [0.5]])   # raw share ahead: 0.6
     >>> share_ahead(d, np.array([-0.05]))                     # ahead by the estimate: b
     array([0.4])
+    >>> d = np.array([[-1.0], [-0.1], [0.1], [1.0]])         # an even number of resamples
+    >>> share_ahead(d, np.array([-0.01]))                     # behind: below 1/2
+    array([0.4875])
     """
-    shifted = differences + (estimate - np.median(differences, axis=0))
-    return (shifted > 0).mean(axis=0) + 0.5 * (shifted == 0).mean(axis=0)
+    shape = differences.shape[1:]
+    R = differences.shape[0]
+    # one row per column of differences, sorted: the work runs along contiguous rows
+    x = np.sort(differences.reshape(R, -1).T, axis=1)
+    estimate = np.reshape(estimate, -1)
+    # every sorted position's run of equal values: its first and last index
+    position = np.arange(R)
+    starts = np.ones(x.shape, dtype=bool)
+    starts[:, 1:] = x[:, 1:] != x[:, :-1]
+    ends = np.ones(x.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, R - 1)[:, ::-1], axis=1)[:, ::-1]
+    mid = (first + last + 1) / (2.0 * R)
+    centre, lo, hi, gap = _mid_quantile(x, mid, first, 0.5)
+    g_lo = _at(mid, np.argmax(x >= lo[:, None], axis=1))
+    g_hi = _at(mid, np.argmax(x >= hi[:, None], axis=1))
+    slope = np.where(gap, (g_hi - g_lo) / np.where(gap, hi - lo, 1.0), 0.0)
+
+    def below(c, level):
+        # G at c - estimate; where c is the centre's gap and c - estimate lies in it, from
+        # the estimate itself so the sign survives c - estimate rounding to c
+        t = c - estimate
+        le, lt = _count_below(x, t, "right"), _count_below(x, t, "left")
+        tied = (le > lt) & ~((t == c) & (estimate != 0))
+        step = np.where(estimate > 0, lt, le) / R
+        across = np.where((lo < c) & (c < hi), level - estimate * slope, g_lo + (t - lo) * slope)
+        return np.where(tied, (le + lt) / (2.0 * R),
+                        np.where(gap & (lo < t) & (t < hi), across, step))
+
+    share = 1.0 - below(centre, 0.5)
+    if not return_se:
+        return share.reshape(shape)
+    half = 0.5 / np.sqrt(R)
+    moved = 0.5 * (below(_mid_quantile(x, mid, first, 0.5 + half)[0], 0.5 + half)
+                   - below(_mid_quantile(x, mid, first, 0.5 - half)[0], 0.5 - half))
+    se = np.sqrt(share * (1.0 - share) / R + moved ** 2)
+    return share.reshape(shape), se.reshape(shape)
+
+
+def _count_below(x, t, side):
+    """Per row j of the sorted ``x``, how many values lie below ``t[j]`` (``side``
+    "right": at or below)."""
+    return np.array([np.searchsorted(row, v, side) for row, v in zip(x, t)], dtype=np.int64)
+
+
+def _at(a, i):
+    """``a[j, i[j]]`` for every row j."""
+    return a[np.arange(a.shape[0]), i]
+
+
+def _mid_quantile(x, mid, first, level):
+    """Where the mid-distribution ``mid`` of the sorted rows ``x``, linear between
+    adjacent distinct values, reaches ``level``; with the values below and above
+    (equal when the level falls on a value) and whether it falls between them."""
+    reached = mid >= level
+    j = np.where(reached[:, -1], np.argmax(reached, axis=1), x.shape[1] - 1)
+    g_hi, hi = _at(mid, j), _at(x, j)
+    p = np.maximum(_at(first, j) - 1, 0)
+    g_lo, lo = _at(mid, p), _at(x, p)
+    between = (g_hi > level) & (g_lo < level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        where = np.where(between, lo + (level - g_lo) / (g_hi - g_lo) * (hi - lo), hi)
+    return where, np.where(between, lo, hi), hi, between
 
 
 def _add_budgets(ds, sign, target):

@@ -25,6 +25,8 @@ fewer searches (the first of each cell's), and the result says how many.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
@@ -41,12 +43,13 @@ BUDGETS = (10, 25, 50, 100)
 #: the curves of a leaderboard
 CURVES = ("mean", "median")
 #: replicates of the full and quick runs: Monte Carlo searches of the bias
-#: battery, searches of each Python estimator, coverage samples and resamples
+#: battery, searches of each Python estimator, samples and resamples of the
+#: coverage battery
 SIZES = {
     "full": dict(replicates=20_000, python_replicates={"kde": 200, "opda-parametric": 10},
-                 samples=1000, resamples=2000),
+                 coverage_replicates=1000, resamples=2000),
     "quick": dict(replicates=2000, python_replicates={"kde": 20, "opda-parametric": 2},
-                  samples=100, resamples=200),
+                  coverage_replicates=100, resamples=200),
 }
 #: the quick run's grid: a truth of each kind, two budgets
 QUICK = dict(truths=("normal", "tang-small", "tang-big", "kde:reuters-lstm-centered",
@@ -135,7 +138,8 @@ def _estimators(estimators, target):
 
 
 def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates=20_000,
-         python_replicates=None, samples=1000, resamples=2000, workers=1):
+         python_replicates=None, coverage_replicates=1000, resamples=2000, workers=1,
+         samples=None):
     """One leaderboard cell: every estimator and CI method on one truth, B and curve.
 
     Parameters
@@ -161,8 +165,11 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         Monte Carlo searches of the bias battery.
     python_replicates : int or dict, optional
         Searches of the Python estimators (see :func:`evpsim.bias`).
-    samples, resamples : int
-        Samples and bootstrap resamples of the coverage battery.
+    coverage_replicates, resamples : int
+        Samples (``replicates`` of :func:`evpsim.coverage`) and bootstrap
+        resamples of the coverage battery.
+    samples : int, optional
+        Deprecated name of ``coverage_replicates``.
     workers : int
         Worker processes of each battery call.
 
@@ -185,6 +192,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     from .intervals import check_resampling, resolve_ci_methods, split_ci_methods
     from .truths import make_truth
 
+    coverage_replicates = _renamed_samples(samples, coverage_replicates, 1000)
     truth = make_truth(dist)
     B = check.B(B)
     target = as_target(curve)
@@ -198,7 +206,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     ns = budgets(B)
     # the coverage battery's own checks, before the bias battery (which a sweep's
     # check of its cells stops at): a cell refused here leaves no store behind
-    check.replicates(samples, "samples")
+    check.replicates(coverage_replicates, "coverage_replicates")
     check.integer(resamples, "resamples", minimum=2)
     if any(e.is_lstatistic for e in ests):
         check_resampling(split_ci_methods(resolve_ci_methods(meths))[3], target, B)
@@ -213,7 +221,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
                  python_replicates=python_replicates, bounds=bounds, **common)
         lstats = [e.name for e in chosen if e.is_lstatistic]
         c = coverage(truth, B, estimators=lstats, ci_methods=meths, ns=part_ns,
-                     replicates=samples, resamples=resamples, bounds=bounds,
+                     replicates=coverage_replicates, resamples=resamples, bounds=bounds,
                      **common) if lstats and meths else None
         parts.append(_cell_part(b, c, target, all_meths if lstats else []))
     ds = xr.concat(parts, dim="n", join="outer", coords="minimal", compat="override",
@@ -226,7 +234,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         ds.coords[var] = ("estimator", [_first(parts, var, e.name) for e in ests])
     ds.coords["curve"] = target.name
     ds.coords["bounds_lo"], ds.coords["bounds_hi"] = bounds
-    ds.attrs.update(_attrs(parts, samples, resamples, replicates))
+    ds.attrs.update(_attrs(parts, coverage_replicates, resamples, replicates))
     return ds
 
 
@@ -237,11 +245,26 @@ def _first(parts, var, name):
     raise KeyError(name)
 
 
-def _attrs(parts, samples, resamples, replicates):
+def _renamed_samples(samples, coverage_replicates, default):
+    """``coverage_replicates``, or the value of its deprecated name ``samples`` (with a
+    DeprecationWarning); both at once, unless ``coverage_replicates`` is ``default``, is
+    an error."""
+    if samples is None:
+        return coverage_replicates
+    if coverage_replicates != default:
+        raise check.InvalidArgument("samples", "give coverage_replicates only (samples is "
+                                               "its deprecated name)")
+    warnings.warn("the leaderboard's 'samples' is now 'coverage_replicates', as replicates "
+                  "everywhere in evpsim; 'samples' will be removed", DeprecationWarning,
+                  stacklevel=3)
+    return samples
+
+
+def _attrs(parts, coverage_replicates, resamples, replicates):
     """The cell's provenance: the batteries' and the sizes."""
     attrs = dict(parts[0].attrs)
     attrs.update(experiment="leaderboard cell", replicates=replicates,
-                 coverage_samples=samples, coverage_resamples=resamples)
+                 coverage_replicates=coverage_replicates, coverage_resamples=resamples)
     return attrs
 
 
@@ -326,6 +349,9 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
     from .intervals import resolve_ci_methods
 
     size = check.choice(size, "size", tuple(SIZES))
+    if "samples" in sizes:
+        sizes["coverage_replicates"] = _renamed_samples(
+            sizes.pop("samples"), sizes.get("coverage_replicates"), None)
     # names, not None: a store of cells run with other estimators or methods is refused
     if estimators is None:
         estimators = default_estimators()

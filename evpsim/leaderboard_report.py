@@ -179,7 +179,7 @@ def summary(ds):
              f"curves {', '.join(map(str, ds['curve'].values))}; seed {ds.attrs.get('seed')}, "
              f"run size {ds.attrs.get('leaderboard_size', '?')} (bias: "
              f"{ds.attrs.get('option_replicates')} searches, exact where known; coverage: "
-             f"{ds.attrs.get('option_samples')} samples x {ds.attrs.get('option_resamples')} "
+             f"{ds.attrs.get('option_coverage_replicates')} samples x {ds.attrs.get('option_resamples')} "
              f"resamples per cell).", ""]
     for curve in ds["curve"].values:
         ref = _reference(curve)

@@ -1,13 +1,18 @@
 """Build the notebooks from their percent-format sources and execute them.
 
-    python notebooks/build.py            # every notebook, full sizes
-    python notebooks/build.py --quick    # small sizes (what the tests run)
-    python notebooks/build.py NAME ...   # selected notebooks
+    python notebooks/build.py                # every notebook, full sizes
+    python notebooks/build.py --quick        # small sizes (what the tests run)
+    python notebooks/build.py NAME ...       # selected notebooks
+    python notebooks/build.py --out DIR      # somewhere else than notebooks/_build
 
 A source ``src/NAME.py`` holds cells separated by ``# %%`` lines; a
 ``# %% [markdown]`` cell's lines drop their leading ``# ``. The executed
-notebook, outputs included, is written to ``NAME.ipynb`` beside this file.
-Notebooks read ``EVPSIM_QUICK=1`` to choose small sizes.
+notebook, outputs included, is written to ``DIR/NAME.ipynb`` (default
+``notebooks/_build``), which is also the working directory of its kernel, so
+the figures and files a notebook writes land there too. The committed
+notebooks beside this file are never written: to update one, review the
+built notebook and copy it over. Notebooks read ``EVPSIM_QUICK=1`` to choose
+small sizes.
 """
 
 import argparse
@@ -19,6 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+BUILD = HERE / "_build"
 
 
 def parse_percent(text):
@@ -59,13 +65,25 @@ def execute(nb, *, quick, cwd=HERE, timeout=3600):
     return nb
 
 
-def build(name, *, quick=False):
+def output_folder(out):
+    """``out`` as an absolute folder, refused when it is the committed notebooks' own."""
+    folder = Path(out).resolve()
+    if folder == HERE:
+        raise SystemExit(f"error: --out {out} is the folder of the committed notebooks; "
+                         f"build elsewhere (default: {BUILD}) and copy what you reviewed")
+    return folder
+
+
+def build(name, *, quick=False, out=BUILD):
+    """Execute ``src/NAME.py`` as a notebook in ``out`` and write ``out/NAME.ipynb``."""
     src = HERE / "src" / f"{name}.py"
     nb = nbformat.v4.new_notebook(cells=parse_percent(src.read_text()))
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    execute(nb, quick=quick)
-    out = HERE / f"{name}.ipynb"
+    folder = output_folder(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    execute(nb, quick=quick, cwd=folder)
+    out = folder / f"{name}.ipynb"
     tmp = out.with_suffix(".ipynb.part")
     nbformat.write(nb, tmp)
     os.replace(tmp, out)
@@ -76,10 +94,18 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help="notebooks to build (default: all)")
     p.add_argument("--quick", action="store_true", help="small sizes")
+    p.add_argument("--out", default=str(BUILD),
+                   help="folder of the built notebooks and of what they write "
+                        "(default: %(default)s; never the committed notebooks' folder)")
     args = p.parse_args(argv)
-    names = args.names or sorted(f.stem for f in (HERE / "src").glob("*.py"))
-    for name in names:
-        print(f"built {build(name, quick=args.quick)}", file=sys.stderr)
+    sources = {f.stem for f in (HERE / "src").glob("*.py")}
+    unknown = [n for n in args.names if n not in sources]
+    if unknown:
+        p.error(f"no source notebooks/src/{unknown[0]}.py; choose from "
+                f"{', '.join(sorted(sources))}")
+    out = output_folder(args.out)
+    for name in args.names or sorted(sources):
+        print(f"built {build(name, quick=args.quick, out=out)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1219,8 +1219,8 @@ A("unknown", "leaderboard-curves-str", lambda d: _leaderboard(
     truths="normal", Bs=5, curves="mode", size="quick", store=d / "lb"), IA,
   "curve must be mean (expected best of n), median, or quantile:Q", "got 'mode'")
 A("range", "leaderboard-cell-samples", lambda d: _leaderboard(
-    truths="normal", Bs=5, size="quick", samples=1, store=d / "lb"), IA,
-  "samples must be at least 2, got 1")
+    truths="normal", Bs=5, size="quick", coverage_replicates=1, store=d / "lb"), IA,
+  "coverage_replicates must be at least 2, got 1")
 A("range", "leaderboard-cell-gpd-B", lambda d: _leaderboard(
     truths="normal", Bs=5, size="quick", ci_methods="gpd-tail", store=d / "lb"), IA,
   "ci_methods: gpd-tail bounds the mean curve only, at B >= 10, and no cell of this grid is one")
@@ -1915,7 +1915,7 @@ C("output", "leaderboard-gpd-B", f"{LB} lb --ci-methods gpd-tail",
   "--ci-methods: gpd-tail bounds the mean curve only, at B >= 10, and no cell of this grid is one")
 C("output", "leaderboard-gpd-B-existing", f"{LB} {{d}}/outdir --ci-methods gpd-tail",
   "gpd-tail bounds the mean curve only, at B >= 10")
-C("output", "leaderboard-samples-1", f"{LB} lb --samples 1", "--samples must be at least 2, got 1")
+C("output", "leaderboard-samples-1", f"{LB} lb --coverage-replicates 1", "--coverage-replicates must be at least 2, got 1")
 C("output", "leaderboard-resamples-1", f"{LB} {{d}}/outdir --resamples 1",
   "--resamples must be at least 2, got 1")
 C("usage", "leaderboard-B-1", "leaderboard --quick --out lb --B 1",

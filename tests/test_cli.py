@@ -1,6 +1,7 @@
 """Command line: the bias battery end to end, help, user errors, and every command's
 tables read back at any scale of the scores."""
 
+import os
 import re
 import subprocess
 import sys
@@ -29,6 +30,27 @@ def test_bias_command_writes_dataset_and_plot(tmp_path, capsys):
     assert ds.attrs["seed"] == 0 and ds.attrs["replicates"] == 100_000
     assert "evpsim_version" in ds.attrs and "command" in ds.attrs
     assert png.stat().st_size > 10_000
+
+
+def test_bias_tables_print_each_column_in_one_layout_in_every_block(capsys):
+    # U's exact bias is 0 and its MC bias tiny; V's and W's are not: every block's column
+    # must still print in one layout (it printed '0' in U's block, '0.00000' in V's)
+    assert main(["bias", "--dist", "normal", "--B", "10", "--replicates", "20000",
+                 "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heads = [i for i, ln in enumerate(lines) if ln.split()[:3] == ["n", "theta", "mean"]]
+    assert len(heads) == 3
+    layouts = [set() for _ in lines[heads[0] + 1].split()]
+
+    def layout(token):
+        return "e" if "e" in token else len(token.partition(".")[2])
+
+    for i in heads:
+        for row in lines[i + 1:i + 11]:
+            for k, token in enumerate(row.split()[1:], 1):
+                if token not in ("-", "0") or k == 3:
+                    layouts[k].add(layout(token))
+    assert all(len(found) == 1 for found in layouts[1:]), layouts
 
 
 def test_bias_exact_only_and_all_rows(capsys):
@@ -347,3 +369,17 @@ def test_fit_kde_numbers_at_any_scale(scale, tmp_path, capsys):
     lo, hi = re.search(r"in \[(\S+), (\S+)\]", text).groups()
     _assert_prints([bandwidth, lo, hi], [a["bandwidth"], a["scores_min"], a["scores_max"]],
                    digits=6)
+
+
+def test_first_run_says_it_compiles_the_kernels_and_a_second_does_not(tmp_path):
+    from evpsim._startup import COMPILE_NOTICE
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    command = [sys.executable, "-m", "evpsim", "bias", "--dist", "tang-small", "--B", "4",
+               "--method", "exact", "--estimators", "V"]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == second.returncode == 0
+    assert first.stderr.splitlines()[0] == COMPILE_NOTICE
+    assert COMPILE_NOTICE not in second.stderr
+    assert second.stdout.splitlines()[2:] == first.stdout.splitlines()[2:]  # but the time

@@ -491,6 +491,24 @@ def test_cli_writes_dataset_and_plot(tmp_path, capsys):
     assert rows == ["2", "6"] * (2 + 1) * 2  # (2 estimators' bootstrap + bands) x 2 tables
 
 
+def test_cli_prints_a_table_for_resampling_methods(tmp_path, capsys):
+    out = tmp_path / "g.nc"
+    argv = ["coverage", "--dist", "normal", "--B", "20", "--estimators", "V", "--ci-methods",
+            "gpd-tail", "--replicates", "20", "--resamples", "50", "--n", "1,20", "--quiet",
+            "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    ds = read_netcdf(out)
+    assert ds["ci_method_kind"].values.tolist() == ["resampling"]
+    lines = text.splitlines()
+    head = lines.index("coverage [Clopper-Pearson 95% bounds]")
+    assert lines[head + 1].split() == ["n", "theta", "gpd-tail"]
+    printed = [float(ln.split()[2]) for ln in lines[head + 2:head + 4]]
+    assert printed == [round(float(v), 3) for v in
+                       ds["coverage"].sel(estimator="V", ci_method="gpd-tail", n=[1, 20])]
+    assert "covered at every n at once: gpd-tail" in text
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--methods", "percentile,nope"], "unknown CI method 'nope'"),
     (["--level", "95"], "--level must lie in (0, 1)"),

@@ -129,10 +129,46 @@ def test_share_ahead_recentres_on_the_estimate():
     d = rng.normal(0.02, 0.01, size=(1001, 4))   # raw share of the first side: about 0.98
     est = np.array([-0.001, 0.0, 0.001, 0.02])
     got = evpsim.curves.share_ahead(d, est)
+    # an odd number of distinct differences: the centre is the median, and the share a count
     shifted = d + est - np.median(d, axis=0)
-    np.testing.assert_array_equal(got, (shifted > 0).mean(axis=0)
-                                  + 0.5 * (shifted == 0).mean(axis=0))
+    np.testing.assert_allclose(got, (shifted > 0).mean(axis=0)
+                               + 0.5 * (shifted == 0).mean(axis=0), rtol=0, atol=1e-15)
     assert got[0] < 0.5 < got[2] and got[1] == 0.5 and got[3] > 0.95
+
+
+def test_share_ahead_is_below_half_exactly_when_behind():
+    # an even number of resamples: the plain median (0) shifted to -0.01 left two of
+    # four differences above 0, a share of exactly 1/2 for the model behind
+    d = np.array([[-1.0], [-0.1], [0.1], [1.0]])
+    share = evpsim.curves.share_ahead
+    assert share(d, np.array([-0.01]))[0] < 0.5
+    assert share(d, np.array([0.0]))[0] == 0.5
+    assert share(d, np.array([0.01]))[0] > 0.5
+    # lumpy differences (a lattice, ties everywhere), tiny and exact-zero estimates
+    rng = np.random.default_rng(4)
+    d = rng.integers(0, 5, size=(1000, 400)) * 0.1
+    est = rng.normal(0, 0.05, 400)
+    est[:20], est[20:30], est[30:40] = 0.0, 1e-12, -1e-12
+    got = share(d, est)
+    np.testing.assert_array_equal(np.sign(got - 0.5), np.sign(est))
+
+
+def test_share_ahead_reports_its_monte_carlo_error_on_a_lumpy_bootstrap():
+    # scores on a lattice of 0.01, B = 10: U's bootstrap differences at n = 7 are lumpy;
+    # b is ahead by 8e-5. The seeds' spread must agree with the reported error.
+    rng = np.random.default_rng(6)
+    a, b = np.round(rng.normal(0.8, 0.03, 10), 2), np.round(rng.normal(0.8, 0.03, 10), 2)
+    shares, ses = [], []
+    for seed in range(8):
+        ds = evpsim.curve({"a": a, "b": b}, estimators="U", ci_methods="percentile",
+                          resamples=10_000, seed=seed)
+        sub = ds.isel(pair=0).sel(estimator="U", n=7)
+        assert -1e-4 < float(sub["difference"]) < 0 and str(sub["ahead"].values) == "b"
+        shares.append(float(sub["share_ahead"]))
+        ses.append(float(sub["share_ahead_se"]))
+    assert max(shares) < 0.5
+    assert max(ses) < 0.01
+    assert np.std(shares, ddof=1) < 2 * np.sqrt(np.mean(np.square(ses)))
 
 
 def test_minimize_mirrors_maximize():

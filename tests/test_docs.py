@@ -19,6 +19,12 @@
   evpsim writes, with its default options (every variant, and the
   reproductions, with the slow tests), and every name in it says what it
   means.
+* What the pages claim about names, options and installs holds: every
+  ``evpsim.X`` they name exists, getting-started's table names a function
+  for every command, every ``--option`` is one of the command it follows (or
+  of some command, or of another program named here), and every install
+  command names something pip can install today (a checkout, a built wheel,
+  or a third-party dependency).
 * ``CITATION.cff`` is valid CFF 1.2.0 (against the format's own JSON schema,
   ``docs/_ext/cff-1.2.0.schema.json``), ``CHANGELOG.md`` follows Keep a
   Changelog, and every extra an install command names exists.
@@ -428,3 +434,102 @@ def test_version_command():
     res = subprocess.run([sys.executable, "-m", "evpsim", "--version"], capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 0 and res.stdout.strip() == f"evpsim {evpsim.__version__}"
+
+
+# --- claims the pages make about names, options and installs ---------------------------------
+
+CLAIM_PAGES = PAGES + [README, ROOT / "notebooks" / "README.md"]
+
+
+def _resolve(dotted):
+    """The object a dotted ``evpsim.X.Y`` name stands for (attribute or submodule), or None."""
+    import importlib
+
+    parts = dotted.split(".")
+    obj = importlib.import_module(parts[0])
+    for i, part in enumerate(parts[1:], 2):
+        if hasattr(obj, part):
+            obj = getattr(obj, part)
+            continue
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            return None
+    return obj
+
+
+def test_every_evpsim_name_in_the_pages_exists():
+    # entry-point groups ("evpsim.estimators" in quotes) are names of pyproject, not Python
+    pattern = re.compile(r'(?<![\w/."-])evpsim(?:\.[A-Za-z_]\w*)+')
+    named = {m for page in CLAIM_PAGES for m in pattern.findall(page.read_text())}
+    assert len(named) > 20
+    missing = sorted(n for n in named if _resolve(n) is None)
+    assert not missing, f"the pages name what evpsim lacks: {missing}"
+
+
+def test_getting_started_names_a_function_for_every_command():
+    from evpsim.cli import build_parser
+
+    text = (DOCS / "getting-started.md").read_text()
+    rows = dict(re.findall(r"^\s*\| `evpsim ([\w-]+)` \| (.+) \|$", text, re.M))
+    commands = set(_subparsers(build_parser()))
+    assert set(rows) == commands
+    for command, functions in rows.items():
+        for name in re.findall(r"`(evpsim\.[\w.]+)`", functions):
+            assert callable(_resolve(name)), f"{command}: {name} is not a function"
+
+
+def _subparsers(parser):
+    import argparse
+
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+#: options the pages give to other programs than evpsim, and which
+OTHER_OPTIONS = {"--keep-going": "sphinx-build", "--nworkers": "dask worker",
+                 "--nthreads": "dask worker", "--x-axis-time": "allentune",
+                 "--against": "benchmarks/bench_kernels.py", "--only": "benchmarks/bench_startup.py"}
+
+
+def test_every_option_in_the_pages_exists():
+    from evpsim.cli import build_parser
+
+    parser = build_parser()
+    top = {o for a in parser._actions for o in a.option_strings}
+    own = {name: {o for a in sub._actions for o in a.option_strings} | top
+           for name, sub in _subparsers(parser).items()}
+    anywhere = set().union(*own.values())
+    for tool, script in {"benchmarks/bench_kernels.py": "--against",
+                         "benchmarks/bench_startup.py": "--only"}.items():
+        assert f'"{script}"' in (ROOT / tool).read_text(), f"{tool} has no {script}"
+    option = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+    for page in CLAIM_PAGES:
+        text = page.read_text()
+        for line in re.findall(r"(?:^\$ |`)(evpsim [\w-]+[^`\n]*)", text, re.M):
+            command = line.split()[1]
+            if command in own:
+                wrong = set(option.findall(line)) - own[command]
+                assert not wrong, f"{page.name}: 'evpsim {command}' has no {sorted(wrong)}"
+        unknown = set(option.findall(text)) - anywhere - set(OTHER_OPTIONS)
+        assert not unknown, f"{page.name} names options no command has: {sorted(unknown)}"
+
+
+def test_install_commands_name_what_pip_can_install_today():
+    import evpsim
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    third_party = {re.split(r"[<>=\[; ]", r)[0] for r in project["dependencies"]}
+    third_party |= {re.split(r"[<>=\[; ]", r)[0] for group in
+                    project["optional-dependencies"].values() for r in group}
+    wheel = f"dist/evpsim_toolkit-{evpsim.__version__}-py3-none-any.whl"
+    targets = [(page.name, t) for page in CLAIM_PAGES for t in
+               re.findall(r'pip install ((?:-e )?"[^"]+"|(?:-e )?[^\s`"&)]+)', page.read_text())]
+    assert len(targets) > 10
+    for page, target in targets:
+        bare = target.strip('"')
+        # the distribution is not on the package index: a checkout or a built wheel
+        ok = (bare in ("-e .", "...") or re.fullmatch(r'-e "?\.\[[\w,-]+\]"?', target)
+              or re.fullmatch(re.escape(wheel) + r"(\[[\w,-]+\])?", bare)
+              or bare in third_party - {project["name"]})
+        assert ok, f"{page}: 'pip install {target}' names nothing pip can install today"

@@ -15,8 +15,8 @@ from evpsim.leaderboard import budgets, cell, default_estimators, leaderboard
 from evpsim.leaderboard_report import (QUICK_NOTE, estimator_table, interval_table, summary,
                                        write_report)
 
-SMALL = dict(replicates=3000, samples=60, resamples=150, python_replicates={"kde": 10},
-             seed=4)
+SMALL = dict(replicates=3000, coverage_replicates=60, resamples=150,
+             python_replicates={"kde": 10}, seed=4)
 
 
 def test_budgets_reach_twice_B_on_a_log_grid():
@@ -57,10 +57,42 @@ def test_a_cell_equals_the_battery_runs_it_stands_for():
 
 def test_exact_and_monte_carlo_rmse_agree_within_their_standard_errors():
     ds = cell("kde:reuters-mlp-centered", 25, "median", estimators="quantile,naive",
-              ci_methods="percentile", replicates=100_000, samples=40, resamples=100, seed=2)
+              ci_methods="percentile", replicates=100_000, coverage_replicates=40, resamples=100,
+              seed=2)
     exact = ds["exact"].values
     z = (ds["rmse"] - ds["mc_rmse"]) / ds["mc_rmse_se"]
     assert exact.sum() > 10 and np.nanmax(np.abs(z.values[exact])) < 4.5
+
+
+def test_samples_is_a_deprecated_name_of_coverage_replicates(tmp_path, capsys):
+    from evpsim.cli import main
+
+    small = dict(estimators="U,V", ci_methods="percentile", replicates=2000, resamples=50)
+    now = cell("tang-small", 6, "mean", coverage_replicates=20, **small)
+    with pytest.warns(DeprecationWarning, match="'samples' is now 'coverage_replicates'"):
+        old = cell("tang-small", 6, "mean", samples=20, **small)
+    assert old["coverage"].equals(now["coverage"]) and old.attrs["coverage_replicates"] == 20
+    with pytest.raises(ValueError, match="give coverage_replicates only"):
+        cell("tang-small", 6, "mean", samples=20, coverage_replicates=30, **small)
+    with pytest.warns(DeprecationWarning):
+        ds = leaderboard(truths=["tang-small"], Bs=[6], curves=["mean"], samples=20,
+                         store=tmp_path / "py", **small)
+    assert ds.attrs["option_coverage_replicates"] == 20
+    argv = ["leaderboard", "--truths", "tang-small", "--B", "6", "--curves", "mean",
+            "--estimators", "U,V", "--ci-methods", "percentile", "--replicates", "2000",
+            "--resamples", "50", "--quiet"]
+    assert main(argv + ["--samples", "20", "--out", str(tmp_path / "old")]) == 0
+    assert ("--samples is deprecated; use --coverage-replicates"
+            in capsys.readouterr().err)
+    assert main(argv + ["--coverage-replicates", "20", "--out", str(tmp_path / "new")]) == 0
+    assert "deprecated" not in capsys.readouterr().err
+    a = xr.load_dataset(tmp_path / "old" / "leaderboard.nc")
+    b = xr.load_dataset(tmp_path / "new" / "leaderboard.nc")
+    assert a.attrs["option_coverage_replicates"] == 20 and a["coverage"].equals(b["coverage"])
+    assert main(argv + ["--samples", "20", "--coverage-replicates", "20",
+                        "--out", str(tmp_path / "both")]) == 2
+    assert "give --coverage-replicates only" in capsys.readouterr().err
+    assert not (tmp_path / "both").exists()
 
 
 def test_a_small_leaderboard_and_its_report(tmp_path):

@@ -68,7 +68,11 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         R, bootstrap resamples per sample (at least 2).
     seed : int
         Seed; sample ``i`` and its resamples use the random stream
-        ``(seed, i)``.
+        ``(seed, i)``, whatever the truth and B: runs at one seed on
+        different truths draw from the same random numbers, so their
+        coverages are correlated (give each truth its own seed to compare
+        truths as independent experiments); every estimator and CI method
+        sees the same samples, so comparisons between them are paired.
     bounds : (float, float), optional
         Known range of the scores for band methods, to which the
         resampling methods' intervals are also cut; it must contain the

@@ -19,7 +19,7 @@ import re
 import signal
 import sys
 
-from .._startup import release
+from .._startup import compile_notice, release
 from ..threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument
 from .._version import __version__
@@ -167,6 +167,8 @@ def main(argv=None):
     command_line(["evpsim", *(sys.argv[1:] if argv is None else argv)])
     previous = signal.signal(signal.SIGTERM, _terminate)
     release()  # from here on, Ctrl-C is a KeyboardInterrupt handled below
+    if args.command != "list":
+        compile_notice()
     try:
         import_user_modules(args.imports, os.environ)
         return args.run(args)

@@ -76,26 +76,35 @@ def _mean(ds):
     return exact.where(np.isfinite(exact), ds["mean"])
 
 
-def _estimator_table(ds, name, ns):
-    """Lines of estimator ``name``'s table at budgets ``ns``.
+def _formats(ds, ns):
+    """``{key: formatter}`` of every column key (:func:`_columns`), from every estimator's
+    values at budgets ``ns``: one layout per column in every estimator's block.
 
-    Each column has a layout of its own (:func:`evpsim._format.formatter`),
-    except that theta and the mean share one, and so do the exact and Monte
-    Carlo values of a quantity, so that they read side by side. Values
-    within :data:`NOISE` of zero relative to the scores (to their square for
+    theta and the mean share one, and so do the exact and Monte Carlo values
+    of a quantity, so that they read side by side. Values within
+    :data:`NOISE` of zero relative to the scores (to their square for
     variances) are exact zeros and print as such, at any scale.
     """
-    sub = ds.sel(estimator=name, n=ns)
+    sub = ds.sel(n=ns)
     sym = curve_symbol(ds)
     tol = NOISE * float(np.abs(ds[sym]).max())
-    cols = [(sym, sub[sym], "theta"), ("mean", _mean(sub), "theta")]
-    cols += [(head, sub[var], key) for head, var, key in _columns(ds)]
-    fmts = {"theta": formatter([values.values for _, values, k in cols[:2]])}
-    for key in dict.fromkeys(k for _, _, k in cols[2:]):
+    cols = [(sub[var], key) for _, var, key in _columns(ds)]
+    fmts = {"theta": formatter([sub[sym].values, _mean(sub).values])}
+    for key in dict.fromkeys(k for _, k in cols):
         q = key.removesuffix("_se")
         se = key != q  # standard errors: two significant digits
-        fmts[key] = formatter([values.values for _, values, k in cols if k == key],
+        fmts[key] = formatter([values.values for values, k in cols if k == key],
                               digits=2 if se else 4, spread=not se, zero=tol ** POWERS[q])
+    return fmts
+
+
+def _estimator_table(ds, name, ns, fmts):
+    """Lines of estimator ``name``'s table at budgets ``ns``, in the layouts ``fmts``
+    (:func:`_formats`)."""
+    sub = ds.sel(estimator=name, n=ns)
+    sym = curve_symbol(ds)
+    cols = [(sym, sub[sym], "theta"), ("mean", _mean(sub), "theta")]
+    cols += [(head, sub[var], key) for head, var, key in _columns(ds)]
     cells = [[str(n) for n in ns]] + [[fmts[key](float(x)) for x in values.values]
                                       for _, values, key in cols]
     widths = [4, 8, 8] + [9 if head == "(SE)" else 11 for head, _, _ in cols[2:]]
@@ -124,11 +133,12 @@ def run(args):
           f"estimator of {target.symbol}")
     ns = select_ns(args.B, args.all, ds["n"].values)
     notes = estimator_notes(ds) if args.method != "exact" else {}
+    fmts = _formats(ds, ns)
     for name in ds["estimator"].values:
         est = get_estimator(str(name))
         note = f" [{notes[str(name)]}]" if str(name) in notes else ""
         print(f"\n{name}: {est.description}{note}")
-        print("\n".join(_estimator_table(ds, str(name), ns)))
+        print("\n".join(_estimator_table(ds, str(name), ns, fmts)))
     if "max_abs_z" in a:
         count = int(np.isfinite(ds["z_bias"]).sum()) * len(QUANTITIES)
         if np.isfinite(a["max_abs_z"]):

@@ -14,8 +14,6 @@ import os
 import textwrap
 import time
 
-import numpy as np
-
 from .._format import spans
 from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
 from ..results import atomic_write_all, check_output

@@ -97,7 +97,8 @@ def run(args):
           f"level {a['level']:g}; seed {a['seed']}; {a['numba_threads']} threads, "
           f"{t.seconds:.2f} s")
     kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
-    boots = [m for m, k in kinds.items() if k == "bootstrap"]
+    # every kind but bands gives each estimator intervals of its own
+    own = [m for m, k in kinds.items() if k != "band"]
     bands = [m for m, k in kinds.items() if k == "band"]
     names = [str(e) for e in ds["estimator"].values]
     sym = curve_symbol(ds)
@@ -107,9 +108,9 @@ def run(args):
     ns = ds["n"].values.tolist() if args.ns else \
         select_ns(int(ds["B"]), args.all, ds["n"].values)
     width = formatter(ds["mean_width"].sel(n=ns).values)
-    for name in names if boots else []:
+    for name in names if own else []:
         print(f"\n{name}: {get_estimator(name).description}")
-        print("\n".join(_tables(ds.sel(estimator=name), boots, ns, width)))
+        print("\n".join(_tables(ds.sel(estimator=name), own, ns, width)))
     if bands:
         bounds = interval(float(ds["bounds_lo"]), float(ds["bounds_hi"]), in_prose)
         print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "

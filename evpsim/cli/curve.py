@@ -315,7 +315,8 @@ def _pair_table(ds, p, est, ns):
     diff = formatter(np.concatenate([sub["difference"].values,
                                      sub["difference_lower"].values.ravel(),
                                      sub["difference_upper"].values.ravel()]))
-    headers = ["n", "ahead", f"{a} - {sub['model_b'].values}", *meths, f"share {a} ahead"]
+    headers = ["n", "ahead", f"{a} - {sub['model_b'].values}", *meths,
+               f"share {a} ahead", "MC se"]
     columns = [[str(n) for n in ns], [str(v) for v in sub["ahead"].values],
                [diff(v) for v in sub["difference"].values]]
     for m in meths:
@@ -326,6 +327,7 @@ def _pair_table(ds, p, est, ns):
         columns.append([interval(lo, hi, diff) for lo, hi in
                         zip(iv["difference_lower"].values, iv["difference_upper"].values)])
     columns.append([f"{v:.3f}" for v in sub["share_ahead"].values])
+    columns.append([f"{v:.3f}" for v in sub["share_ahead_se"].values])
     return render(headers, columns, align="><" + ">" * (len(headers) - 2))
 
 
@@ -516,9 +518,10 @@ def _pair_head(ds, p, est, nn):
     first = str(sub["model_a"].values)
     return [f"{first} vs {sub['model_b'].values} ({est}), n up to {nn}: {a['level']:.0%} "
             f"intervals for the difference ({'; '.join(how)})",
-            f"ahead: by the estimates; share {first} ahead: of {a['resamples']:,} bootstrap "
-            f"differences recentred on the estimate, the share with {first} ahead (0.5 or more "
-            f"where it is ahead, 0.5 or less where it is behind).",
+            f"ahead: by the estimates; share {first} ahead: a share of resamples, of "
+            f"{a['resamples']:,} bootstrap differences recentred on the estimate, the share with "
+            f"{first} ahead, ties counting half (above 0.5 where it is ahead, below where it is "
+            f"behind); MC se: its Monte Carlo standard error.",
             f"The share describes the resampling: it is not the probability that {first} is "
             f"better, and it inherits the percentile bootstrap's undercoverage near n = B."]
 

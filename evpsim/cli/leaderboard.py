@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from ..results import check_output_folder
-from .common import (QUICK_ENV, Timer, add_subcommand, add_where_args, integer, integers,
-                     quick_from_args, where_from_args)
+from .common import (QUICK_ENV, Timer, UserError, add_subcommand, add_where_args, integer,
+                     integers, quick_from_args, where_from_args)
 from . import Terminated
 from .sweep import names
 
@@ -61,12 +61,16 @@ def add_parser(subparsers):
     s.add_argument("--quick", action="store_true",
                    help=f"a small grid and sizes, in a few minutes (also on with "
                         f"{QUICK_ENV}=1): {quick['replicates']:,} searches, "
-                        f"{quick['samples']} coverage samples x {quick['resamples']} resamples")
+                        f"{quick['coverage_replicates']} coverage samples x "
+                        f"{quick['resamples']} resamples")
     s.add_argument("--replicates", type=integer,
                    help=f"Monte Carlo searches of the bias battery (default: "
                         f"{full['replicates']:,})")
-    s.add_argument("--samples", type=integer,
-                   help=f"coverage samples per cell (default: {full['samples']:,})")
+    s.add_argument("--coverage-replicates", type=integer, metavar="M",
+                   help=f"samples of the coverage battery per cell (default: "
+                        f"{full['coverage_replicates']:,})")
+    s.add_argument("--samples", type=integer, dest="samples",
+                   help="deprecated name of --coverage-replicates")
     s.add_argument("--resamples", type=integer,
                    help=f"bootstrap resamples (default: {full['resamples']:,})")
     s.add_argument("--python-replicates", type=integer, metavar="M",
@@ -90,7 +94,13 @@ def run(args):
 
     out = check_output_folder(args.out)
     quick = quick_from_args(args)
-    sizes = {k: getattr(args, k) for k in ("replicates", "samples", "resamples",
+    if args.samples is not None:
+        print("evpsim leaderboard: --samples is deprecated; use --coverage-replicates",
+              file=sys.stderr)
+        if args.coverage_replicates is not None:
+            raise UserError("give --coverage-replicates only (--samples is its deprecated name)")
+        args.coverage_replicates = args.samples
+    sizes = {k: getattr(args, k) for k in ("replicates", "coverage_replicates", "resamples",
                                             "python_replicates") if getattr(args, k) is not None}
     backend, workers = where_from_args(args)
     made = not out.exists()

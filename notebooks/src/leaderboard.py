@@ -27,8 +27,8 @@ from evpsim.leaderboard_report import estimator_table, interval_table, summary
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
 TRUTHS = ["normal", "tang-big", "kde:reuters-lstm-centered", "data:reuters-mlp",
           "data:sklearn-hgb"]
-SIZES = (dict(replicates=2000, samples=60, resamples=200, python_replicates={"kde": 10})
-         if QUICK else dict(replicates=20_000, samples=400, resamples=1000,
+SIZES = (dict(replicates=2000, coverage_replicates=60, resamples=200, python_replicates={"kde": 10})
+         if QUICK else dict(replicates=20_000, coverage_replicates=400, resamples=1000,
                             python_replicates={"kde": 100}))
 BS = [10, 25] if QUICK else [25, 50]
 print(evpsim.__version__, "quick" if QUICK else "full sizes", SIZES)
