@@ -22,7 +22,7 @@ __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "parag
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "add_where_args", "where_from_args",
-           "estimator_notes",
+           "estimator_notes", "add_failed_args",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
@@ -73,6 +73,40 @@ def pair(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (e.g. 0,1)") from None
     return lo, hi
+
+
+def add_failed_args(parser):
+    """``--failed`` and ``--diverged``: what becomes of trials that failed or diverged.
+
+    Their defaults are :func:`evpsim.read_searches`'; ``--bounds`` and
+    ``--minimize``, which set the worst score, are the command's own.
+    """
+    from ..searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
+
+    def rule(text):
+        if text in FAILED_RULES:
+            return text
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is neither {' nor '.join(FAILED_RULES)} "
+                                             f"nor a score") from None
+
+    parser.add_argument("--failed", type=rule, default=default(read_searches, "failed"),
+                        metavar="worst|drop|VALUE",
+                        help="trials that ran but gave no score (an empty learning curve, a "
+                             "NaN or null score, a run flagged as diverged or failed without "
+                             "one): count them at the worst score (the lower end of --bounds, "
+                             "else the lowest observed; with --minimize, the upper end or the "
+                             "highest), drop them (the curve is then conditional on success), "
+                             "or count them at VALUE (default: %(default)s)")
+    parser.add_argument("--diverged", choices=DIVERGED_RULES,
+                        default=default(read_searches, "diverged"),
+                        help="trials flagged as diverged (opda's nan_train_loss) or failed (a "
+                             "state or status column saying FAIL): keep them, scored by their "
+                             "checkpoints before diverging, or as failed trials (--failed) "
+                             "when they have none; or drop every one of them (default: "
+                             "%(default)s)")
 
 
 def default(func, name):
