@@ -56,6 +56,8 @@ CONSTRUCTION, BANDWIDTH = "centered", "cv"
 #: a fit is unlike the data when the best observed score lies in either tail of this
 #: size of the KDE's own distribution of the best of B, or when it dropped this much mass
 FIT_TAIL, FIT_DROPPED = 0.01, 0.01
+#: the least mass lost at one bound that words about lost mass name
+MASS_SHOWN = 0.001
 #: the error of KDE truths as models of real searches, measured by 'evpsim reproduce
 #: kde-validity' (percentile coverage of V at n = 20, KDE minus real search, 95% intervals)
 MODEL_ERROR = {
@@ -319,22 +321,31 @@ def _percent(x):
 
 
 def mass_lost(below, above, lo, hi):
-    """Where a KDE clipped to ``[lo, hi]`` lost mass, in words (``below`` None: unknown).
+    """Where a KDE clipped to ``[lo, hi]`` lost mass, in words.
+
+    Parameters
+    ----------
+    below, above : float or None
+        The mass lost below ``lo`` and above ``hi``; ``below`` None when
+        the split is unknown (``above`` is then the whole). A side below
+        :data:`MASS_SHOWN` goes unnamed when the other is not.
+    lo, hi : float
+        The metric's range.
 
     Examples
     --------
-    >>> mass_lost(0.026, 0.0, 0, 1)
+    >>> mass_lost(0.026, 0.00001, 0, 1)
     '2.6% of its mass fell below 0'
     >>> mass_lost(0.02, 0.004, 0, 1)
     '2.4% of its mass fell outside [0, 1] (2.0% below 0, 0.4% above 1)'
     """
     if below is None:
         return f"{_percent(above)} of its mass fell outside [{lo:g}, {hi:g}]"
-    if below and above:
+    if min(below, above) >= MASS_SHOWN:
         return (f"{_percent(below + above)} of its mass fell outside [{lo:g}, {hi:g}] "
                 f"({_percent(below)} below {lo:g}, {_percent(above)} above {hi:g})")
-    return f"{_percent(below + above)} of its mass fell " \
-           + (f"below {lo:g}" if below else f"above {hi:g}")
+    return f"{_percent(below)} of its mass fell below {lo:g}" if below > above else \
+        f"{_percent(above)} of its mass fell above {hi:g}"
 
 
 def fit_warnings(ds):
