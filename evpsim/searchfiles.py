@@ -450,8 +450,10 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
             if record.flag and diverged == "drop" and (record.score is not None
                                                        or _failure(record)):
                 record.score = None
-                record.drop(f"{FLAGGED} ({record.flag})", f"{record.flag} (the run diverged "
-                                                          f"or failed)")
+                record.drop(f"{FLAGGED} ({record.flag})",
+                            f"{record.flag} is true (the run diverged)"
+                            if record.flag in DIVERGED_FLAGS else
+                            f"{record.flag} (the run failed)")
             models.setdefault(record.group, []).append(record)
         split.append((f, metric, models))
     found = _selected(split, select, group)

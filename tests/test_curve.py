@@ -245,10 +245,12 @@ def test_cli_opda_file_with_empty_learning_curves(capsys):
         capsys, "curve", FIXTURES / "alexnet_tuning.results.jsonl", "--field",
         "learning_curve.top_1", "--reduce", "max", "--resamples", "200", "--labels", "alexnet")
     assert status == 0, err
-    assert out.splitlines()[0].startswith("alexnet: 9 scores from alexnet_tuning.results.jsonl")
+    assert out.splitlines()[0].startswith(
+        "alexnet: 12 trials from alexnet_tuning.results.jsonl")
     assert out.splitlines()[0].endswith(
-        "dropped 3 of 12 records: 3 empty learning curve; kept 1 diverged run (nan_train_loss), "
-        "scored by its checkpoints before diverging")
+        "3 failed (empty learning curve) counted at the worst score 0.002506 (the lowest "
+        "observed); kept 1 diverged run (nan_train_loss), scored by its checkpoints before "
+        "diverging")
 
 
 def test_cli_plain_and_csv_files(capsys):
@@ -301,8 +303,11 @@ def test_check_warns_when_the_kde_is_unlike_the_scores(capsys, tmp_path):
     assert status == 0, err
     warning = next(ln for ln in out.splitlines() if "unlike your scores" in ln)
     assert "only <0.1% of its searches have a best as low as your best observed" in warning
-    assert "% of its mass fell outside [0, 1] and was dropped" in warning
+    lost = next(ln for ln in out.splitlines() if "lost mass at the bounds" in ln)
+    assert "% of its mass fell outside [0, 1] (" in lost and "% below 0, " in lost
     assert "--check-bandwidth, --check-construction" in out
+    assert "to keep the mass lost at a bound: --check-construction tang2020" in out
+    assert "--failed drop leaves them out" in out
     status, out, err = run_cli(capsys, "curve", path, "--check", *small)
     assert status == 0, err
     assert "unlike your scores" not in out
