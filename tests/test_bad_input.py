@@ -654,7 +654,8 @@ A("unknown", "searches-reduce-choice",
   lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="mean"), IA,
   "reduce must be one of max, min, last, got 'mean'")
 A("short", "searches-curve-too-few",
-  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="last"), IA,
+  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="last",
+                                 failed="drop"), IA,
   "curve.jsonl' holds 1 score of 3 records", "1 NaN, infinite or null (diverged); "
   "1 empty learning curve; first, line 2: the last checkpoint of curve is NaN")
 A("jsonl", "searches-field-typo",
