@@ -520,14 +520,14 @@ def _self_check(args, searches, ds, ns_of):
     unlike, short = fit_warnings(ds), coverage_warnings(ds)
     for w in unlike + short:
         print(f"warning: {w}")
-    if unlike:
-        print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
-              "--check-construction")
     if (ds["check_mass_dropped"] > FIT_DROPPED).any():
         print("to keep the mass lost at a bound: --check-construction tang2020 (not clipped "
-              "to the range) or a smaller --check-bandwidth; failed trials counted at the worst "
-              "score pile up at the bound: --failed drop leaves them out (the curve is then "
+              "to the range) or a smaller --check-bandwidth; if failed trials counted at the "
+              "worst score pile up there, --failed drop leaves them out (the curve is then "
               "conditional on success)")
+    elif unlike:
+        print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
+              "--check-construction")
     level = ds.attrs["level"]
     if not short:
         print(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
