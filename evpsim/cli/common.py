@@ -22,7 +22,7 @@ __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "parag
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "add_where_args", "where_from_args",
-           "estimator_notes", "add_failed_args",
+           "estimator_notes", "add_failed_args", "name_or_number",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
@@ -75,6 +75,27 @@ def pair(text):
     return lo, hi
 
 
+def name_or_number(names, named, number="a number"):
+    """argparse type: one of ``names``, or a number (its range checked by the library).
+
+    ``named`` and ``number`` say what the two kinds are, for the message.
+
+    Examples
+    --------
+    >>> name_or_number(("worst", "drop"), "worst nor drop", "a score")("0.1")
+    0.1
+    """
+    def parse(text):
+        if text in names:
+            return text
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is neither {named} nor "
+                                             f"{number}") from None
+    return parse
+
+
 def add_failed_args(parser):
     """``--failed`` and ``--diverged``: what becomes of trials that failed or diverged.
 
@@ -83,15 +104,7 @@ def add_failed_args(parser):
     """
     from ..searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
 
-    def rule(text):
-        if text in FAILED_RULES:
-            return text
-        try:
-            return float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is neither {' nor '.join(FAILED_RULES)} "
-                                             f"nor a score") from None
-
+    rule = name_or_number(FAILED_RULES, " nor ".join(FAILED_RULES), "a score")
     parser.add_argument("--failed", type=rule, default=default(read_searches, "failed"),
                         metavar="worst|drop|VALUE",
                         help="trials that ran but gave no score (an empty learning curve, a "

@@ -13,8 +13,8 @@ from .._format import formatter, interval, number, render
 from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
                          metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
-                     check_outputs, ci_methods_note, default, integer, pair, paragraph,
-                     save_outputs)
+                     check_outputs, ci_methods_note, default, integer, name_or_number, pair,
+                     paragraph, save_outputs)
 from .common import number as real
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
@@ -373,17 +373,9 @@ def _check_lines(ds, ns_of, seconds):
 
 def _check_bandwidth(text):
     """argparse type of ``--check-bandwidth``: a rule's name or a positive number."""
-    import argparse
-
     from ..kde import RULES
 
-    if text in RULES:
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a rule ({', '.join(RULES)}) "
-                                         f"nor a number") from None
+    return name_or_number(RULES, f"a rule ({', '.join(RULES)})")(text)
 
 
 def _inputs(args):
