@@ -1057,7 +1057,7 @@ def _bounds(bounds, records, failed):
         return None
     scores = [r.score for r in records if r.score is not None]
     lo, hi = check.bounds(bounds, min(scores, default=math.inf), max(scores, default=-math.inf),
-                          "every score")
+                          "the scores")
     if not isinstance(failed, str) and not lo <= failed <= hi:
         raise check.InvalidArgument("failed", f"failed {failed:g} lies outside bounds ({lo:g}, "
                                               f"{hi:g}): a failed trial counts at a score the "
@@ -1094,12 +1094,13 @@ def _count_failed(f, records, group, value, failed, bounds, minimize):
         observed = [r.score for r in records if r.score is not None]
         if not observed:
             who = f.name if group is None else f"{f.name} ({group} {value!r})"
-            raise check.InvalidArgument("failed", f"{who}: every one of its {len(records)} "
-                                                  f"trials failed, so no score was observed "
-                                                  f"to count them at: give bounds (the worst "
-                                                  f"score is then their "
-                                                  f"{'upper' if minimize else 'lower'} end) or "
-                                                  f"a score as failed")
+            every = "its only trial" if len(records) == 1 else \
+                f"all {len(records)} of its trials"
+            raise check.InvalidArgument("failed", f"{who}: {every} failed, so no score was "
+                                                  f"observed to count failed trials at: give "
+                                                  f"bounds=(lo, hi) (the worst score is then "
+                                                  f"its {'upper' if minimize else 'lower'} "
+                                                  f"end), or failed=SCORE")
         score, basis = (max(observed), "the highest observed") if minimize else \
             (min(observed), "the lowest observed")
     counts = {}

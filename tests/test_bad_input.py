@@ -1533,6 +1533,11 @@ C("jsonl", "fit-jsonl-list", "fit-kde {d}/list.jsonl --name x --field acc",
   "list.jsonl' holds no scores: 1 record read, all dropped (1 not a JSON object; first, "
   "line 1: the line is a JSON array, not an object)")
 C("jsonl", "fit-jsonl-nan", "fit-kde {d}/nanfield.jsonl --name x --field acc",
+  "--failed: ", "nanfield.jsonl': its only trial failed, so no score was observed to count "
+  "failed trials at: give --bounds LO,HI (the worst score is then its lower end), or --failed "
+  "SCORE")
+C("jsonl", "fit-jsonl-nan-dropped",
+  "fit-kde {d}/nanfield.jsonl --name x --field acc --failed drop",
   "1 NaN, infinite or null (diverged); first, line 1: acc is nan, not a finite number")
 C("jsonl", "fit-jsonl-huge", "fit-kde {d}/hugefield.jsonl --name x --field acc",
   "line 1: acc is 1e+300, beyond +-1e+70")

@@ -170,7 +170,7 @@ def test_bad_failed_values(curves, kwargs, exc, words):
 
 
 def test_bounds_must_contain_the_scores_read(curves):
-    with pytest.raises(InvalidArgument, match=r"bounds \(0, 0.5\) must contain every score "
+    with pytest.raises(InvalidArgument, match=r"bounds \(0, 0.5\) must contain the scores "
                                               r"\[0.35, 0.7\]") as info:
         read_searches(curves, field="lc.acc", reduce="max", bounds=(0, 0.5))
     assert info.value.argument == "bounds"
@@ -179,9 +179,11 @@ def test_bounds_must_contain_the_scores_read(curves):
 def test_a_search_whose_every_trial_failed(tmp_path):
     path = tmp_path / "all.txt"
     path.write_text("nan\nnan\nnan\n")
-    with pytest.raises(InvalidArgument, match="'.*all.txt': every one of its 3 trials failed, "
-                                              "so no score was observed to count them at: "
-                                              "give bounds") as info:
+    with pytest.raises(InvalidArgument, match=r"'.*all.txt': all 3 of its trials failed, so "
+                                              r"no score was observed to count failed trials "
+                                              r"at: give bounds=\(lo, hi\) \(the worst score "
+                                              r"is then its lower end\), or "
+                                              r"failed=SCORE$") as info:
         read_searches(path)
     assert info.value.argument == "failed"
     s, = read_searches(path, bounds=(0, 1))
