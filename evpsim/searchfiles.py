@@ -18,7 +18,8 @@ null score, a run flagged as diverged or failed without one) is a *failed*
 trial: by default it counts at the worst score, since it is a trial the
 search spent. Records that cannot be read (missing fields, text that is not
 a number, lines that are not JSON) are dropped and counted by reason. It
-never pools the models of a file. The path ``-`` reads standard input. :func:`read_scores` and :func:`read_jsonl_scores` are the
+never pools the models of a file. The path ``-`` reads standard input.
+:func:`read_scores` and :func:`read_jsonl_scores` are the
 strict readers behind ``file:PATH`` truths and the reproductions: there,
 every record must hold a finite score.
 """

@@ -10,8 +10,8 @@ from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..targets import as_target
 from ..searchfiles import describe_reading
 from .._format import formatter, interval, number, render
-from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
-                         metric_range, model_error, self_check)
+from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
+                         kde_options, metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
                      check_outputs, ci_methods_note, default, integer, name_or_number, pair,
                      paragraph, save_outputs)
