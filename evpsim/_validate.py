@@ -22,7 +22,7 @@ import numpy as np
 __all__ = [
     "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
     "number", "scores", "bounds", "boolean", "choice", "string", "counts", "check_memory",
-    "text_file", "unmasked", "MAX_SCORE",
+    "text_file", "unmasked", "spread", "MAX_SCORE", "MAX_N",
 ]
 
 #: largest magnitude of a score: fourth powers of differences of scores, summed
@@ -31,6 +31,8 @@ __all__ = [
 MAX_SCORE = 1e70
 #: largest seed (seeds are mixed into 64-bit stream keys)
 MAX_SEED = 2**63 - 1
+#: largest budget n: some batteries hold arrays of every budget up to the largest
+MAX_N = 10**7
 
 
 class InvalidArgument(ValueError):
@@ -116,8 +118,12 @@ def unmasked(values, name):
     return np.ma.getdata(values)
 
 
-def ns(values, B, name="ns"):
-    """Budgets as an int array within ``1..B`` (``None``: all of them)."""
+def ns(values, B, name="ns", *, distinct=False):
+    """Budgets as an int array within ``1..B`` (``None``: all of them).
+
+    ``B`` may be ``inf`` (no upper bound but :data:`MAX_N`); with
+    ``distinct``, a budget listed twice is refused.
+    """
     if values is None:
         return np.arange(1, B + 1)
     if isinstance(values, (str, bytes)):
@@ -128,17 +134,44 @@ def ns(values, B, name="ns"):
     items = np.atleast_1d(np.asarray(unmasked(values, name)))
     if items.ndim != 1 or items.size == 0:
         raise InvalidArgument(name, f"{name} must be a non-empty 1-D sequence of budgets")
+    top = min(B, MAX_N)
     if items.dtype.kind in "iu":
-        out = items.astype(np.int64)
+        given = items.tolist()
     else:
-        out = np.array([integer(v, name, minimum=1) for v in items.astype(object)],
-                       dtype=np.int64)
-    bad = out[(out < 1) | (out > B)]
-    if bad.size:
+        given = [integer(v, name, minimum=1) for v in items.astype(object)]
+    bad = [v for v in given if not 1 <= v <= top]  # Python ints: no int64 overflow
+    if bad:
+        if bad[0] >= 1 and top == MAX_N:
+            raise InvalidArgument(name, f"every n must be at most {MAX_N:,} (larger budgets "
+                                        f"are refused), got {bad[0]:,}")
         if np.isinf(B):
-            raise InvalidArgument(name, f"every n must be at least 1, got {int(bad[0])}")
-        raise InvalidArgument(name, f"every n must lie in 1..B = 1..{B}, got {int(bad[0])}")
+            raise InvalidArgument(name, f"every n must be at least 1, got {bad[0]}")
+        raise InvalidArgument(name, f"every n must lie in 1..B = 1..{B}, got {bad[0]}")
+    out = np.array(given, dtype=np.int64)
+    if distinct:
+        uniq, counts = np.unique(out, return_counts=True)
+        if (counts > 1).any():
+            times = int(counts[counts > 1][0])
+            raise InvalidArgument(name, f"{name} lists n = {int(uniq[counts > 1][0])} "
+                                        f"{'twice' if times == 2 else f'{times} times'}: give "
+                                        f"each budget once")
     return out
+
+
+def spread(xs, name, what):
+    """Refuse values ``xs`` whose range is positive but below ``1 / MAX_SCORE``.
+
+    Below it fourth powers of differences underflow, and variances,
+    standard errors and interval widths come out 0: a wrong number, not a
+    small one. ``what`` names the values in the message.
+    """
+    lo, hi = float(np.min(xs)), float(np.max(xs))
+    if 0 < hi - lo < 1.0 / MAX_SCORE:
+        raise InvalidArgument(name, f"{what} spans {hi - lo:.3g}, from {lo:.3g} to {hi:.3g}, "
+                                    f"below {1.0 / MAX_SCORE:g}, where variances and standard "
+                                    f"errors underflow to 0; rescale the values (e.g. "
+                                    f"multiply them by 1e300)")
+    return xs
 
 
 def number(value, name, *, low=None, high=None, open_low=True, open_high=True):

@@ -249,7 +249,8 @@ def as_models(scores, labels=None, durations=None):
         items = [it[:2] + (d,) + it[3:] for it, d in zip(items, durations)]
     out = []
     for label, xs, dur, search in items:
-        xs = check.scores(xs, "scores" if len(items) == 1 else f"scores of {label!r}")
+        name = "scores" if len(items) == 1 else f"scores of {label!r}"
+        xs = check.spread(check.scores(xs, name), name, f"the range of the {name}")
         out.append(Model(label, xs, _mean_duration(dur, label), getattr(search, "source", ""),
                          getattr(search, "metric", ""), getattr(search, "records", xs.size),
                          dict(getattr(search, "dropped", {}))))

@@ -182,18 +182,21 @@ def user_data_dir(path=None):
     TypeError
         If ``path`` is not a path.
     """
-    where, folder = ("data", path) if path is not None else (DATA_ENV, os.environ.get(DATA_ENV))
+    folder = path if path is not None else os.environ.get(DATA_ENV)
     if folder is None or (path is None and not folder):
         return None
     if not isinstance(folder, (str, os.PathLike)) or not str(folder):
         raise check.InvalidType("data", f"data must be a folder name or path, got {folder!r}")
     folder = Path(folder)
+    # named by the variable, not by the data argument (whose flag the user did not give)
+    name, where = ("data", "data") if path is not None else \
+        (DATA_ENV, f"the environment variable {DATA_ENV}")
     if folder.exists() and not folder.is_dir():
-        raise check.InvalidArgument("data", f"{where}: search results folder {str(folder)!r} "
-                                            f"is a file, not a folder")
+        raise check.InvalidArgument(name, f"{where}: search results folder {str(folder)!r} "
+                                          f"is a file, not a folder")
     if not folder.is_dir():
-        raise check.InvalidArgument("data", f"{where}: search results folder {str(folder)!r} "
-                                            f"does not exist")
+        raise check.InvalidArgument(name, f"{where}: search results folder {str(folder)!r} "
+                                          f"does not exist")
     return folder
 
 

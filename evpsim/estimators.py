@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _validate as check
 from .python_estimators import BUILTINS as _PYTHON_BUILTINS
-from .registry import Registry, jit_function
+from .registry import Registry, _first_line, jit_function
 from .targets import MEAN, Target, as_target
 from .weights import weights_quantile, weights_u, weights_v, weights_w
 
@@ -371,11 +371,15 @@ class _PythonEstimator:
         extra = {k: getattr(context, k) for k in self.keywords}
         return np.asarray(self.func(x, ns, **extra), dtype=float)
 
+    def _shaped(self, x):
+        """One sample as the function takes it (a batch of one when batched)."""
+        return x[None, :] if self.batched else x
+
     def _one(self, x, ns, context):
         try:
-            out = self._call(x[None, :] if self.batched else x, ns, context)
+            out = self._call(self._shaped(x), ns, context)
             out = out.reshape(ns.size)
-        except Exception:
+        except (Exception, SystemExit):  # a plugin's sys.exit ends nothing but its estimate
             return np.full(ns.size, np.nan)
         return np.where(np.isfinite(out), out, np.nan)
 
@@ -385,7 +389,7 @@ class _PythonEstimator:
                 out = self._call(samples, ns, context)
                 if out.shape == (samples.shape[0], ns.size):
                     return np.where(np.isfinite(out), out, np.nan)
-            except Exception:
+            except (Exception, SystemExit):
                 pass
         return np.array([self._one(x, ns, context) for x in samples]).reshape(
             samples.shape[0], ns.size)
@@ -402,8 +406,8 @@ def _python_estimator(python, batched, targets, extrapolates):
     for target in [as_target(t if t == "mean" else "median") for t in targets]:
         context = Context(target)
         try:
-            out = wrapped._call(sample[None, :] if batched else sample, ns, context)
-        except Exception as err:
+            out = wrapped._call(wrapped._shaped(sample), ns, context)
+        except (Exception, SystemExit) as err:
             raise check.InvalidArgument(
                 "python", f"python must be {what}; on a sample of 5 at n = "
                           f"{', '.join(map(str, ns))} it raised {type(err).__name__}: "
@@ -555,7 +559,30 @@ def estimate(scores, estimator="V", ns=None, *, curve="mean", bounds=None):
     if est.is_lstatistic:
         check.check_memory(2 * 8 * xs.size * max(xs.size, ns.size),
                            f"the {xs.size:,} x {xs.size:,} weight matrix", "scores")
-    return est.estimates(xs, ns, Context(target, bounds))[0]
+    context = Context(target, bounds)
+    out = est.estimates(xs, ns, context)[0]
+    if not np.all(np.isfinite(out)):  # a Python estimator's failure: NaN
+        raise check.InvalidArgument(
+            "estimator", f"estimator {est.name!r}"
+            + (f" (from {est.source})" if est.source and not est.builtin else "")
+            + f" gives no estimate for these scores at n = "
+              f"{', '.join(map(str, ns[~np.isfinite(out)][:5]))}: "
+              f"{_failure(est, xs, ns, context)}")
+    return out
+
+
+def _failure(est, xs, ns, context):
+    """What a Python estimator did on one sample instead of returning finite estimates."""
+    if not isinstance(est.python, _PythonEstimator):  # a built-in: NaN is its word for it
+        return "it returned NaN (it cannot estimate from such a sample)"
+    try:
+        out = est.python._call(est.python._shaped(xs), ns, context)
+    except (Exception, SystemExit) as err:
+        return f"it raised {type(err).__name__}: {_first_line(err)}"
+    want = (1, ns.size) if est.python.batched else (ns.size,)
+    if out.shape != want:
+        return f"it returned shape {out.shape}, expected {want}"
+    return f"it returned {out.ravel()[:5].tolist()}"
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ def register_ci_method(name, *, func=None, band=None, description="", source="",
     if band is not None:
         try:
             method.band_arrays(5, 0.95)
-        except Exception as err:
+        except (Exception, SystemExit) as err:
             raise check.InvalidArgument("band", f"band(5, 0.95) fails: {err}") from None
     return _REGISTRY.add(method, overwrite=overwrite)
 

@@ -463,7 +463,15 @@ def kde_dirs():
     ``$EVPSIM_KDE_DIR`` when set, then the fits shipped inside the package
     (``evpsim/data/kde_fits/``, read through :mod:`importlib.resources`).
     """
-    dirs = [Path(os.environ[ENV_DIR])] if os.environ.get(ENV_DIR) else []
+    dirs = []
+    if os.environ.get(ENV_DIR):
+        folder = Path(os.environ[ENV_DIR])
+        if not folder.is_dir():  # a typo must not silently fall back to the shipped fits
+            raise check.InvalidArgument(
+                ENV_DIR, f"the environment variable {ENV_DIR} names {str(folder)!r}, which "
+                         f"{'is not a folder' if folder.exists() else 'does not exist'}: "
+                         f"name the folder of your KDE fits, or unset it")
+        dirs.append(folder)
     return dirs + [package_data("kde_fits")]
 
 

@@ -159,7 +159,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     """
     from .batteries.bias import bias
     from .batteries.coverage import coverage
-    from .intervals import resolve_ci_methods
+    from .intervals import check_resampling, resolve_ci_methods, split_ci_methods
     from .truths import make_truth
 
     truth = make_truth(dist)
@@ -172,6 +172,12 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     meths = [m.name for m in resolve_ci_methods(ci_methods)]
     bounds = metric_bounds(truth)
     ns = budgets(B)
+    # the coverage battery's own checks, before the bias battery (which a sweep's
+    # check of its cells stops at): a cell refused here leaves no store behind
+    check.replicates(samples, "samples")
+    check.integer(resamples, "resamples", minimum=2)
+    if any(e.is_lstatistic for e in ests):
+        check_resampling(split_ci_methods(resolve_ci_methods(meths))[3], target, B)
     inside, beyond = ns[ns <= B], ns[ns > B]
     parts = []
     common = dict(seed=seed, workers=workers, curve=target)
@@ -300,7 +306,8 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
         truths = QUICK["truths"] if size == "quick" else leaderboard_truths()
     if Bs is None:
         Bs = QUICK["Bs"] if size == "quick" else BUDGETS
-    axes = {"dist": list(truths), "B": list(Bs), "curve": list(curves)}
+    # as given: a single name or B is one value, never split into its letters
+    axes = {"dist": truths, "B": Bs, "curve": curves}
     ds = sweep("leaderboard", axes, options=options, seed=seed, store=store, backend=backend,
                workers=workers, scheduler=scheduler, progress=progress)
     ds.attrs.update(leaderboard_size=size)

@@ -301,6 +301,23 @@ def _batch_chunks(options):
     return max(8, min(64, -(-options.nchunks // (4 * options.workers))))
 
 
+def _check_picklable(job):
+    """Refuse, by name, a Python estimator that cannot be sent to worker processes
+    (joblib pickles the job; its own error names no estimator)."""
+    from joblib.externals.loky.backend.reduction import dumps  # what the workers get
+
+    for est in getattr(job, "estimators", ()):
+        try:
+            dumps(est)
+        except Exception as err:
+            text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise check.InvalidArgument(
+                "workers", f"workers: estimator {est.name!r} cannot be sent to worker processes "
+                           f"({type(err).__name__}{': ' + text if text else ''}); run it with "
+                           f"workers=1, or make its function picklable (defined at module "
+                           f"level, holding no lock, open file or generator)") from None
+
+
 def _run_job(job, options, batch_chunks, report):
     spans = options.spans(job.stream0, batch_chunks)
     if options.workers == 1 and getattr(job, "ticks", False):
@@ -312,6 +329,7 @@ def _run_job(job, options, batch_chunks, report):
     else:
         from joblib import Parallel, delayed
 
+        _check_picklable(job)
         results = Parallel(n_jobs=options.workers, return_as="generator")(
             delayed(job)(span) for span in spans)
     total = None

@@ -179,15 +179,13 @@ def _load(ep, group, origin, done):
     of each to ``done``; ``_Broken`` says what went wrong."""
     try:
         obj = ep.load()
-    except Exception as err:
-        raise _Broken(f"importing {ep.value} failed: {type(err).__name__}: "
-                      f"{_first_line(err)}") from None
+    except (Exception, SystemExit) as err:  # a plugin's sys.exit ends nothing but itself
+        raise _Broken(f"importing {ep.value} failed: {_raised(err)}") from None
     if callable(obj) and not isinstance(obj, Mapping):
         try:
             obj = obj()
-        except Exception as err:
-            raise _Broken(f"{ep.value}() raised {type(err).__name__}: "
-                          f"{_first_line(err)}") from None
+        except (Exception, SystemExit) as err:
+            raise _Broken(f"{ep.value}() raised {_raised(err)}") from None
     specs = [obj] if isinstance(obj, Mapping) else obj
     if not isinstance(specs, (list, tuple)) or not all(isinstance(s, Mapping) for s in specs):
         raise _Broken(f"{ep.value} must be a mapping of {group.register.__name__}'s keyword "
@@ -195,6 +193,13 @@ def _load(ep, group, origin, done):
                       f"{_kind_of(obj)}")
     for spec in specs:
         done.append((group, _register(spec, group, origin)))
+
+
+def _raised(err):
+    """``"RuntimeError: no GPU found"``, ``"SystemExit: sys.exit(3) called"``."""
+    if isinstance(err, SystemExit):
+        return f"SystemExit: sys.exit({'' if err.code is None else repr(err.code)}) called"
+    return f"{type(err).__name__}: {_first_line(err)}"
 
 
 def _kind_of(obj):
@@ -224,6 +229,6 @@ def _register(spec, group, origin):
     try:
         paper = check.string(spec.pop("source", ""), "source", empty=True)
         group.register(**spec, source=f"{paper}; {origin}" if paper else origin)
-    except Exception as err:
+    except (Exception, SystemExit) as err:
         raise _Broken(f"{what} not registered: {_first_line(err)}") from None
     return name

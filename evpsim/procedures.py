@@ -14,10 +14,11 @@ from . import _validate as check
 from ._kernels import resampling as _R
 from ._kernels.rng import rng_init
 from ._kernels.subsample import sizes
+from ._kernels.tails import K_MAX as _K_MAX
 from .threads import map_threads, ranges
 from .weights import weights_v
 
-__all__ = ["tables", "sample_intervals", "memory"]
+__all__ = ["tables", "sample_intervals", "memory", "no_tail"]
 
 
 def memory(E, B, N, codes, resamples=0, copies=0):
@@ -80,18 +81,45 @@ def _interpolated(ests, m, budgets):
                            for e in ests])
 
 
+def no_tail(xs):
+    """Why ``gpd-tail`` has no interval for the ascending sample ``xs``, or ``""``.
+
+    Its tail is fitted to the excesses of the top k scores over the next,
+    for k up to ``min(B // 2, K_MAX)``: when the top ``min(B // 2, K_MAX) +
+    1`` scores are tied, every excess is 0 and there is no tail (its scale
+    would be 0, and resamples without spread give pivots of +-inf).
+
+    Examples
+    --------
+    >>> no_tail(np.array([0.5] + [0.7] * 11))
+    'its 11 best scores are tied, leaving no tail to fit'
+    >>> no_tail(np.linspace(0, 1, 12))
+    ''
+    """
+    B = xs.shape[0]
+    top = min(B // 2, _K_MAX) + 1
+    if B < top or xs[B - top] != xs[-1]:
+        return ""
+    tied = int(np.count_nonzero(xs == xs[-1]))
+    return f"its {tied} best scores are tied, leaving no tail to fit"
+
+
 def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=None):
     """Intervals (M, K, 2) of the methods ``codes`` for the ascending sample ``xs``.
 
     The results of :func:`evpsim._kernels.resampling.sample_intervals` for
     the generator of stream ``(seed, stream)``, each method's blocks of
-    resamples shared over the threads. ``bounds`` cuts the ends.
+    resamples shared over the threads. ``bounds`` cuts the ends. ``gpd-tail``
+    gives NaN where it has no tail to fit (:func:`no_tail`).
     """
     lo, hi = (-np.inf, np.inf) if bounds is None else bounds
     st = rng_init(seed, stream)
     K = tabs.wt.shape[1]
     out = np.empty((len(codes), K, 2))
     for g, code in enumerate(codes):
+        if code == _R.GPD_TAIL and no_tail(xs):
+            out[g] = np.nan
+            continue
         params, ref = _R.setup(code, xs, tabs)
         piv = np.empty((K, _R.total_resamples(code, tabs, resamples)))
         mseed = _R.method_seed(st, code)

@@ -80,6 +80,10 @@ class Registry:
             names = [s.strip() for s in spec.split(",")]
         elif isinstance(spec, self.item_type):
             names = [spec]
+        elif isinstance(spec, (bytes, dict)):  # never its letters (bytes) or keys (dict)
+            raise InvalidType(self.argument, f"{self.argument} must be a name, a "
+                                             f"comma-separated string of names or a list of "
+                                             f"names, got {spec!r}")
         else:
             try:
                 names = list(spec)

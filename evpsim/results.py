@@ -31,7 +31,7 @@ from . import _validate as check
 from ._version import __version__
 
 __all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "atomic_write_all",
-           "new_mode", "check_output", "ENGINE", "NETCDF_SUFFIXES", "FIGURE_SUFFIXES"]
+           "new_mode", "check_output", "check_output_folder", "ENGINE", "NETCDF_SUFFIXES", "FIGURE_SUFFIXES"]
 
 ENGINE = "h5netcdf"
 #: endings of the files evpsim writes: results and figures
@@ -154,6 +154,41 @@ def check_output(path, suffixes, name):
     os.close(fd)
     os.unlink(probe)
     return p
+
+
+def check_output_folder(path, name="out"):
+    """Raise unless ``path`` names a folder that exists or can be made, and be written in.
+
+    Nothing is left behind: the test creates (and removes) a hidden
+    temporary folder where the output will go.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output folder.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    Path
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise check.InvalidType(name, f"{name} must be a folder name or path, got {path!r}")
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise check.InvalidArgument(name, f"{name} {str(out)!r} is a file, not a folder")
+    where = out if out.is_dir() else out.parent
+    if not where.is_dir():
+        raise check.InvalidArgument(name, f"{name} {str(out)!r}: folder {str(where)!r} does "
+                                          f"not exist")
+    try:
+        probe = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=where)
+    except OSError as err:
+        raise check.InvalidArgument(name, f"{name} {str(out)!r}: folder {str(where)!r} is not "
+                                          f"writable ({err.strerror})") from None
+    os.rmdir(probe)
+    return out
 
 
 def atomic_write(path, write):

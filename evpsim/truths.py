@@ -491,15 +491,9 @@ class Discrete(Truth):
         # function normalises them as opda does
         self._given = np.bincount(inv, weights=given)[keep]
         self.lo, self.hi = float(self.support[0]), float(self.support[-1])
-        if 0 < self.hi - self.lo < 1.0 / check.MAX_SCORE:
-            # as for a truncated normal: below this, fourth powers of differences
-            # underflow, and among subnormal numbers theta_n has no digits left
-            raise check.InvalidArgument(
-                "support", f"support (the truth's distinct values) spans "
-                           f"{self.hi - self.lo:.3g}, from {self.lo:.3g} to {self.hi:.3g}, "
-                           f"below {1.0 / check.MAX_SCORE:g}, where variances and standard "
-                           f"errors underflow to 0; rescale the values (e.g. multiply them "
-                           f"by 1e300)")
+        # as for a truncated normal: below this, fourth powers of differences
+        # underflow, and among subnormal numbers theta_n has no digits left
+        check.spread(self.support, "support", "support (the truth's distinct values)")
         self.name = name
         self.description = description or (
             f"discrete distribution on {self.support.size} points in "

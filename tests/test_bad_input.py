@@ -22,6 +22,7 @@ that there are at least 150 and that every class is represented, and
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import signal
@@ -40,6 +41,7 @@ import evpsim
 import evpsim.reproduce.dodge2019
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
+from evpsim.leaderboard import leaderboard as _leaderboard
 from evpsim.results import atomic_write_all
 
 CLASSES = {
@@ -57,6 +59,10 @@ CLASSES = {
     "register": "registrations of estimators and CI methods",
     "usage": "command-line usage (flags, values, combinations)",
     "silent": "silent wrong results",
+    "estimator": "Python estimators that raise, return NaN or cannot be pickled",
+    "plugin": "broken plugins (raising, calling sys.exit, registering a broken estimator)",
+    "env": "environment variables (missing folders, values other than allowed)",
+    "degenerate": "degenerate data under gpd-tail (ties, tiny scales)",
 }
 
 
@@ -107,6 +113,10 @@ FILES = {
     "diverged.jsonl": b'{"nan_train_loss": true, "lc": [{"top_1": 0.01}]}\n'
                       b'{"nan_train_loss": true, "lc": [{"top_1": 0.02}, {"top_1": NaN}]}\n'
                       b'{"nan_train_loss": false, "lc": [{"top_1": 0.7}]}\n',
+    "tiny4.txt": b"1e-300\n2e-300\n3e-300\n1.5e-300\n",
+    "subnormal4.txt": b"5e-324\n1e-323\n1.5e-323\n2e-323\n",
+    "tiedtop.txt": b"0.5\n" + b"0.7\n" * 11,
+    "constant12.txt": b"0.5\n" * 12,
 }
 
 
@@ -1151,6 +1161,126 @@ A("type", "sweep-options-list", lambda d: evpsim.sweep("bias", {"dist": ["normal
   "options must map option names to values, got list")
 
 
+# budgets: duplicates and huge values (a traceback, and a list that never ends)
+A("budget", "bias-ns-twice", lambda d: evpsim.bias(B=5, ns=[3, 3], method="exact"), IA,
+  "ns lists n = 3 twice: give each budget once")
+A("budget", "falseconc-ns-thrice", lambda d: evpsim.falseconc(B=5, ns=[2, 2, 2]), IA,
+  "ns lists n = 2 3 times")
+A("budget", "compare-ns-twice", lambda d: evpsim.compare_curves(
+    "tang-small", "tang-big", B=5, ns=[1, 1]), IA, "ns lists n = 1 twice")
+A("budget", "estimate-n-1e30", lambda d: evpsim.estimate(S3, "V", ns=[10**30]), IA,
+  "every n must be at most 10,000,000 (larger budgets are refused), "
+  "got 1,000,000,000,000,000,000,000,000,000,000")
+A("budget", "estimate-n-1e30-float", lambda d: evpsim.estimate(S3, "V", ns=[1e30]), IA,
+  "every n must be at most 10,000,000")
+A("budget", "theta-n-2**70", lambda d: NORMAL.theta([1, 2**70]), IA,
+  "every n must be at most 10,000,000")
+A("budget", "curve-n-1e8", lambda d: evpsim.bias(B=5, ns=[1, 10**8], estimators="V",
+                                                 method="exact"), IA,
+  "every n must be at most 10,000,000")
+# a Python estimator that fails on the scores given: estimate said nothing (all NaN)
+A("estimator", "estimate-kde-constant", lambda d: evpsim.estimate([0.5, 0.5, 0.5], "kde"), IA,
+  "estimator 'kde' gives no estimate for these scores at n = 1, 2, 3: it returned NaN")
+A("estimator", "estimate-raises", lambda d: _with_estimator(
+    "fails-short", _fails_on_short, lambda: evpsim.estimate(S3, "fails-short")), IA,
+  "estimator 'fails-short' gives no estimate for these scores at n = 1, 2, 3: it raised "
+  "ValueError: needs 4 scores")
+A("estimator", "estimate-nan", lambda d: _with_estimator(
+    "nan-short", _nan_on_short, lambda: evpsim.estimate(S3, "nan-short")), IA,
+  "estimator 'nan-short' gives no estimate", "it returned [nan, nan, nan]")
+A("estimator", "estimate-shape", lambda d: _with_estimator(
+    "shape-short", _shape_on_short, lambda: evpsim.estimate(S3, "shape-short")), IA,
+  "it returned shape (1,), expected (3,)")
+A("estimator", "estimate-sys-exit", lambda d: _with_estimator(
+    "exit-short", _exit_on_short, lambda: evpsim.estimate(S3, "exit-short")), IA,
+  "it raised SystemExit: 3")
+A("estimator", "register-sys-exit",
+  lambda d: evpsim.register_estimator("bad", python=lambda xs, ns: sys.exit(2)), IA,
+  "it raised SystemExit: 2")
+A("estimator", "bias-exact-no-moments", lambda d: evpsim.bias(B=5, estimators="kde,V",
+                                                              method="exact"), IA,
+  "method: 'exact' needs exact moments, and kde has none", "use method='both'")
+A("estimator", "bias-exact-no-moments-two", lambda d: evpsim.bias(
+    B=5, estimators="kde,opda-parametric", method="exact"), IA,
+  "kde, opda-parametric have none")
+A("estimator", "bias-unpicklable-workers", lambda d: _with_estimator(
+    "locked", _locked, lambda: evpsim.bias(B=5, estimators="locked", replicates=64,
+                                           chunk_size=32, workers=2)), IA,
+  "workers: estimator 'locked' cannot be sent to worker processes (TypeError: cannot pickle "
+  "'_thread.lock' object); run it with workers=1")
+# a string or bytes where a list of names is taken: never split into letters
+A("type", "ci-methods-bytes", lambda d: evpsim.bootstrap_intervals(S3, ci_methods=b"bca"), IT,
+  "ci_methods must be a name, a comma-separated string of names or a list of names, got b'bca'")
+A("type", "estimators-dict", lambda d: evpsim.bias(B=5, estimators={"U": 1}), IT,
+  "estimators must be a name", "got {'U': 1}")
+A("unknown", "leaderboard-truths-str", lambda d: _leaderboard(
+    truths="nrmal", Bs=5, size="quick", store=d / "lb"), IA, "unknown truth 'nrmal'")
+A("unknown", "leaderboard-curves-str", lambda d: _leaderboard(
+    truths="normal", Bs=5, curves="mode", size="quick", store=d / "lb"), IA,
+  "curve must be mean (expected best of n), median, or quantile:Q", "got 'mode'")
+A("range", "leaderboard-cell-samples", lambda d: _leaderboard(
+    truths="normal", Bs=5, size="quick", samples=1, store=d / "lb"), IA,
+  "samples must be at least 2, got 1")
+A("range", "leaderboard-cell-gpd-B", lambda d: _leaderboard(
+    truths="normal", Bs=5, size="quick", ci_methods="gpd-tail", store=d / "lb"), IA,
+  "ci_methods: gpd-tail needs B >= 10, got B = 5")
+# degenerate data: scores spanning less than 1e-70 gave SD 0 and zero-width intervals
+A("degenerate", "curve-tiny-spread", lambda d: evpsim.curve([1e-300, 2e-300, 3e-300]), IA,
+  "the range of the scores spans 2e-300, from 1e-300 to 3e-300, below 1e-70",
+  "multiply them by 1e300")
+A("degenerate", "curve-subnormal", lambda d: evpsim.curve([5e-324, 1e-323, 2e-323]), IA,
+  "spans 1.48e-323")
+A("degenerate", "curve-tiny-model", lambda d: evpsim.curve({"a": S3, "b": [0.0, 1e-75]}), IA,
+  "the range of the scores of 'b' spans 1e-75")
+A("degenerate", "self-check-tiny", lambda d: evpsim.self_check([1e-300, 2e-300, 3e-300]), IA,
+  "spans 2e-300")
+A("range", "curve-quantile-1", lambda d: evpsim.curve(S3, curve="quantile:1"), IA,
+  "curve 'quantile:1': the quantile must be a number in (0, 1)")
+A("range", "coverage-quantile-0", lambda d: evpsim.coverage(B=5, curve="quantile:0"), IA,
+  "the quantile must be a number in (0, 1)")
+A("range", "estimate-quantile-nan", lambda d: evpsim.estimate(S3, "quantile",
+                                                             curve="quantile:nan"), IA,
+  "the quantile must be a number in (0, 1)")
+
+
+def _with_estimator(name, python, call):
+    """``call()`` with the Python estimator ``python`` registered as ``name``."""
+    evpsim.register_estimator(name, python=python)
+    try:
+        return call()
+    finally:
+        evpsim.unregister_estimator(name)
+
+
+def _fails_on_short(xs, ns):  # passes the trial on 5 scores, raises on 3
+    if len(xs) < 4:
+        raise ValueError("needs 4 scores")
+    return np.sort(xs)[np.minimum(ns, len(xs)) - 1]
+
+
+def _nan_on_short(xs, ns):
+    return np.sort(xs)[np.minimum(ns, len(xs)) - 1] if len(xs) > 3 else np.full(ns.size, np.nan)
+
+
+def _shape_on_short(xs, ns):
+    return np.sort(xs)[np.minimum(ns, len(xs)) - 1] if len(xs) > 3 else np.zeros(1)
+
+
+def _exit_on_short(xs, ns):
+    if len(xs) < 4:
+        sys.exit(3)
+    return np.sort(xs)[np.minimum(ns, len(xs)) - 1]
+
+
+def _best_so_far_locked(lock, xs, ns):
+    with lock:
+        return np.maximum.accumulate(xs)[ns - 1]
+
+
+#: holds a lock: cannot be sent to worker processes
+_locked = functools.partial(_best_so_far_locked, threading.Lock())
+
+
 def _registries():
     return evpsim.list_estimators(), list(evpsim.list_ci_methods())
 
@@ -1178,7 +1308,7 @@ def _clipped_max(xs, n):
 #: cases checked by single tests below: two general-estimator refusals; an interrupted
 #: write and two SIGTERMs (the command, the library's writer) that leave nothing behind;
 #: Ctrl-C while the command starts
-EXTRA = Counter({"register": 2, "output": 3, "usage": 1})
+EXTRA = Counter({"register": 2, "output": 3, "usage": 1, "plugin": 3})
 
 
 def test_general_estimator_refused_where_intervals_need_weights():
@@ -1471,7 +1601,7 @@ C("unknown", "curve-shipped", "curve data:nope", "no shipped search 'nope'")
 C("range", "curve-level", "curve {d}/good.txt --level 0", "--level must lie in (0, 1)")
 C("range", "curve-check-range", "curve {d}/two.csv --column f1 --check --check-replicates 1",
   "--check-replicates must be at least 2")
-C("range", "curve-check-bounds", "curve {d}/tiny.txt --check --bounds 1,2", "--bounds")
+C("range", "curve-check-bounds", "curve {d}/good.txt --check --bounds 1,2", "--bounds")
 C("output", "curve-out-suffix", "curve {d}/good.txt --out {d}/x.txt", "--out")
 C("output", "curve-plot-suffix", "curve {d}/good.txt --plot {d}/x.gif", "--plot")
 # fit-kde
@@ -1743,6 +1873,63 @@ C("range", "sweep-compare-pool-too-small",
   "B = 10 exceeds the pool of 5 scores")
 C("size", "sweep-compare-B-100000", "sweep compare --a tang-small --b tang-big --B 100000",
   "reduce")
+# budgets: duplicates (a traceback) and huge values (a list that never ends, SIGTERM unheard)
+C("budget", "bias-n-twice", "bias --n 3,3", "--n lists n = 3 twice: give each budget once")
+C("budget", "falseconc-n-twice", "falseconc --n 2,1,2", "--n lists n = 2 twice")
+C("budget", "compare-n-twice", f"compare {TS} --B 5 --n 2,2", "--n lists n = 2 twice")
+C("budget", "coverage-n-twice", "coverage --n 2,2", "--n lists n = 2 twice")
+C("budget", "bias-n-1e30", "bias --n 1e30",
+  "--n: every n must be at most 10,000,000 (larger budgets are refused)")
+C("budget", "coverage-n-1e15", "coverage --estimators V --n 1e15",
+  "--n: every n must be at most 10,000,000")
+C("budget", "compare-n-1e15", f"compare {TS} --B 5 --estimators V --n 1e15",
+  "--n: every n must be at most 10,000,000")
+C("budget", "bias-n-max-1e30", "bias --n-max 1e30",
+  "--n-max must be at most 100,000 (each budget 1..N is computed and kept; give a few larger "
+  "ones with --n), got 1,000,000,000,000,000,000,000,000,000,000")
+C("budget", "falseconc-n-max-1e6", "falseconc --estimators V --n-max 1e6",
+  "--n-max must be at most 100,000")
+C("range", "coverage-curve-q-1", "coverage --curve quantile:1",
+  "--curve 'quantile:1': the quantile must be a number in (0, 1)")
+C("range", "falseconc-curve-q-negative", "falseconc --curve quantile:-0.5",
+  "the quantile must be a number in (0, 1)")
+C("range", "curve-curve-q-2", "curve {d}/good.txt --curve quantile:2",
+  "--curve 'quantile:2': the quantile must be a number in (0, 1)")
+C("estimator", "bias-exact-kde", "bias --method exact --estimators kde,V",
+  "--method: 'exact' needs exact moments, and kde has none", "use --method both")
+C("estimator", "estimators-kde-coverage", "coverage --estimators kde",
+  "intervals need L-statistics; kde is a general (non-linear) estimator")
+# degenerate data: scores spanning less than 1e-70 (bias refused them; curve printed SD 0)
+C("degenerate", "curve-tiny", "curve {d}/tiny4.txt",
+  "the range of the scores spans 2e-300, from 1e-300 to 3e-300, below 1e-70")
+C("degenerate", "curve-subnormal", "curve {d}/subnormal4.txt", "spans 1.48e-323")
+C("degenerate", "curve-tiny-check", "curve {d}/tiny4.txt --check --bounds 0,1",
+  "spans 2e-300")
+# the leaderboard: nothing made (no DIR, no DIR/cells) when an argument is refused
+LB = "leaderboard --quick --quiet --truths normal --B 5 --out"
+C("output", "leaderboard-out-empty", "leaderboard --quick --out ''",
+  "--out must be a folder name or path, got ''")
+C("output", "leaderboard-out-file", "leaderboard --quick --out {d}/good.txt",
+  "is a file, not a folder")
+C("output", "leaderboard-out-missing-parent", "leaderboard --quick --out missing/lb",
+  "--out 'missing/lb': folder 'missing' does not exist")
+C("output", "leaderboard-out-unwritable", "leaderboard --quick --out {ro}/lb", "is not writable")
+C("output", "leaderboard-gpd-B", f"{LB} lb --ci-methods gpd-tail",
+  "--ci-methods: gpd-tail needs B >= 10, got B = 5")
+C("output", "leaderboard-gpd-B-existing", f"{LB} {{d}}/outdir --ci-methods gpd-tail",
+  "gpd-tail needs B >= 10")
+C("output", "leaderboard-samples-1", f"{LB} lb --samples 1", "--samples must be at least 2, got 1")
+C("output", "leaderboard-resamples-1", f"{LB} {{d}}/outdir --resamples 1",
+  "--resamples must be at least 2, got 1")
+C("usage", "leaderboard-B-1", "leaderboard --quick --out lb --B 1",
+  "--B must be at least 2, got 1")
+C("unknown", "leaderboard-truth", "leaderboard --quick --out lb --truths nrmal",
+  "--truths: unknown truth 'nrmal'")
+C("unknown", "leaderboard-curve", "leaderboard --quick --out lb --curves mode",
+  "--curves must be mean (expected best of n), median, or quantile:Q")
+C("range", "leaderboard-workers-0", f"{LB} lb --workers 0", "--workers must be at least 1, got 0")
+# the command's own output folder, not a store the user never named
+C("output", "reproduce-out-unwritable", "reproduce dodge2019 --out {ro}/r", "is not writable")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
@@ -1756,7 +1943,7 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     args = shlex.split(argv.format(d=d, ro=ro))
     command = args[0] if args and not args[0].startswith("-") else None
     known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce",
-             "sweep"}
+             "sweep", "leaderboard"}
     if command in BASE:
         args = [command, *shlex.split(BASE[command]), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
@@ -1776,6 +1963,84 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
         assert w in lines[0], f"{w!r} not in {lines[0]!r}"
     assert "wrote" not in out
     assert [_tree(w) for w in watched] == before  # nothing written, nothing left behind
+
+
+#: environment variables: (variable, value, command, words); a folder that is not there
+#: was ignored (the shipped KDE fits used instead), or blamed on a flag not given
+ENV = [
+    ("EVPSIM_KDE_DIR", "{d}/nofolder", "bias --B 5 --method exact --dist kde:reuters-mlp",
+     "the environment variable EVPSIM_KDE_DIR names '{d}/nofolder', which does not exist"),
+    ("EVPSIM_KDE_DIR", "{d}/good.txt", "list", "EVPSIM_KDE_DIR names '{d}/good.txt', which is "
+                                               "not a folder"),
+    ("EVPSIM_DATA", "{d}/nofolder", "reproduce dodge2019 --out r",
+     "the environment variable EVPSIM_DATA: search results folder '{d}/nofolder' does not "
+     "exist"),
+    ("EVPSIM_QUICK", "yes", "reproduce dodge2019 --out r",
+     "the environment variable EVPSIM_QUICK must be 1 (quick sizes) or 0, got 'yes'"),
+    ("EVPSIM_QUICK", "true", "leaderboard --out lb", "EVPSIM_QUICK must be 1"),
+]
+
+
+@pytest.mark.parametrize("variable, value, argv, words", ENV,
+                         ids=[f"{v}-{c.split()[0]}-{x}" for v, x, c, _ in ENV])
+def test_environment_variable_errors_name_the_variable(d, tmp_path, monkeypatch, capsys,
+                                                       variable, value, argv, words):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, value.format(d=d))
+    before = _tree(d), _tree(tmp_path)
+    assert main(shlex.split(argv)) == 2
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evpsim {argv.split()[0]}: error: "), err
+    assert words.format(d=d) in lines[0], lines[0]
+    assert "--data" not in lines[0] and "Traceback" not in err
+    assert (_tree(d), _tree(tmp_path)) == before
+
+
+def _plugin(site, package, code):
+    """Install (as pip would) a plugin ``package`` whose module is ``code``."""
+    module = package.replace("-", "_")
+    (site / f"{module}.py").write_text(code)
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[evpsim.estimators]\nx = {module}:ESTIMATORS\n")
+
+
+def test_every_command_survives_a_plugin_that_exits_or_breaks(tmp_path):
+    """Three plugins: one calls sys.exit on import, one registers an estimator that
+    fails its trial, one an estimator that calls sys.exit on the scores of a battery.
+    Commands went silent (exit status 0, no output) at the first; now each broken plugin
+    is one line naming it and the commands carry on."""
+    _plugin(tmp_path, "evpsim-plugin-exits", "import sys\nsys.exit(0)\n")
+    _plugin(tmp_path, "evpsim-plugin-shape", "ESTIMATORS = {'name': 'shape', "
+                                             "'python': lambda xs, ns: xs}\n")
+    _plugin(tmp_path, "evpsim-plugin-quits", "import sys\nimport numpy as np\n"
+                                             "def best(xs, ns):\n"
+                                             "    if len(xs) != 5: sys.exit(4)\n"
+                                             "    return np.sort(xs)[np.minimum(ns, 5) - 1]\n"
+                                             "ESTIMATORS = {'name': 'quits', 'python': best}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    env.pop("EVPSIM_NO_PLUGINS", None)
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "evpsim", *argv], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+
+    res = run("list")
+    assert res.returncode == 0 and "quits" in res.stdout, res.stderr
+    warned = res.stderr.splitlines()
+    assert len(warned) == 2, res.stderr
+    assert "evpsim plugin evpsim-plugin-exits 0.1 not loaded: evpsim.estimators entry point " \
+           "'x': importing evpsim_plugin_exits:ESTIMATORS failed: SystemExit: sys.exit(0) " \
+           "called" in warned[0]
+    assert "evpsim plugin evpsim-plugin-shape 0.1 not loaded" in warned[1]
+    assert "returned shape (5,), expected (3,)" in warned[1]
+    res = run("bias", "--B", "3", "--estimators", "quits,V", "--replicates", "64", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert "failed on up to 64 of 64 searches" in res.stdout, res.stdout
+    res = run("curve", "data:reuters-mlp", "--resamples", "50", "--ci-methods", "percentile")
+    assert res.returncode == 0 and "reuters-mlp: 145 scores" in res.stdout, res.stderr
 
 
 # --- outputs: all or nothing ---------------------------------------------------------------
@@ -2118,6 +2383,56 @@ def test_silent_band_range_survives_combining_truths():
                                           resamples=20)["bounds_lo"]))
 
 
+@_silent
+def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
+    """All scores but one tied at the top: no tail to fit. The interval was [-inf, inf]
+    (printed [-, -]) with no word; now NaN, and the header says why."""
+    ds = evpsim.curve([0.5] + [0.7] * 11, ci_methods="gpd-tail,percentile", resamples=200)
+    gpd = ds.sel(ci_method="gpd-tail")
+    assert np.isnan(gpd["lower"]).all() and np.isnan(gpd["upper"]).all()
+    pct = ds.sel(ci_method="percentile")
+    assert np.isfinite(pct["lower"]).all() and np.isfinite(pct["upper"]).all()
+    assert main(["curve", str(d / "tiedtop.txt"), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "gpd-tail: no interval for tiedtop: its 11 best scores are tied, leaving no tail to " \
+           "fit; --ci-methods percentile gives one" in out
+    assert main(["curve", str(d / "constant12.txt"), "--resamples", "200"]) == 0
+    assert "its 12 best scores are tied" in capsys.readouterr().out
+    # the other way round (one best score above tied ones) has a tail, and an interval
+    ds = evpsim.curve([0.5] * 11 + [0.7], ci_methods="gpd-tail", resamples=200)
+    assert np.isfinite(ds["lower"]).all() and np.isfinite(ds["upper"]).all()
+
+
+@_silent
+def test_silent_degenerate_scores_under_gpd_tail_give_finite_intervals():
+    """Two values, lattice-valued and 1e+-60 scales: finite intervals containing the
+    estimate, scaling with the scores."""
+    rng = np.random.default_rng(0)
+    base = rng.random(20)
+    cases = {"two values": [0.5] * 6 + [0.7] * 6, "lattice": rng.integers(0, 5, 30) / 4,
+             "large": base * 1e60, "small": base * 1e-60}
+    runs = {}
+    for name, xs in cases.items():
+        ds = evpsim.curve(xs, ci_methods="gpd-tail", resamples=200)
+        lo, hi, est = (ds[v].values.ravel() for v in ("lower", "upper", "estimate"))
+        assert np.isfinite(lo).all() and np.isfinite(hi).all(), name
+        assert (lo <= est).all() and (est <= hi).all(), name
+        runs[name] = lo
+    np.testing.assert_allclose(runs["large"] * 1e-120, runs["small"], rtol=1e-9)
+
+
+@_silent
+def test_silent_a_failing_python_estimator_is_counted_in_a_battery():
+    """In a battery a failure is counted, never a silent NaN row."""
+    evpsim.register_estimator("fails-short", python=_fails_on_short)
+    try:
+        ds = evpsim.bias(B=3, estimators="fails-short,V", replicates=64, method="mc")
+    finally:
+        evpsim.unregister_estimator("fails-short")
+    assert int(ds["failures"].sel(estimator="fails-short").max()) == 64
+    assert np.isfinite(ds["mean"].sel(estimator="V")).all()
+
+
 # --- the battery's size and classes -------------------------------------------------------
 
 def _classes(params):
@@ -2125,7 +2440,8 @@ def _classes(params):
 
 
 def test_battery_size():
-    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT), "env": len(ENV)}) \
+        + EXTRA
     assert set(counts) == set(CLASSES), set(CLASSES) ^ set(counts)
     assert sum(counts.values()) >= 150
     ids = [p.id for p in API + CLI]
@@ -2133,7 +2449,8 @@ def test_battery_size():
 
 
 if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and their counts
-    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT)}) + EXTRA
+    counts = _classes(API) + _classes(CLI) + Counter({"silent": len(SILENT), "env": len(ENV)}) \
+        + EXTRA
     for key, text in CLASSES.items():
         print(f"{counts[key]:4d}  {key:9s} {text}")
     print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "

@@ -203,9 +203,16 @@ def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method
     B = check.B(B)
     target = as_target(curve)
     ests = resolve_estimators(estimators, target)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
     for e in ests:
         e.check_use(B, ns, target)
+    unknown = [e.name for e in ests if not e.is_lstatistic and e.moments is None]
+    if method == "exact" and unknown:
+        raise check.InvalidArgument(
+            "method", f"method: 'exact' needs exact moments, and {', '.join(unknown)} "
+                      f"{'has' if len(unknown) == 1 else 'have'} none (only L-statistics and "
+                      f"estimators with known moments do); use method='both' (Monte Carlo "
+                      f"for {'it' if len(unknown) == 1 else 'them'}) or method='mc'")
     options = MonteCarlo(replicates, seed, chunk_size, workers, progress) \
         if method != "exact" else None
     counts = search_counts(ests, replicates, python_replicates) if options else \

@@ -376,7 +376,7 @@ def compare_curves(a, b, B=25, *, estimators=None, curve="mean", ns=None, pool=F
     ['tang-small', 'tang-big']
     """
     B = check.B(B)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
     nmax = int(ns.max())
     setup = _validate_common(a, b, B, estimators, labels, pool, column, replicates, seed,
                              chunk_size, workers, progress, truth_method, truth_replicates, level,

@@ -142,7 +142,7 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
     B = check.B(B)
     target = as_target(curve)
     ests = resolve_estimators(estimators, target)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
     for e in ests:
         e.check_use(B, ns, target)
     check_rows_memory(ests, B, ns.size)

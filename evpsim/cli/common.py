@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import textwrap
 import time
+
+import numpy as np
 
 from .._format import spans
 from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
@@ -21,12 +24,15 @@ from ..truths import list_truths, make_truth
 __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
-           "add_curve_args", "budgets_from_args", "add_where_args", "where_from_args",
+           "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
            "estimator_notes", "add_failed_args", "name_or_number",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
 HELP_WIDTH = 78
+#: most budgets ``--n-max`` asks for (each is computed, kept and printable with ``--all``);
+#: a few larger budgets go in ``--n``
+MAX_BUDGETS = 100_000
 
 
 class UserError(Exception):
@@ -221,12 +227,39 @@ def add_curve_args(parser, budgets=True):
 
 
 def budgets_from_args(args, B):
-    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B)."""
+    """The budgets of ``--n`` or ``--n-max`` (None: the battery's default, 1..B).
+
+    Checked here, before any list is built: ``--n-max`` at most
+    :data:`MAX_BUDGETS` budgets, every ``--n`` listed once.
+    """
+    from .. import _validate as check
+
     if getattr(args, "n_max", None) is not None:
-        if args.n_max < 1:
-            raise UserError(f"--n-max must be at least 1, got {args.n_max}")
-        return list(range(1, args.n_max + 1))
-    return getattr(args, "ns", None)
+        top = check.integer(args.n_max, "n_max", minimum=1)
+        if top > MAX_BUDGETS:
+            raise check.InvalidArgument("n_max", f"n_max must be at most {MAX_BUDGETS:,} (each "
+                                                 f"budget 1..N is computed and kept; give a "
+                                                 f"few larger ones with --n), got {top:,}")
+        return list(range(1, top + 1))
+    ns = getattr(args, "ns", None)
+    return None if ns is None else check.ns(ns, np.inf, distinct=True).tolist()
+
+
+#: set to 1, switches --quick on (tests run the documented commands at reduced sizes)
+QUICK_ENV = "EVPSIM_QUICK"
+
+
+def quick_from_args(args):
+    """``--quick``, or the environment variable :data:`QUICK_ENV` set to 1.
+
+    Any other value than 1, 0 or empty is an error rather than a silent
+    full-size run.
+    """
+    value = os.environ.get(QUICK_ENV, "")
+    if value.strip() not in ("", "0", "1"):
+        raise UserError(f"the environment variable {QUICK_ENV} must be 1 (quick sizes) or 0, "
+                        f"got {value!r}")
+    return args.quick or value.strip() == "1"
 
 
 def add_where_args(group):

@@ -10,6 +10,7 @@ from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..targets import as_target
 from ..searchfiles import describe_reading
 from .._format import formatter, interval, number, render
+from ..procedures import no_tail
 from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
                          kde_options, metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
@@ -242,6 +243,20 @@ def _range_lines(ds, scores):
     return lines
 
 
+def _no_tail_lines(ds, searches):
+    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied."""
+    if "gpd-tail" not in ds["ci_method"].values:
+        return []
+    sign = -1.0 if bool(ds["minimize"]) else 1.0
+    lines = []
+    for model, s in zip(ds["model"].values, searches):
+        why = no_tail(np.sort(sign * s.scores))
+        if why:
+            lines.append(f"gpd-tail: no interval for {model}: {why}; --ci-methods "
+                         f"percentile gives one")
+    return lines
+
+
 def _model_table(sub, ns):
     """Estimates, SD, expected time, intervals and the distribution-free bound of one
     model, a row per n."""
@@ -463,6 +478,8 @@ def run(args):
     if fallback:
         print(f"{args.ci_methods}: the interval here, as {fallback}")
     for line in _range_lines(ds, np.concatenate([s.scores for s in searches])):
+        print(line)
+    for line in _no_tail_lines(ds, searches):
         print(line)
     print("\n".join(_bound_lines(ds)))
     extra = _crossings(ds) | _budgets(ds)

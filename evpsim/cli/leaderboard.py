@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
-from .common import (Timer, UserError, add_subcommand, add_where_args, integer, integers,
-                     where_from_args)
+from ..results import check_output_folder
+from .common import (QUICK_ENV, Timer, add_subcommand, add_where_args, integer, integers,
+                     quick_from_args, where_from_args)
 from . import Terminated
 from .sweep import names
 
@@ -49,7 +49,7 @@ def add_parser(subparsers):
     s = p.add_argument_group("sizes")
     s.add_argument("--quick", action="store_true",
                    help=f"a small grid and sizes, in a few minutes (also on with "
-                        f"EVPSIM_QUICK=1): {quick['replicates']:,} searches, "
+                        f"{QUICK_ENV}=1): {quick['replicates']:,} searches, "
                         f"{quick['samples']} coverage samples x {quick['resamples']} resamples")
     s.add_argument("--replicates", type=integer,
                    help=f"Monte Carlo searches of the bias battery (default: "
@@ -66,25 +66,24 @@ def add_parser(subparsers):
     s.add_argument("--seed", type=integer, default=0, help="seed of every cell (default: 0)")
     add_where_args(p.add_argument_group("where cells run"))
     p.add_argument("--quiet", action="store_true", help="no progress line")
-    p.set_defaults(run=run, argument_flags={"Bs": "Bs", "truths": "truths"})
+    # the cells' messages name B, truth and curve: the flags --B, --truths, --curves
+    p.set_defaults(run=run, argument_flags={"Bs": "Bs", "B": "Bs", "truths": "truths",
+                                            "truth": "truths", "dist": "truths",
+                                            "curve": "curves"})
     return p
 
 
 def run(args):
-    from pathlib import Path
-
     from ..leaderboard import leaderboard
     from ..leaderboard_report import estimator_table, write_report
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {args.out!r} is a file, not a folder")
-    quick = args.quick or os.environ.get("EVPSIM_QUICK") == "1"
+    out = check_output_folder(args.out)
+    quick = quick_from_args(args)
     sizes = {k: getattr(args, k) for k in ("replicates", "samples", "resamples",
                                             "python_replicates") if getattr(args, k) is not None}
+    backend, workers = where_from_args(args)
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    backend, workers = where_from_args(args)
     try:
         with Timer() as t:
             ds = leaderboard(truths=args.truths, Bs=args.Bs, curves=args.curves,

@@ -1,13 +1,9 @@
 """``evpsim reproduce PAPER --out DIR``: one-command reproductions."""
 
-import os
-
 from ..reproduce import PAPERS, reproduce
-from .common import add_subcommand
+from .common import QUICK_ENV, add_subcommand, quick_from_args
 
 HELP = "reproduce a paper's simulations, figures and a claims summary"
-#: set to 1, switches --quick on (tests run the documented commands at reduced sizes)
-QUICK_ENV = "EVPSIM_QUICK"
 
 
 def add_parser(subparsers):
@@ -31,7 +27,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    quick = args.quick or os.environ.get(QUICK_ENV) == "1"
+    quick = quick_from_args(args)
     report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True)
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")

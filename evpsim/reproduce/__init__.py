@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from .. import _validate as check
-from .._validate import InvalidArgument, InvalidType
+from .._validate import InvalidArgument
 from ..datasets import find_search_file, user_data_dir
-from ..results import new_mode
+from ..results import check_output_folder, new_mode
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "Claim", "Report"]
@@ -68,15 +68,8 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     if not isinstance(paper, str) or paper not in PAPERS:
         raise InvalidArgument("paper", f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
     quick, verbose = check.boolean(quick, "quick"), check.boolean(verbose, "verbose")
-    if not isinstance(out, (str, os.PathLike)) or not str(out):
-        raise InvalidType("out", f"out must be a folder name or path, got {out!r}")
+    out = check_output_folder(out)
     folder = user_data_dir(data)
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InvalidArgument("out", f"out {str(out)!r} is a file, not a folder")
-    if not out.exists() and not out.parent.is_dir():
-        raise InvalidArgument("out", f"out {str(out)!r}: folder {str(out.parent)!r} does "
-                                     f"not exist")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
     files = {name: find_search_file(name, folder) for name in module.data_files()}
     report = Report(paper, module.TITLE, quick=quick, full_size=module.FULL_SIZE,

@@ -32,6 +32,7 @@ import os
 
 import numpy as np
 
+from .. import _validate as check
 from ..interval_study import (BASELINES, CANDIDATES, GOAL_COVERAGE, GOAL_WIDTH,
                               summarise, verdict)
 from ..results import write_netcdf
@@ -210,8 +211,15 @@ def run(report, out, files, quick=False):
     sizes = SIZES[quick]
     report.step(f"{len(truths)} truths x B = {', '.join(map(str, Bs))}: every method's "
                 f"coverage, widths and the oracle's")
-    ds = study(truths, Bs, sizes, progress=report.verbose,
-               store=os.environ.get(STORE_ENV) or None)
+    store = os.environ.get(STORE_ENV) or None
+    try:
+        ds = study(truths, Bs, sizes, progress=report.verbose, store=store)
+    except check.InvalidArgument as err:
+        if store is None or err.argument != "store":
+            raise
+        # the folder came from the variable: name it, not a store argument the user never saw
+        raise check.InvalidArgument(STORE_ENV, f"the environment variable {STORE_ENV}: "
+                                               f"{err}") from None
     within, beyond = summarise(ds, "within"), summarise(ds, "beyond")
     goal_Bs = Bs[-2:]
     best = _claims(report, within, goal_Bs)
