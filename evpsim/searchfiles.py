@@ -202,7 +202,7 @@ def describe_dropped(dropped):
     return "; ".join(f"{count} {reason}" for reason, count in dropped.items())
 
 
-def describe_reading(search):
+def describe_reading(search, what="the curve"):
     """What reading counted, left out or kept unusually, as ``"; ..."`` clauses (``""`` if
     nothing).
 
@@ -210,7 +210,9 @@ def describe_reading(search):
     are then conditional on a trial succeeding), dropped records by reason,
     kept trials flagged as diverged or failed, and kept trials without a
     duration (left out of the mean duration behind an expected wall-clock
-    axis): what a line describing the model must say.
+    axis): what a line describing the model must say. ``what`` names what
+    is made of the scores (``"the curve"``, ``"the fit"``), which dropped
+    failed trials make conditional on success.
 
     Examples
     --------
@@ -237,7 +239,7 @@ def describe_reading(search):
         notes.append(f"dropped {sum(search.dropped.values())} of {search.records} records: "
                      f"{describe_dropped(search.dropped)}")
     if k and search.failed_score is None:
-        notes.append(f"the curve is conditional on success ({k} failed trial"
+        notes.append(f"{what} is conditional on success ({k} failed trial"
                      f"{'' if k == 1 else 's'} dropped)")
     for flag, count in search.diverged_kept.items():
         one = count == 1

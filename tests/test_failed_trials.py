@@ -299,6 +299,23 @@ def test_fit_kde_counts_failed_trials_and_describes_mass_lost(capsys, tmp_path):
                             "centered", "--bounds", "0,1", "--out", out_nc, "--failed", "drop")
     assert status == 0, err
     assert "  scores: 30 from runs.txt" in out and "mass lost" not in out
+    assert "the fit is conditional on success (10 failed trials dropped)" in out
+
+
+def test_curve_check_says_failed_trials_at_a_bound_can_be_left_out(capsys, tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "runs.txt"
+    path.write_text("".join(f"{float(x)!r}\n" for x in rng.normal(0.8, 0.03, 30)) + "nan\n" * 10)
+    small = ["--ci-methods", "percentile", "--resamples", "50", "--check-replicates", "20",
+             "--check-resamples", "50", "--quiet", "--bounds", "0,1"]
+    status, out, err = _cli(capsys, "curve", path, "--check", *small)
+    assert status == 0, err
+    assert "warning: the KDE the self-check simulates from lost mass at the bounds: " in out
+    assert "if the failed trials counted at the worst score pile up there, --failed drop " \
+           "leaves them out (the curve is then conditional on success)" in out
+    status, out, err = _cli(capsys, "curve", path, "--check", "--failed", "drop", *small)
+    assert status == 0, err
+    assert "lost mass" not in out and "--failed drop" not in out
 
 
 # --- standard input -------------------------------------------------------------------------

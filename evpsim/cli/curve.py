@@ -530,10 +530,12 @@ def _self_check(args, searches, ds, ns_of):
     for w in unlike + short:
         print(f"warning: {w}")
     if (ds["check_mass_dropped"] > FIT_DROPPED).any():
+        counted = any(s.failed and s.failed_score is not None for s in searches)
         print("to keep the mass lost at a bound: --check-construction tang2020 (not clipped "
-              "to the range) or a smaller --check-bandwidth; if failed trials counted at the "
-              "worst score pile up there, --failed drop leaves them out (the curve is then "
-              "conditional on success)")
+              "to the range) or a smaller --check-bandwidth"
+              + ("; if the failed trials counted at the worst score pile up there, --failed "
+                 "drop leaves them out (the curve is then conditional on success)" if counted
+                 else ""))
     elif unlike:
         print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
               "--check-construction")

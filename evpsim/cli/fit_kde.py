@@ -115,8 +115,9 @@ def run(args):
     print(f"  scores: {a['runs']} from {path.name}"
           + (f" ({args.group} {search.label})" if args.group else "")
           + f", in {interval(a['scores_min'], a['scores_max'], number)}")
-    if describe_reading(search):
-        print(f"  read: {describe_reading(search).removeprefix('; ')}")
+    read = describe_reading(search, "the fit")
+    if read:
+        print(f"  read: {read.removeprefix('; ')}")
     print(f"  bandwidth: {number(a['bandwidth'])} ({a['bandwidth_rule']})")
     print(f"  grid: {a['bins']} intervals on {interval(a['grid_lo'], a['grid_hi'], number)}; "
           f"KDE mass outside it (dropped): {number(a['mass_outside_grid'], 3)}")
@@ -126,8 +127,9 @@ def run(args):
               f"scores piled up near the bound (such as failed trials counted at the worst "
               f"score, or runs at chance level); renormalised, the KDE holds fewer scores there "
               f"than the search. To keep it: --construction tang2020 (not clipped to the range) "
-              f"or a smaller --bandwidth; --failed drop leaves failed trials out (the fit is then "
-              f"of the trials that succeeded)")
+              f"or a smaller --bandwidth"
+              + ("; --failed drop leaves the failed trials out (the fit is then of the trials "
+                 "that succeeded)" if search.failed and search.failed_score is not None else ""))
     print(f"  exact theta_1 = {number(theta[0])}, theta_{scores.size} = {number(theta[1])}")
     from ..plots import plot_kde
 
