@@ -221,8 +221,9 @@ def test_cli_allentune_file_with_two_models_and_durations(capsys, tmp_path):
         "--plot", tmp_path / "c.pdf", "--all")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("mlp: 9 scores from results.jsonl (best_validation_accuracy)")
-    assert lines[0].endswith("dropped 1 of 10 records: 1 NaN, infinite or null (diverged)")
+    assert lines[0].startswith("mlp: 10 trials from results.jsonl (best_validation_accuracy)")
+    assert lines[0].endswith("; 1 failed (NaN, infinite or null (diverged)) counted at the "
+                             "worst score 0.7581 (the lowest observed)")
     assert lines[1].endswith("dropped 1 of 8 records: 1 field missing")
     assert "mlp vs reg_lstm (V), n up to 7" in out and "budget to reach 0.79:" in out
     ds = xr.load_dataset(tmp_path / "c.nc")
@@ -412,7 +413,9 @@ def test_cli_out_records_provenance(capsys, tmp_path):
     assert ds["minimize"].dtype == bool and not bool(ds["minimize"])
     assert float(ds["bounds_lo"]) == 0 and float(ds["bounds_hi"]) == 1
     assert np.isnan(float(ds["target"]))
-    assert ds["dropped"].sel(model="mlp", drop_reason="NaN, infinite or null (diverged)") == 1
+    # mlp's null score is a failed trial, counted at the lower end of --bounds
+    assert a["input_failed"] == "worst" and a["input_diverged"] == "keep"
+    assert ds["dropped"].sel(model="mlp", drop_reason="field missing") == 0
     assert ds["dropped"].sel(model="reg_lstm", drop_reason="field missing") == 1
     assert list(ds["records"].values) == [10, 8]
     assert a["check_construction"] == "centered" and a["check_bandwidth_asked"] == "cv"
@@ -430,7 +433,7 @@ def test_cli_time_column_and_budget_times(capsys):
     searches = evpsim.read_searches(FIXTURES / "results.jsonl", field="best_validation_accuracy",
                                     group="model", time_field="training_duration")
     mean = np.nanmean(searches[0].durations)
-    head = out.split("mlp (B = 9)\n")[1].splitlines()
+    head = out.split("mlp (B = 10)\n")[1].splitlines()
     unit = head[0].split()[1:3]
     assert unit[0] == "time"
     length = {"(s)": 1, "(min)": 60, "(h)": 3600, "(days)": 86400}[unit[1]]
