@@ -95,7 +95,9 @@ def _unknown_search(name, argument):
 
 def shipped_scores(name):
     """The scores of a shipped search, as an array; trials that failed without
-    a score (a null score, as a diverged fit) are left out.
+    a score (a null score, as a diverged fit) are left out: as a ground truth
+    (``data:NAME``) and a pool of the studies, a shipped search stands for the
+    distribution of the scores its trials reach.
 
     Examples
     --------
@@ -106,7 +108,7 @@ def shipped_scores(name):
 
 
 def _shipped_search(name):
-    return read_searches([search_path(name)], field=SEARCHES[name][3])[0]
+    return read_searches([search_path(name)], field=SEARCHES[name][3], failed="drop")[0]
 
 
 def read_results(results, *, field=None, column=None, **options):
@@ -127,7 +129,8 @@ def read_results(results, *, field=None, column=None, **options):
         Given with shipped searches alone, they must be the searches' own.
     **options
         ``group``, ``select``, ``reduce``, ``time_field``, ``labels``,
-        ``diverged`` (see :func:`~evpsim.searchfiles.read_searches`).
+        ``diverged``, ``failed``, ``bounds``, ``minimize`` (see
+        :func:`~evpsim.searchfiles.read_searches`).
 
     Returns
     -------

@@ -61,6 +61,7 @@ __all__ = [
     "kde_dirs",
     "list_kde_fits",
     "load_kde",
+    "mass_outside",
 ]
 
 #: Rules of thumb: ``constant * A * N**(-1/5)`` with
@@ -215,6 +216,35 @@ def _interval_masses(xs, bw, edges):
     masses = np.where(z[:, :-1] > 0, sf[:, :-1] - sf[:, 1:], cdf[:, 1:] - cdf[:, :-1]).mean(axis=0)
     outside = float(np.mean(cdf[:, 0] + sf[:, -1]))
     return masses, outside
+
+
+def mass_outside(fit, scores):
+    """The KDE mass that fell below and above a fit's grid: ``(below, above)``.
+
+    Their sum is the fit's ``mass_outside_grid``: with the centered
+    construction, the mass its kernels spill past the metric's bounds
+    (scores piling up at a bound, as failed runs counted at the worst score
+    or runs at chance level, spill half their mass past it).
+
+    Parameters
+    ----------
+    fit : xarray.Dataset
+        A result of :func:`fit_kde`.
+    scores : array_like
+        The scores it was fitted to.
+
+    Examples
+    --------
+    >>> fit = fit_kde([0.0, 0.0, 0.5, 0.8], construction="centered", bounds=(0, 1),
+    ...               bandwidth=0.1)
+    >>> below, above = mass_outside(fit, [0.0, 0.0, 0.5, 0.8])
+    >>> round(below, 4), round(above, 4), round(below + above, 4)
+    (0.25, 0.0057, 0.2557)
+    """
+    xs = np.asarray(scores, dtype=float)
+    bw = float(fit.attrs["bandwidth"])
+    return (float(np.mean(ndtr((float(fit.attrs["grid_lo"]) - xs) / bw))),
+            float(np.mean(ndtr((xs - float(fit.attrs["grid_hi"])) / bw))))
 
 
 def check_name(name):

@@ -13,9 +13,13 @@ Every score file evpsim reads goes through this module. Three formats:
   checkpoints per trial, reduced to one score by their max, min or last).
 
 :func:`read_searches` reads one or more files into one :class:`Search` per
-model and counts the trials it drops, by reason: runs that diverged, empty
-learning curves, missing fields, lines that are not JSON. It never pools the
-models of a file. :func:`read_scores` and :func:`read_jsonl_scores` are the
+model. A trial that ran but gave no score (an empty learning curve, a NaN or
+null score, a run flagged as diverged or failed without one) is a *failed*
+trial: by default it counts at the worst score, since it is a trial the
+search spent. Records that cannot be read (missing fields, text that is not
+a number, lines that are not JSON) are dropped and counted by reason. It
+never pools the models of a file. The path ``-`` reads standard input.
+:func:`read_scores` and :func:`read_jsonl_scores` are the
 strict readers behind ``file:PATH`` truths and the reproductions: there,
 every record must hold a finite score.
 """
@@ -33,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate as check
+from ._format import number
 
 __all__ = [
     "Search",
@@ -45,6 +50,9 @@ __all__ = [
     "MODEL_FIELD",
     "DIVERGED_FLAGS",
     "DIVERGED_RULES",
+    "FAILED_RULES",
+    "STATE_FIELDS",
+    "FAILED_STATES",
 ]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -57,8 +65,17 @@ MODEL_FIELD = "model"
 MIN_SCORES = 2
 #: JSON Lines fields whose value ``true`` flags a run that diverged (opda's results files)
 DIVERGED_FLAGS = ("nan_train_loss",)
-#: what becomes of a flagged record that still has a score (see :func:`read_searches`)
+#: what becomes of a flagged record (see :func:`read_searches`)
 DIVERGED_RULES = ("keep", "drop")
+#: what becomes of a failed trial, besides a score to count it at (see :func:`read_searches`)
+FAILED_RULES = ("worst", "drop")
+#: CSV columns and JSON Lines fields (any case) holding a trial's state (Optuna: state;
+#: W&B: State; MLflow, Ray Tune: status)
+STATE_FIELDS = ("state", "status")
+#: states (any case, after an optional ``TrialState.``) of a trial that failed
+FAILED_STATES = ("fail", "failed", "error", "crashed")
+#: the path that names standard input
+STDIN = "-"
 
 # reasons for dropping a record, in the words of the counts users see
 FIELD_MISSING = "field missing"
@@ -70,6 +87,11 @@ NOT_NUMBER = "not a number"
 NOT_JSON = "not JSON"
 NOT_OBJECT = "not a JSON object"
 FLAGGED = "flagged as diverged"
+# reasons for which a record without a score is a failed trial; the other reasons
+# (text that is not a number, a line that is not JSON ...) are records that cannot be read
+FAILED_REASONS = (EMPTY_CURVE, DIVERGED)
+# reasons that make a flagged record (diverged, a failed state) a failed trial too
+NO_SCORE = (FIELD_MISSING, COLUMN_MISSING, EMPTY_CELL)
 
 _MISSING = object()  # what a dotted path reaches when the record lacks it
 _INDEX = re.compile(r"-?\d+")
@@ -108,8 +130,20 @@ class Search:
         Kept trials without a duration (NaN in ``durations``).
     diverged_kept : dict
         ``{flag: count}`` of the kept trials flagged as diverged (see
-        :data:`DIVERGED_FLAGS`), scored by their checkpoints before
-        diverging; only nonzero counts.
+        :data:`DIVERGED_FLAGS`; scored by their checkpoints before
+        diverging) or with a failed state (``"state FAIL"``; scored by the
+        value they recorded); only nonzero counts.
+    failed : dict
+        ``{reason: count}`` of the failed trials (records of trials that
+        ran but gave no score), counted at ``failed_score`` among the
+        scores or, when ``failed_score`` is None, dropped (and counted in
+        ``dropped`` too); only nonzero counts.
+    failed_score : float or None
+        The score the failed trials count at, or None when they are dropped.
+    failed_basis : str
+        Where ``failed_score`` comes from: ``"the lowest observed"``,
+        ``"the highest observed"``, ``"the lower end of bounds"``,
+        ``"the upper end of bounds"`` or ``"given"`` (``""`` when dropped).
     """
 
     label: str
@@ -121,6 +155,9 @@ class Search:
     dropped: dict
     durations_missing: int = 0
     diverged_kept: dict = _field(default_factory=dict)
+    failed: dict = _field(default_factory=dict)
+    failed_score: float | None = None
+    failed_basis: str = ""
 
 
 @dataclass
@@ -134,7 +171,8 @@ class _Record:
     argument: str = "path"  # the argument a strict reader blames
     group: object = None    # the group value, once read
     duration: float = math.nan
-    flag: str = ""          # the flag marking the run as diverged (DIVERGED_FLAGS), if any
+    flag: str = ""          # the flag marking the run as diverged or failed, if any
+    failed: str = ""        # why the trial failed, when it is counted at the worst score
 
     def drop(self, reason, detail, argument="path"):
         self.reason, self.detail, self.argument = reason, f"line {self.line}: {detail}", argument
@@ -148,6 +186,7 @@ class _File:
     name: str    # repr(str(path)), as messages show it
     text: str
     fmt: str     # "text", "csv" or "jsonl"
+    delimiter: str = ","  # of a CSV file
     field: str | None = None       # the score's field (JSON Lines)
     column: str | int | None = None  # the score's column (CSV)
 
@@ -163,32 +202,52 @@ def describe_dropped(dropped):
     return "; ".join(f"{count} {reason}" for reason, count in dropped.items())
 
 
-def describe_reading(search):
-    """What reading left out or kept unusually, as ``"; ..."`` clauses (``""`` if nothing).
+def describe_reading(search, what="the curve"):
+    """What reading counted, left out or kept unusually, as ``"; ..."`` clauses (``""`` if
+    nothing).
 
-    Dropped records by reason, kept trials flagged as diverged, and kept
-    trials without a duration (left out of the mean duration behind an
-    expected wall-clock axis): what a line describing the model must say.
+    Failed trials and the score they count at (or, dropped, that the scores
+    are then conditional on a trial succeeding), dropped records by reason,
+    kept trials flagged as diverged or failed, and kept trials without a
+    duration (left out of the mean duration behind an expected wall-clock
+    axis): what a line describing the model must say. ``what`` names what
+    is made of the scores (``"the curve"``, ``"the fit"``), which dropped
+    failed trials make conditional on success.
 
     Examples
     --------
-    >>> s = Search("cnn", np.array([0.4, 0.5, 0.6]), np.array([60.0, np.nan, 90.0]),
-    ...            "results.jsonl", "acc", 5, {"field missing": 2}, durations_missing=1,
-    ...            diverged_kept={"nan_train_loss": 1})
+    >>> s = Search("cnn", np.array([0.4, 0.5, 0.6, 0.4]), np.array([60.0, np.nan, 90.0, 5.0]),
+    ...            "results.jsonl", "acc", 6, {"field missing": 2}, durations_missing=1,
+    ...            diverged_kept={"nan_train_loss": 1}, failed={"empty learning curve": 1},
+    ...            failed_score=0.4, failed_basis="the lowest observed")
     >>> for note in describe_reading(s).split("; ")[1:]:
     ...     print(note)
-    dropped 2 of 5 records: 2 field missing
+    1 failed (empty learning curve) counted at the worst score 0.4 (the lowest observed)
+    dropped 2 of 6 records: 2 field missing
     kept 1 diverged run (nan_train_loss), scored by its checkpoints before diverging
-    1 of 3 kept trials has no duration: the expected wall-clock uses the mean of the other 2
+    1 of 4 kept trials has no duration: the expected wall-clock uses the mean of the other 3
     """
     notes = []
+    k = sum(search.failed.values())
+    if k and search.failed_score is not None:
+        why = describe_dropped(search.failed) if len(search.failed) > 1 else \
+            next(iter(search.failed))
+        worst = "" if search.failed_basis == "given" else "the worst score "
+        notes.append(f"{k} failed ({why}) counted at {worst}{number(search.failed_score)} "
+                     f"({search.failed_basis})")
     if search.dropped:
         notes.append(f"dropped {sum(search.dropped.values())} of {search.records} records: "
                      f"{describe_dropped(search.dropped)}")
+    if k and search.failed_score is None:
+        notes.append(f"{what} is conditional on success ({k} failed trial"
+                     f"{'' if k == 1 else 's'} dropped)")
     for flag, count in search.diverged_kept.items():
         one = count == 1
         notes.append(f"kept {count} diverged run{'' if one else 's'} ({flag}), scored by "
-                     f"{'its' if one else 'their'} checkpoints before diverging")
+                     f"{'its' if one else 'their'} checkpoints before diverging"
+                     if flag in DIVERGED_FLAGS else
+                     f"kept {count} run{'' if one else 's'} marked {flag}, scored by the "
+                     f"value {'it' if one else 'they'} recorded")
     if search.durations_missing:
         k, size = search.durations_missing, search.scores.size
         notes.append(f"{k} of {size} kept trials {'has' if k == 1 else 'have'} no duration: "
@@ -197,7 +256,8 @@ def describe_reading(search):
 
 
 def read_searches(paths, *, column=None, field=None, group=None, select=None, reduce=None,
-                  time_field=None, labels=None, diverged="keep"):
+                  time_field=None, labels=None, diverged="keep", failed="worst", bounds=None,
+                  minimize=False):
     """Read the trials of one or more hyperparameter searches, one model each.
 
     The format of each file comes from its suffix: ``.jsonl`` or
@@ -205,18 +265,37 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     file is JSON Lines when ``field`` is given, CSV when ``column`` is
     given, else plain text (one score per line; blank lines and ``#``
     comments skipped). Each file is one model unless ``group`` splits it.
+    The path ``"-"`` reads standard input, labelled ``stdin``: plain text,
+    or JSON Lines when ``field`` is given or its first line is a JSON
+    object, or CSV when ``column`` is given or its first line holds commas
+    (tabs: tab-separated).
 
-    Records without a usable score are dropped and counted by reason in
-    :attr:`Search.dropped`: a missing field or cell, a NaN, infinite or null
-    score (a run that diverged), an empty learning curve, a value that is
-    not a number, a line that is not JSON or not a JSON object. A model left
-    with fewer than 2 scores is an error that says what was dropped.
+    A *failed* trial is the record of a trial that ran but gave no score: a
+    NaN, infinite or null score (a run that diverged), an empty or all-NaN
+    learning curve, or a record flagged as diverged or failed (below) whose
+    score is missing or empty. A failed trial is a trial the search spent:
+    by default (``failed="worst"``) it counts at the worst score, the lower
+    end of ``bounds`` if given, else the lowest score observed for its model
+    (with ``minimize``, the upper end or the highest); ``failed=VALUE``
+    counts it at that score; ``failed="drop"`` leaves it out, which makes
+    every estimate conditional on a trial succeeding. Failed trials are
+    counted by reason in :attr:`Search.failed` either way.
+
+    Records that cannot be read are dropped and counted by reason in
+    :attr:`Search.dropped`: a missing field or cell, a value that is not a
+    number, a line that is not JSON or not a JSON object. A model left with
+    fewer than 2 scores is an error that says what was dropped.
 
     Records flagged as diverged (a true ``nan_train_loss``, as opda's
-    results files write it: see :data:`DIVERGED_FLAGS`) whose learning
-    curve still gives a score follow the ``diverged`` rule, and are counted
-    either way: kept, in :attr:`Search.diverged_kept`; dropped, in
-    :attr:`Search.dropped`.
+    results files write it: see :data:`DIVERGED_FLAGS`) or failed (a CSV
+    column or top-level JSON field named as in :data:`STATE_FIELDS`, in any
+    case, holding one of :data:`FAILED_STATES`, as Optuna's ``FAIL``, W&B's
+    ``failed`` or MLflow's ``FAILED``) follow the ``diverged`` rule. Kept,
+    one that still gives a score (a learning curve's checkpoints before the
+    loss became NaN) counts with it, in :attr:`Search.diverged_kept`, and
+    one without is a failed trial; dropped, every flagged record is left
+    out, counted in :attr:`Search.dropped` as ``"flagged as diverged
+    (FLAG)"``.
 
     Parameters
     ----------
@@ -262,20 +341,29 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         One label per resulting model, replacing the file stems or group
         values.
     diverged : {"keep", "drop"}
-        What becomes of a record flagged as diverged whose learning curve
-        gave a score (its checkpoints before the loss became NaN). ``"keep"``
+        What becomes of a record flagged as diverged or failed. ``"keep"``
         (the default) keeps it: a trial that diverged is a trial the search
-        ran and paid for, and its reduced checkpoints are the score it
-        yielded, so the curve stays the expected best of n trials of *this*
-        search; dropping such trials describes a search that never
-        diverges, with a B smaller than the trials run. ``"drop"`` leaves
-        them out, counted as ``"flagged as diverged (FLAG)"``.
+        ran and paid for; its reduced checkpoints, if any, are the score it
+        yielded, and without them it is a failed trial (see ``failed``), so
+        the curve stays the expected best of n trials of *this* search.
+        ``"drop"`` leaves out every flagged record, which describes a search
+        that never diverges, with a B smaller than the trials run.
+    failed : {"worst", "drop"} or float
+        What a failed trial counts as: the worst score (the default), no
+        score (dropped), or the score given, which must lie within
+        ``bounds``.
+    bounds : (float, float), optional
+        The metric's range (e.g. ``(0, 1)``); its lower end (upper, with
+        ``minimize``) is the worst score. It must contain every score read.
+    minimize : bool
+        The scores are losses: the worst score is the highest.
 
     Returns
     -------
     list of Search
         One per model: the files in the order given, the models of a file
-        in the order they first appear.
+        in the order they first appear. Failed trials counted at a score
+        are among the scores, in file order.
 
     Raises
     ------
@@ -288,7 +376,11 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         ``reduce`` on a single value; a malformed duration; a score beyond
         ``+-1e70``; a model with fewer than 2 scores; labels that are too
         few, too many or repeated; a per-path list of the wrong length; an
-        ambiguous CSV column name. Messages name the file and the line.
+        ambiguous CSV column name; ``failed`` neither a rule nor a number
+        within ``bounds``; ``bounds`` that do not contain every score; a
+        model whose every trial failed, with ``failed="worst"`` and no
+        ``bounds``; ``"-"`` given twice, or when standard input is a
+        terminal. Messages name the file and the line.
 
     Examples
     --------
@@ -304,7 +396,7 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     >>> _ = path.write_text("".join(json.dumps(r) + "\\n" for r in rows))
     >>> for s in read_searches(path, field="best_validation_accuracy", group="model"):
     ...     print(s.label, s.scores, s.records, s.dropped)
-    cnn [0.41 0.43] 3 {'NaN, infinite or null (diverged)': 1}
+    cnn [0.41 0.41 0.43] 3 {}
     lstm [0.44 0.39] 2 {}
     >>> curves = [{"learning_curve": [{"top_1": 0.2}, {"top_1": 0.5}, {"top_1": 0.4}]},
     ...           {"learning_curve": []},
@@ -312,8 +404,14 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     >>> path = Path(tmp.name, "alexnet.jsonl")
     >>> _ = path.write_text("".join(json.dumps(r) + "\\n" for r in curves))
     >>> s, = read_searches(path, field="learning_curve.top_1", reduce="max")
-    >>> s.label, s.scores, s.dropped
-    ('alexnet', array([0.5, 0.6]), {'empty learning curve': 1})
+    >>> s.label, s.scores, s.failed, s.failed_score
+    ('alexnet', array([0.5, 0.5, 0.6]), {'empty learning curve': 1}, 0.5)
+    >>> s, = read_searches(path, field="learning_curve.top_1", reduce="max", bounds=(0, 1))
+    >>> s.scores, s.failed_basis
+    (array([0.5, 0. , 0.6]), 'the lower end of bounds')
+    >>> s, = read_searches(path, field="learning_curve.top_1", reduce="max", failed="drop")
+    >>> s.scores, s.dropped
+    (array([0.5, 0.6]), {'empty learning curve': 1})
     >>> tmp.cleanup()
     """
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
@@ -330,11 +428,16 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     if reduce is not None:
         check.choice(reduce, "reduce", REDUCTIONS)
     diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
+    failed = _failed_rule(failed)
+    minimize = check.boolean(minimize, "minimize")
     select = _names(select, "select")
     labels = _names(labels, "labels")
     if select is not None and group is None:
         raise check.InvalidArgument("select", "select needs group=FIELD, the field naming each "
                                               "record's model (e.g. group='model')")
+    if sum(_is_stdin(item) for item in items) > 1:
+        raise check.InvalidArgument("path", f"path names standard input ({STDIN!r}) more than "
+                                            f"once: it can be read once")
     files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
              for item, fd, col in zip(items, fields, columns)]
     _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
@@ -342,20 +445,29 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     split = []  # (file, metric, {group value: records})
     for f in files:
         records, metric = _records(f, column=f.column, field=f.field, group=group,
-                                   reduce=reduce, time_field=time_field, strict=False,
-                                   diverged=diverged)
+                                   reduce=reduce, time_field=time_field, strict=False)
         if not records:
             raise check.InvalidArgument("path", f"{f.name} holds no scores")
         models = {}
         for record in records:
+            if record.flag and diverged == "drop" and (record.score is not None
+                                                       or _failure(record)):
+                record.score = None
+                record.drop(f"{FLAGGED} ({record.flag})",
+                            f"{record.flag} is true (the run diverged)"
+                            if record.flag in DIVERGED_FLAGS else
+                            f"{record.flag} (the run failed)")
             models.setdefault(record.group, []).append(record)
         split.append((f, metric, models))
     found = _selected(split, select, group)
+    bounds = _bounds(bounds, [r for _, _, _, records in found for r in records], failed)
+    counted = [_count_failed(f, records, group, value, failed, bounds, minimize)
+               for f, _, value, records in found]
     for f, _, value, records in found:
         _enough(f, records, group, value)
     names = _labels(found, labels, group, several=len(files) > 1)
-    return [_search(label, f, metric, records, time_field is not None)
-            for label, (f, metric, _, records) in zip(names, found)]
+    return [_search(label, f, metric, records, time_field is not None, *count)
+            for label, (f, metric, _, records), count in zip(names, found, counted)]
 
 
 def read_scores(path, *, column=None):
@@ -501,9 +613,43 @@ def _format(path, field, column):
     return "jsonl" if field is not None else "csv" if column is not None else "text"
 
 
+def _is_stdin(path):
+    return isinstance(path, str) and path == STDIN
+
+
 def _read_text(path, fmt, **options):
-    text = check.text_file(path)
-    return _File(Path(path), repr(str(path)), text, fmt, **options)
+    if not _is_stdin(path):
+        text = check.text_file(path)
+        return _File(Path(path), repr(str(path)), text, fmt,
+                     delimiter="\t" if _suffix(path) == ".tsv" else ",", **options)
+    text = _stdin_text()
+    first = next((ln for ln in text.splitlines()
+                  if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if fmt == "text":  # no option tells the format, and there is no suffix: the first line
+        fmt = "jsonl" if first.lstrip().startswith("{") else \
+            "csv" if any(c in first for c in ",\t") else "text"
+    return _File(Path("stdin"), "standard input", text, fmt,
+                 delimiter="\t" if "\t" in first else ",", **options)
+
+
+def _stdin_text():
+    """The text piped to standard input."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise check.InvalidArgument("path", f"path {STDIN!r} reads standard input, which is "
+                                            f"closed here: name a file of scores")
+    if stream.isatty():  # reading would wait for the user to type the scores
+        raise check.InvalidArgument("path", f"path {STDIN!r} reads standard input, which is a "
+                                            f"terminal here: pipe the scores in (e.g. "
+                                            f"'evpsim curve - < scores.txt') or name a file")
+    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise check.InvalidArgument("path", "cannot read scores from standard input: not "
+                                            "text (UTF-8)") from None
 
 
 def _per_path(value, items, name):
@@ -543,11 +689,10 @@ def _check_applicable(files, *, group, reduce, time_field):
 
 # --- reading the records of a file --------------------------------------------------------
 
-def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict,
-             diverged="keep"):
+def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict):
     """The file's records and the name of the score's field or column."""
     if f.fmt == "jsonl":
-        return _jsonl_records(f, field, group, reduce, time_field, strict, diverged), field
+        return _jsonl_records(f, field, group, reduce, time_field, strict), field
     lines = [(i + 1, ln) for i, ln in enumerate(f.text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("#")]
     if f.fmt == "csv":
@@ -605,7 +750,7 @@ def _keys(obj):
     return ", ".join(keys[:40]) + (", ..." if len(keys) > 40 else "") if keys else "none"
 
 
-def _jsonl_records(f, field, group, reduce, time_field, strict, diverged="keep"):
+def _jsonl_records(f, field, group, reduce, time_field, strict):
     parts = _parts(field, "field")
     group_parts = _parts(group, "group") if group is not None else None
     time_parts = _parts(time_field, "time_field") if time_field is not None else None
@@ -637,11 +782,8 @@ def _jsonl_records(f, field, group, reduce, time_field, strict, diverged="keep")
         value = _lookup(obj, parts)
         seen["field"] |= value is not _MISSING and value != []
         _json_score(record, value, field, reduce, f.name, keys=obj)
-        record.flag = next((flag for flag in DIVERGED_FLAGS if obj.get(flag) is True), "")
-        if record.flag and record.score is not None and diverged == "drop":
-            record.score = None
-            record.drop(f"{FLAGGED} ({record.flag})", f"{record.flag} is true (the run "
-                                                      f"diverged)")
+        record.flag = next((flag for flag in DIVERGED_FLAGS if obj.get(flag) is True), "") \
+            or _state_flag(obj.items())
     if len(models) > 1:
         raise _too_many_models(f, list(models), "field", strict)
     # a key that no record has is a typo; one that some records lack is counted
@@ -826,9 +968,8 @@ def _csv_records(f, lines, column, group, time_field, strict):
     """Records of a CSV file (see :func:`read_scores` for the header rule)."""
     if not lines:
         return [], "" if column is None else str(column)
-    delim = "\t" if f.path.suffix.lower() == ".tsv" else ","
     try:
-        rows = list(csv.reader([ln for _, ln in lines], delimiter=delim))
+        rows = list(csv.reader([ln for _, ln in lines], delimiter=f.delimiter))
     except csv.Error as err:
         raise check.InvalidArgument("path", f"{f.name} is not readable as CSV ({err})") from None
     first = [h.strip() for h in rows[0]]
@@ -845,6 +986,8 @@ def _csv_records(f, lines, column, group, time_field, strict):
     group_col = None if group is None else _csv_index(f, header, width, group, "group")
     time_col = None if time_field is None else _csv_index(f, header, width, time_field,
                                                           "time_field")
+    state_col = next((i for i, name in enumerate(header or ()) if name.lower() in STATE_FIELDS),
+                     None)
     body = list(zip([i for i, _ in lines], rows))[0 if header is None else 1:]
     if group is None and header is not None and MODEL_FIELD in header[:col] + header[col + 1:]:
         at = header.index(MODEL_FIELD)
@@ -864,6 +1007,8 @@ def _csv_records(f, lines, column, group, time_field, strict):
         if time_col is not None:
             record.duration = _seconds(row[time_col] if time_col < len(row) else None,
                                        f"{f.name} line {line}", time_field)
+        if state_col is not None and state_col < len(row):
+            record.flag = _state_flag([(header[state_col], row[state_col])])
         if col >= len(row):
             record.drop(COLUMN_MISSING, f"missing column "
                                         f"{column if column is not None else 0!r}")
@@ -873,12 +1018,99 @@ def _csv_records(f, lines, column, group, time_field, strict):
     return records, metric
 
 
+def _state_flag(items):
+    """``"state FAIL"`` when one of ``(key, value)`` is a state field saying the trial
+    failed (see :data:`STATE_FIELDS`), else ``""``."""
+    for key, value in items:
+        if isinstance(key, str) and key.lower() in STATE_FIELDS and isinstance(value, str):
+            state = value.strip()
+            bare = state.lower().removeprefix("trialstate.")
+            if bare in FAILED_STATES:
+                return f"{key} {state}"
+    return ""
+
+
 def _is_number_text(text):
     try:
         float(text)
     except ValueError:
         return False
     return True
+
+
+# --- failed trials -------------------------------------------------------------------------
+
+def _failed_rule(failed):
+    """``failed``: ``"worst"``, ``"drop"``, or a finite score."""
+    if isinstance(failed, str):
+        return check.choice(failed, "failed", FAILED_RULES)
+    if isinstance(failed, (bool, np.bool_)) or not isinstance(failed, (int, float, np.number)):
+        raise check.InvalidType("failed", f"failed must be 'worst', 'drop' or a score, got "
+                                          f"{failed!r}")
+    value = check.number(failed, "failed")
+    if abs(value) > check.MAX_SCORE:
+        raise check.InvalidArgument("failed", f"failed must lie within +-{check.MAX_SCORE:.0e}, "
+                                              f"got {failed!r}")
+    return value
+
+
+def _bounds(bounds, records, failed):
+    """``bounds`` checked against every score read, and a ``failed`` score within them."""
+    if bounds is None:
+        return None
+    scores = [r.score for r in records if r.score is not None]
+    lo, hi = check.bounds(bounds, min(scores, default=math.inf), max(scores, default=-math.inf),
+                          "the scores")
+    if not isinstance(failed, str) and not lo <= failed <= hi:
+        raise check.InvalidArgument("failed", f"failed {failed:g} lies outside bounds ({lo:g}, "
+                                              f"{hi:g}): a failed trial counts at a score the "
+                                              f"metric can take")
+    return lo, hi
+
+
+def _failure(record):
+    """Why a record is a failed trial (a trial that ran but gave no score), or ``""``."""
+    if record.score is not None or record.reason.startswith(FLAGGED):
+        return ""
+    if record.reason in FAILED_REASONS:
+        return record.reason
+    return f"{record.flag}, no score" if record.flag and record.reason in NO_SCORE else ""
+
+
+def _count_failed(f, records, group, value, failed, bounds, minimize):
+    """Count a model's failed trials by ``failed``: ``(counts, score, basis)``.
+
+    Each failed record is given the score it counts at, or left dropped.
+    """
+    failures = [(r, _failure(r)) for r in records]
+    failures = [(r, why) for r, why in failures if why]
+    if not failures:
+        return {}, None, ""
+    if failed == "drop":
+        score, basis = None, ""
+    elif failed != "worst":
+        score, basis = failed, "given"
+    elif bounds is not None:
+        score, basis = (bounds[1], "the upper end of bounds") if minimize else \
+            (bounds[0], "the lower end of bounds")
+    else:
+        observed = [r.score for r in records if r.score is not None]
+        if not observed:
+            who = f.name if group is None else f"{f.name} ({group} {value!r})"
+            every = "its only trial" if len(records) == 1 else \
+                f"all {len(records)} of its trials"
+            raise check.InvalidArgument("failed", f"{who}: {every} failed, so no score was "
+                                                  f"observed to count failed trials at: give "
+                                                  f"bounds=(lo, hi) (the worst score is then "
+                                                  f"its {'upper' if minimize else 'lower'} "
+                                                  f"end), or failed=SCORE")
+        score, basis = (max(observed), "the highest observed") if minimize else \
+            (min(observed), "the lowest observed")
+    counts = {}
+    for record, why in failures:
+        counts[why] = counts.get(why, 0) + 1
+        record.score, record.failed = score, why
+    return counts, score, basis
 
 
 # --- models --------------------------------------------------------------------------------
@@ -960,15 +1192,16 @@ def _default_label(f, value, group, several):
     return f"{f.path.stem}/{value}" if several else value
 
 
-def _search(label, f, metric, records, timed):
+def _search(label, f, metric, records, timed, failed, failed_score, failed_basis):
     kept = [r for r in records if r.score is not None]
     durations = np.array([r.duration for r in kept]) if timed else None
     flagged = {}
     for r in kept:
-        if r.flag:
+        if r.flag and not r.failed:
             flagged[r.flag] = flagged.get(r.flag, 0) + 1
     return Search(label=label, scores=np.array([r.score for r in kept]), durations=durations,
                   source=f.path.name, metric=metric, records=len(records),
                   dropped=_counts([r for r in records if r.score is None]),
                   durations_missing=int(np.isnan(durations).sum()) if timed else 0,
-                  diverged_kept=flagged)
+                  diverged_kept=flagged, failed=failed, failed_score=failed_score,
+                  failed_basis=failed_basis)

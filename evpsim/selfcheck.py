@@ -26,7 +26,7 @@ from .batteries.compare import compare_curves
 from .batteries.coverage import coverage
 from .curves import as_models
 from .intervals import curve_ci_method
-from .kde import fit_kde, fit_kde_cv, load_kde
+from .kde import fit_kde, fit_kde_cv, load_kde, mass_outside
 from .targets import Target, as_target
 
 __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
@@ -56,6 +56,8 @@ CONSTRUCTION, BANDWIDTH = "centered", "cv"
 #: a fit is unlike the data when the best observed score lies in either tail of this
 #: size of the KDE's own distribution of the best of B, or when it dropped this much mass
 FIT_TAIL, FIT_DROPPED = 0.01, 0.01
+#: the least mass lost at one bound that words about lost mass name
+MASS_SHOWN = 0.001
 #: the error of KDE truths as models of real searches, measured by 'evpsim reproduce
 #: kde-validity' (percentile coverage of V at n = 20, KDE minus real search, 95% intervals)
 MODEL_ERROR = {
@@ -139,7 +141,8 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
         ``check_best_quantile`` (the share of the KDE's searches of B
         trials whose best is at most the best observed: near 0 or 1, the
         KDE's best of B is unlike yours), ``check_mass_dropped`` (KDE mass
-        outside the bounds, dropped before renormalising) and
+        outside the bounds, dropped before renormalising; the part below
+        their lower end in ``check_mass_dropped_below``) and
         ``check_unlike`` (True where :func:`fit_warnings` warns).
 
     Examples
@@ -240,7 +243,7 @@ def _fit(xs, bandwidth, construction, bounds, k, model):
 
 def _fit_diagnostics(models, truths, fits, sign):
     """Per model: how the KDE's mean and best of B compare with the scores'."""
-    mean, best, quantile, dropped, thetas = [], [], [], [], []
+    mean, best, quantile, dropped, below, thetas = [], [], [], [], [], []
     for model, truth, fit in zip(models, truths, fits):
         xs = sign * model.scores
         support = fit["x"].values
@@ -250,6 +253,7 @@ def _fit_diagnostics(models, truths, fits, sign):
         mean.append(sign * float(xs.mean()))
         best.append(sign * float(xs.max()))
         dropped.append(float(fit.attrs["mass_outside_grid"]))
+        below.append(mass_outside(fit, xs)[0 if sign > 0 else 1])
         thetas.append(sign * truth.theta([1, xs.size]))
     quantile, dropped = np.array(quantile), np.array(dropped)
     unlike = (quantile < FIT_TAIL) | (quantile > 1.0 - FIT_TAIL) | (dropped > FIT_DROPPED)
@@ -263,6 +267,8 @@ def _fit_diagnostics(models, truths, fits, sign):
                          "best observed (in the direction of better scores)"}),
         "check_mass_dropped": ("model", dropped, {
             "long_name": "KDE mass outside the bounds or grid, dropped before renormalising"}),
+        "check_mass_dropped_below": ("model", below, {
+            "long_name": "the part of check_mass_dropped below the bounds' lower end"}),
         "check_unlike": ("model", unlike, {
             "long_name": f"the KDE is unlike the scores: best observed in a {FIT_TAIL:g} tail "
                          f"of the KDE's best of B, or over {FIT_DROPPED:.0%} of its mass "
@@ -314,15 +320,46 @@ def _percent(x):
     return f"{x:.1%}"
 
 
+def mass_lost(below, above, lo, hi):
+    """Where a KDE clipped to ``[lo, hi]`` lost mass, in words.
+
+    Parameters
+    ----------
+    below, above : float or None
+        The mass lost below ``lo`` and above ``hi``; ``below`` None when
+        the split is unknown (``above`` is then the whole). A side below
+        :data:`MASS_SHOWN` goes unnamed when the other is not.
+    lo, hi : float
+        The metric's range.
+
+    Examples
+    --------
+    >>> mass_lost(0.026, 0.00001, 0, 1)
+    '2.6% of its mass fell below 0'
+    >>> mass_lost(0.02, 0.004, 0, 1)
+    '2.4% of its mass fell outside [0, 1] (2.0% below 0, 0.4% above 1)'
+    """
+    if below is None:
+        return f"{_percent(above)} of its mass fell outside [{lo:g}, {hi:g}]"
+    if min(below, above) >= MASS_SHOWN:
+        return (f"{_percent(below + above)} of its mass fell outside [{lo:g}, {hi:g}] "
+                f"({_percent(below)} below {lo:g}, {_percent(above)} above {hi:g})")
+    return f"{_percent(below)} of its mass fell below {lo:g}" if below > above else \
+        f"{_percent(above)} of its mass fell above {hi:g}"
+
+
 def fit_warnings(ds):
     """Plain-language warnings where a model's KDE is unlike its scores.
 
     A KDE is unlike the scores when the best observed score lies in the
     outer 1% on either side of the KDE's own distribution of the best of B
     (a KDE whose upper tail runs far beyond the scores, or stops short of
-    them), or when over 1% of its mass fell outside the metric's range and
-    was dropped. The coverage the self-check reports is then measured on
-    searches unlike the user's.
+    them), or when over 1% of its mass was lost at the metric's bounds
+    (the kernels of scores piled up near a bound, such as failed trials
+    counted at the worst score or runs at chance level, spill past it; the
+    KDE, renormalised, then holds fewer scores there than the search). The
+    coverage the self-check reports is then measured on searches unlike
+    the user's.
 
     Parameters
     ----------
@@ -341,22 +378,26 @@ def fit_warnings(ds):
         s = ds.sel(model=model)
         if not bool(s["check_unlike"]):
             continue
-        why = []
+        who = f"{model}: " if ds.sizes["model"] > 1 else ""
         q = float(s["check_best_quantile"])
-        if q < FIT_TAIL:
-            why.append(f"its best of B runs higher than yours: only {_percent(q)} of its "
-                       f"searches have a best as low as your best observed")
-        elif q > 1.0 - FIT_TAIL:
-            why.append(f"its best of B runs lower than yours: {_percent(q)} of its searches "
-                       f"have a best below your best observed")
+        if q < FIT_TAIL or q > 1.0 - FIT_TAIL:
+            why = (f"its best of B runs higher than yours: only {_percent(q)} of its searches "
+                   f"have a best as low as your best observed" if q < FIT_TAIL else
+                   f"its best of B runs lower than yours: {_percent(q)} of its searches have "
+                   f"a best below your best observed")
+            out.append(f"{who}the KDE the self-check simulates from is unlike your scores "
+                       f"({why}), so the coverage reported for it may be off for your search")
         dropped = float(s["check_mass_dropped"])
         if dropped > FIT_DROPPED:
-            why.append(f"{_percent(dropped)} of its mass fell outside [{lo:g}, {hi:g}] and was "
-                       f"dropped")
-        who = f"{model}: " if ds.sizes["model"] > 1 else ""
-        out.append(f"{who}the KDE the self-check simulates from is unlike your scores "
-                   f"({'; '.join(why)}), so the coverage reported for it may be off for your "
-                   f"search")
+            # a self-check of an earlier version did not split the mass by side
+            below = float(s["check_mass_dropped_below"]) if "check_mass_dropped_below" in s \
+                else None
+            above = dropped if below is None else dropped - below
+            out.append(f"{who}the KDE the self-check simulates from lost mass at the bounds: "
+                       f"{mass_lost(below, above, lo, hi)}, spilled by scores piled "
+                       f"up near the bound (such as failed trials counted at the worst score, "
+                       f"or runs at chance level); renormalised, it holds fewer scores there "
+                       f"than your search, so the coverage reported for it may be off")
     return out
 
 

@@ -664,7 +664,8 @@ A("unknown", "searches-reduce-choice",
   lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="mean"), IA,
   "reduce must be one of max, min, last, got 'mean'")
 A("short", "searches-curve-too-few",
-  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="last"), IA,
+  lambda d: evpsim.read_searches(d / "curve.jsonl", field="curve", reduce="last",
+                                 failed="drop"), IA,
   "curve.jsonl' holds 1 score of 3 records", "1 NaN, infinite or null (diverged); "
   "1 empty learning curve; first, line 2: the last checkpoint of curve is NaN")
 A("jsonl", "searches-field-typo",
@@ -1665,6 +1666,11 @@ C("jsonl", "fit-jsonl-list", "fit-kde {d}/list.jsonl --name x --field acc",
   "list.jsonl' holds no scores: 1 record read, all dropped (1 not a JSON object; first, "
   "line 1: the line is a JSON array, not an object)")
 C("jsonl", "fit-jsonl-nan", "fit-kde {d}/nanfield.jsonl --name x --field acc",
+  "--failed: ", "nanfield.jsonl': its only trial failed, so no score was observed to count "
+  "failed trials at: give --bounds LO,HI (the worst score is then its lower end), or --failed "
+  "SCORE")
+C("jsonl", "fit-jsonl-nan-dropped",
+  "fit-kde {d}/nanfield.jsonl --name x --field acc --failed drop",
   "1 NaN, infinite or null (diverged); first, line 1: acc is nan, not a finite number")
 C("jsonl", "fit-jsonl-huge", "fit-kde {d}/hugefield.jsonl --name x --field acc",
   "line 1: acc is 1e+300, beyond +-1e+70")
@@ -2275,28 +2281,28 @@ def test_silent_reproduce_failure_keeps_existing_folder_intact(tmp_path, capsys)
 @_silent
 def test_silent_diverged_runs_are_counted_and_follow_the_rule(d, capsys):
     """Runs flagged as diverged (opda's nan_train_loss) that still have a learning
-    curve: kept by default and said so, or dropped with --diverged drop and counted."""
+    curve: kept by default and said so (one without is a failed trial, counted at the
+    worst score), or dropped with --diverged drop and counted."""
     kept, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max")
-    assert kept.scores.tolist() == [0.6, 0.01, 0.7]
+    assert kept.scores.tolist() == [0.6, 0.01, 0.01, 0.7]
     assert kept.diverged_kept == {"nan_train_loss": 1}
-    assert kept.dropped == {"empty learning curve": 1}
+    assert kept.dropped == {} and kept.failed == {"empty learning curve": 1}
     dropped, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max",
                                     diverged="drop")
     assert dropped.scores.tolist() == [0.6, 0.7] and dropped.diverged_kept == {}
-    assert dropped.dropped == {"flagged as diverged (nan_train_loss)": 1,
-                               "empty learning curve": 1}
+    assert dropped.dropped == {"flagged as diverged (nan_train_loss)": 2}
     base = ["curve", str(d / "opda.jsonl"), "--field", "lc.top_1", "--reduce", "max",
             "--resamples", "50"]
     assert main(base) == 0
     line = capsys.readouterr().out.splitlines()[0]
-    assert line.startswith("opda: 3 scores from opda.jsonl (lc.top_1)")
-    assert line.endswith("; dropped 1 of 4 records: 1 empty learning curve; kept 1 diverged run "
-                         "(nan_train_loss), scored by its checkpoints before diverging")
+    assert line.startswith("opda: 4 trials from opda.jsonl (lc.top_1)")
+    assert line.endswith("; 1 failed (empty learning curve) counted at the worst score 0.01 (the "
+                         "lowest observed); kept 1 diverged run (nan_train_loss), scored by its "
+                         "checkpoints before diverging")
     assert main(base + ["--diverged", "drop"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.startswith("opda: 2 scores from opda.jsonl")
-    assert line.endswith("dropped 2 of 4 records: 1 flagged as diverged (nan_train_loss); 1 "
-                         "empty learning curve")
+    assert line.endswith("dropped 2 of 4 records: 2 flagged as diverged (nan_train_loss)")
 
 
 @_silent

@@ -257,8 +257,9 @@ def test_cli_allentune_file_with_two_models_and_durations(capsys, tmp_path):
         "--plot", tmp_path / "c.pdf", "--all")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("mlp: 9 scores from results.jsonl (best_validation_accuracy)")
-    assert lines[0].endswith("dropped 1 of 10 records: 1 NaN, infinite or null (diverged)")
+    assert lines[0].startswith("mlp: 10 trials from results.jsonl (best_validation_accuracy)")
+    assert lines[0].endswith("; 1 failed (NaN, infinite or null (diverged)) counted at the "
+                             "worst score 0.7581 (the lowest observed)")
     assert lines[1].endswith("dropped 1 of 8 records: 1 field missing")
     assert "mlp vs reg_lstm (V), n up to 7" in out and "budget to reach 0.79:" in out
     ds = xr.load_dataset(tmp_path / "c.nc")
@@ -281,10 +282,12 @@ def test_cli_opda_file_with_empty_learning_curves(capsys):
         capsys, "curve", FIXTURES / "alexnet_tuning.results.jsonl", "--field",
         "learning_curve.top_1", "--reduce", "max", "--resamples", "200", "--labels", "alexnet")
     assert status == 0, err
-    assert out.splitlines()[0].startswith("alexnet: 9 scores from alexnet_tuning.results.jsonl")
+    assert out.splitlines()[0].startswith(
+        "alexnet: 12 trials from alexnet_tuning.results.jsonl")
     assert out.splitlines()[0].endswith(
-        "dropped 3 of 12 records: 3 empty learning curve; kept 1 diverged run (nan_train_loss), "
-        "scored by its checkpoints before diverging")
+        "3 failed (empty learning curve) counted at the worst score 0.002506 (the lowest "
+        "observed); kept 1 diverged run (nan_train_loss), scored by its checkpoints before "
+        "diverging")
 
 
 def test_cli_plain_and_csv_files(capsys):
@@ -337,8 +340,11 @@ def test_check_warns_when_the_kde_is_unlike_the_scores(capsys, tmp_path):
     assert status == 0, err
     warning = next(ln for ln in out.splitlines() if "unlike your scores" in ln)
     assert "only <0.1% of its searches have a best as low as your best observed" in warning
-    assert "% of its mass fell outside [0, 1] and was dropped" in warning
-    assert "--check-bandwidth, --check-construction" in out
+    lost = next(ln for ln in out.splitlines() if "lost mass at the bounds" in ln)
+    assert "% of its mass fell outside [0, 1] (" in lost and "% below 0, " in lost
+    assert "to keep the mass lost at a bound: --check-construction tang2020" in out
+    # no failed trial was counted, so nothing to leave out
+    assert "a smaller --check-bandwidth" in out and "--failed drop" not in out
     status, out, err = run_cli(capsys, "curve", path, "--check", *small)
     assert status == 0, err
     assert "unlike your scores" not in out
@@ -443,7 +449,9 @@ def test_cli_out_records_provenance(capsys, tmp_path):
     assert ds["minimize"].dtype == bool and not bool(ds["minimize"])
     assert float(ds["bounds_lo"]) == 0 and float(ds["bounds_hi"]) == 1
     assert np.isnan(float(ds["target"]))
-    assert ds["dropped"].sel(model="mlp", drop_reason="NaN, infinite or null (diverged)") == 1
+    # mlp's null score is a failed trial, counted at the lower end of --bounds
+    assert a["input_failed"] == "worst" and a["input_diverged"] == "keep"
+    assert ds["dropped"].sel(model="mlp", drop_reason="field missing") == 0
     assert ds["dropped"].sel(model="reg_lstm", drop_reason="field missing") == 1
     assert list(ds["records"].values) == [10, 8]
     assert a["check_construction"] == "centered" and a["check_bandwidth_asked"] == "cv"
@@ -461,7 +469,7 @@ def test_cli_time_column_and_budget_times(capsys):
     searches = evpsim.read_searches(FIXTURES / "results.jsonl", field="best_validation_accuracy",
                                     group="model", time_field="training_duration")
     mean = np.nanmean(searches[0].durations)
-    head = out.split("mlp (B = 9)\n")[1].splitlines()
+    head = out.split("mlp (B = 10)\n")[1].splitlines()
     unit = head[0].split()[1:3]
     assert unit[0] == "time"
     length = {"(s)": 1, "(min)": 60, "(h)": 3600, "(days)": 86400}[unit[1]]

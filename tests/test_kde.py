@@ -284,7 +284,11 @@ def test_fit_kde_jsonl_and_csv(tmp_path, monkeypatch):
     ("0.5\n", [], "holds 1 score; a search needs at least 2"),
     ("0.5\n0.5\n0.5\n", [], "all 3 scores equal 0.5: the bandwidth would be 0"),
     ('{"acc": 0.5}\n{"loss": 1}\n', ["--field", "acc"], "line 2: no field 'acc'; keys: loss"),
-    ('{"acc": null}\n', ["--field", "acc"], "line 1: acc is None, not a finite number"),
+    ('{"acc": null}\n', ["--field", "acc", "--failed", "drop"],
+     "line 1: acc is None, not a finite number"),
+    ('{"acc": null}\n', ["--field", "acc"], "--failed: 'TMP/in.txt': its only trial failed, so "
+     "no score was observed to count failed trials at: give --bounds LO,HI (the worst score is "
+     "then its lower end), or --failed SCORE"),
     ("0.5\n0.7\n", ["--bounds", "0,1"], "bounds apply only to the 'centered' construction"),
 ])
 def test_fit_kde_errors(tmp_path, capsys, content, extra, message):
@@ -293,7 +297,8 @@ def test_fit_kde_errors(tmp_path, capsys, content, extra, message):
     status = main(["fit-kde", str(src), "--name", "x", "--out", str(tmp_path / "x.nc"), *extra])
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith("evpsim fit-kde: error: ") and message in err
+    assert err.startswith("evpsim fit-kde: error: ")
+    assert message.replace("TMP", str(tmp_path)) in err
     assert err.count("\n") == 1
     assert not (tmp_path / "x.nc").exists()
 

@@ -65,10 +65,12 @@ def test_allentune_models_are_read_apart_with_their_drops_counted():
     mlp, lstm = read_searches(ALLENTUNE, field="best_validation_accuracy", group="model")
     assert isinstance(mlp, Search)
     assert mlp.label == "mlp" and lstm.label == "reg_lstm"
-    assert mlp.scores.tolist() == MLP_10[:3] + MLP_10[4:]  # the 4th is null
+    # the 4th is null: a failed trial, counted at the lowest score observed
+    worst = min(MLP_10[:3] + MLP_10[4:])
+    assert mlp.scores.tolist() == MLP_10[:3] + [worst] + MLP_10[4:]
     assert lstm.scores.tolist() == LSTM_8[:5] + LSTM_8[6:]  # the 6th has no such key
-    assert (mlp.records, mlp.dropped) == (10, {DIVERGED: 1})
-    assert (lstm.records, lstm.dropped) == (8, {FIELD_MISSING: 1})
+    assert (mlp.records, mlp.dropped, mlp.failed) == (10, {}, {DIVERGED: 1})
+    assert (lstm.records, lstm.dropped, lstm.failed) == (8, {FIELD_MISSING: 1}, {})
     for s in (mlp, lstm):
         assert s.source == "results.jsonl" and s.metric == "best_validation_accuracy"
         assert s.durations is None and s.durations_missing == 0
@@ -129,7 +131,7 @@ def test_allentune_durations_in_every_form_allennlp_writes():
 def test_flattened_dotted_keys_are_read_literally():
     """``model.encoder.type`` is one key of allentune's records, not a nested path."""
     boe, lstm = read_searches(ALLENTUNE, field="best_validation_accuracy",
-                              group="model.encoder.type")
+                              group="model.encoder.type", failed="drop")
     assert (boe.label, lstm.label) == ("boe", "lstm")
     assert boe.scores.tolist() == MLP_10[:3] + MLP_10[4:]
     lr, = read_searches(ALLENTUNE, field="trainer.optimizer.lr", group="model", select="mlp")
@@ -159,34 +161,47 @@ def test_longest_literal_key_first_then_nested(tmp_path):
 def test_opda_learning_curves_reduced(reduce, scores, dropped):
     """Iterations 2, 6, 9 have empty curves; iteration 11 ends in NaN, ignored by max and
     min, a diverged run for last; iterations 3 and 12 peak before their last epoch."""
-    s, = read_searches(ALEXNET, field="learning_curve.top_1", reduce=reduce)
+    s, = read_searches(ALEXNET, field="learning_curve.top_1", reduce=reduce, failed="drop")
     assert s.label == "alexnet_tuning.results" and s.metric == "learning_curve.top_1"
     assert s.scores.tolist() == scores
-    assert s.records == 12 and s.dropped == dropped
+    assert s.records == 12 and s.dropped == dropped == s.failed
+    # by default the failed trials count at the lowest score observed, where they ran
+    counted, = read_searches(ALEXNET, field="learning_curve.top_1", reduce=reduce)
+    failed_at = {1, 5, 8} | ({10} if reduce == "last" else set())
+    kept = iter(scores)
+    assert counted.scores.tolist() == [min(scores) if i in failed_at else next(kept)
+                                       for i in range(12)]
+    assert counted.dropped == {} and counted.failed == dropped
 
 
 def test_opda_durations_from_the_last_checkpoint():
     s, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max",
                        time_field="learning_curve.-1.time")
-    assert s.durations[0] == 818.932468 and s.durations.size == 9
-    assert s.durations_missing == 0  # the empty curves have no time, but were dropped
+    assert s.durations[0] == 818.932468 and s.durations.size == 12
+    assert s.durations_missing == 3  # the empty curves have no time
+    dropped, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max",
+                             time_field="learning_curve.-1.time", failed="drop")
+    assert dropped.durations.size == 9 and dropped.durations_missing == 0
 
 
 def test_opda_diverged_runs_kept_or_dropped():
     """Iteration 11 is flagged nan_train_loss with three epochs before diverging: kept
     by default, at its best epoch, and counted; dropped on request, and counted."""
     kept, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max")
-    assert 0.094246 in kept.scores.tolist() and kept.scores.size == 9
-    assert kept.diverged_kept == {"nan_train_loss": 1} and kept.dropped == {EMPTY_CURVE: 3}
+    assert 0.094246 in kept.scores.tolist() and kept.scores.size == 12
+    assert kept.diverged_kept == {"nan_train_loss": 1} and kept.dropped == {}
+    assert kept.failed == {EMPTY_CURVE: 3}  # flagged too, but without a checkpoint
     assert "kept 1 diverged run (nan_train_loss)" in describe_reading(kept)
+    # dropped: every flagged run, with or without checkpoints
     dropped, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="max",
                              diverged="drop")
-    assert dropped.scores.tolist() == [s for s in kept.scores.tolist() if s != 0.094246]
-    assert dropped.dropped == {EMPTY_CURVE: 3, "flagged as diverged (nan_train_loss)": 1}
-    assert dropped.diverged_kept == {} and dropped.records == 12
-    # its last checkpoint is NaN: with reduce="last" it has no score, whatever the rule
+    assert dropped.scores.tolist() == [s for i, s in enumerate(kept.scores.tolist())
+                                       if i not in (1, 5, 8, 10)]
+    assert dropped.dropped == {"flagged as diverged (nan_train_loss)": 4}
+    assert dropped.diverged_kept == {} == dropped.failed and dropped.records == 12
+    # its last checkpoint is NaN: with reduce="last" it has no score, a failed trial
     last, = read_searches(ALEXNET, field="learning_curve.top_1", reduce="last")
-    assert last.diverged_kept == {} and last.dropped == {EMPTY_CURVE: 3, DIVERGED: 1}
+    assert last.diverged_kept == {} and last.failed == {EMPTY_CURVE: 3, DIVERGED: 1}
 
 
 def test_only_a_json_true_flags_a_run(tmp_path):
@@ -203,7 +218,7 @@ def test_fields_per_path_read_files_of_different_formats(tmp_path):
     plain, alexnet = read_searches([PLAIN, ALEXNET], field=[None, "learning_curve.top_1"],
                                    reduce="max")
     assert plain.scores.size == 20 and plain.metric == ""
-    assert alexnet.scores.size == 9 and alexnet.metric == "learning_curve.top_1"
+    assert alexnet.scores.size == 12 and alexnet.metric == "learning_curve.top_1"
     path = tmp_path / "runs.csv"
     path.write_text("lr,f1\n0.1,0.5\n0.2,0.6\n")
     table, text = read_searches([path, PLAIN], column=["f1", None])
@@ -259,7 +274,7 @@ def test_reduce_refused_on_a_single_value():
 def test_all_nan_curve_is_empty(tmp_path):
     path = _write(tmp_path, "c.jsonl", ['{"c": [NaN, null]}', '{"c": [0.1, 0.3]}',
                                         '{"c": [0.2, Infinity, 0.25]}'])
-    s, = read_searches(path, field="c", reduce="max")
+    s, = read_searches(path, field="c", reduce="max", failed="drop")
     assert s.scores.tolist() == [0.3, 0.25] and s.dropped == {EMPTY_CURVE: 1}
 
 
@@ -275,9 +290,11 @@ def test_plain_text():
 def test_plain_text_drops_are_counted(tmp_path):
     path = tmp_path / "runs.txt"
     path.write_text("# dev accuracy\nacc\n0.5\nnan\n\n0.7\n-inf\n0.6\n")
-    s, = read_searches(path)
+    s, = read_searches(path, failed="drop")
     assert s.scores.tolist() == [0.5, 0.7, 0.6] and s.records == 6
     assert s.dropped == {NOT_NUMBER: 1, DIVERGED: 2}
+    s, = read_searches(path)  # "acc" cannot be read; nan and -inf are failed trials
+    assert s.scores.tolist() == [0.5, 0.5, 0.7, 0.5, 0.6] and s.dropped == {NOT_NUMBER: 1}
     _error("line 2: 'acc' is not a number", "path", read_scores, path)  # strict
 
 
@@ -320,7 +337,7 @@ def test_field_makes_a_file_of_another_suffix_json_lines(tmp_path):
     path = tmp_path / "results.log"
     path.write_text(ALEXNET.read_text())
     s, = read_searches(path, field="learning_curve.top_1", reduce="max")
-    assert s.scores.size == 9 and s.label == "results"
+    assert s.scores.size == 12 and s.label == "results"
     mixed = _error("holds no scores", "path", read_searches, [PLAIN, ALEXNET],
                    field="learning_curve.top_1", reduce="max")
     assert "mlp.txt' holds no scores: 21 records read, all dropped (1 not JSON; " in mixed
@@ -359,7 +376,7 @@ def test_every_kind_of_jsonl_drop_is_counted(tmp_path):
     path = _write(tmp_path, "mixed.jsonl", [
         {"acc": 0.5}, {"acc": None}, '{"acc": NaN}', {"loss": 1.0}, {"acc": "0.6"},
         {"acc": True}, "not json", "[0.5]", "", {"acc": 0.7}, '{"acc": 1e400}', {"acc": 2}])
-    s, = read_searches(path, field="acc")
+    s, = read_searches(path, field="acc", failed="drop")
     assert s.scores.tolist() == [0.5, 0.7, 2.0]
     assert s.records == 11  # the blank line is no record
     assert s.dropped == {DIVERGED: 3, FIELD_MISSING: 1, NOT_NUMBER: 2, NOT_JSON: 1,
@@ -469,7 +486,7 @@ def test_model_with_too_few_scores_says_what_was_dropped(tmp_path):
                                           {"model": "b", "acc": 0.7}])
     message = _error("few.jsonl' \\(model 'a'\\) holds 1 score of 3 records, too few for a "
                      "search \\(at least 2\\); 2 dropped", "path", read_searches, path,
-                     field="acc", group="model")
+                     field="acc", group="model", failed="drop")
     assert "(1 NaN, infinite or null (diverged); 1 field missing; first, line 2: acc is None" \
         in message
     s, = read_searches(path, field="acc", group="model", select="b")  # b alone is fine

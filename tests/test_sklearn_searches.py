@@ -84,8 +84,8 @@ def test_failed_trials_are_recorded_and_read_as_diverged(script, monkeypatch, tm
     script._write_jsonl(broken + script.run_trials("svm", [0, 7]), path)
     [search] = read_searches(path, field="best_validation_accuracy",
                              time_field="training_duration")
-    assert search.records == 3 and len(search.scores) == 2
-    assert search.dropped == {DIVERGED: 1}
+    assert search.records == 3 and len(search.scores) == 3  # counted at the worst score
+    assert search.failed == {DIVERGED: 1} and search.dropped == {}
 
 
 def test_command_line_writes_sorted_files(script, tmp_path, capsys):

@@ -24,7 +24,7 @@ __all__ = ["UserError", "integer", "number", "default", "add_subcommand", "parag
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
-           "estimator_notes",
+           "estimator_notes", "add_failed_args", "name_or_number",
            "save_outputs", "select_ns", "spans", "Timer"]
 
 #: width of help text: argparse's on an 80-column terminal
@@ -78,6 +78,53 @@ def pair(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (e.g. 0,1)") from None
     return lo, hi
+
+
+def name_or_number(names, named, number="a number"):
+    """argparse type: one of ``names``, or a number (its range checked by the library).
+
+    ``named`` and ``number`` say what the two kinds are, for the message.
+
+    Examples
+    --------
+    >>> name_or_number(("worst", "drop"), "worst nor drop", "a score")("0.1")
+    0.1
+    """
+    def parse(text):
+        if text in names:
+            return text
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is neither {named} nor "
+                                             f"{number}") from None
+    return parse
+
+
+def add_failed_args(parser):
+    """``--failed`` and ``--diverged``: what becomes of trials that failed or diverged.
+
+    Their defaults are :func:`evpsim.read_searches`'; ``--bounds`` and
+    ``--minimize``, which set the worst score, are the command's own.
+    """
+    from ..searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
+
+    rule = name_or_number(FAILED_RULES, " nor ".join(FAILED_RULES), "a score")
+    parser.add_argument("--failed", type=rule, default=default(read_searches, "failed"),
+                        metavar="worst|drop|VALUE",
+                        help="trials that ran but gave no score (an empty learning curve, a "
+                             "NaN or null score, a run flagged as diverged or failed without "
+                             "one): count them at the worst score (the lower end of --bounds, "
+                             "else the lowest observed; with --minimize, the upper end or the "
+                             "highest), drop them (the curve is then conditional on success), "
+                             "or count them at VALUE (default: %(default)s)")
+    parser.add_argument("--diverged", choices=DIVERGED_RULES,
+                        default=default(read_searches, "diverged"),
+                        help="trials flagged as diverged (opda's nan_train_loss) or failed (a "
+                             "state or status column saying FAIL): keep them, scored by their "
+                             "checkpoints before diverging, or as failed trials (--failed) "
+                             "when they have none; or drop every one of them (default: "
+                             "%(default)s)")
 
 
 def default(func, name):

@@ -9,13 +9,14 @@ from ..curves import curve
 from ..estimators import get_estimator, resolve_estimators
 from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..targets import as_target
-from ..searchfiles import DIVERGED_RULES, describe_reading, read_searches
+from ..searchfiles import describe_reading
 from .._format import formatter, interval, number, render
 from ..procedures import no_tail
-from ..selfcheck import (SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
-                         metric_range, model_error, self_check)
-from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
-                     ci_methods_note, default, integer, pair, paragraph, save_outputs)
+from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
+                         kde_options, metric_range, model_error, self_check)
+from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
+                     check_outputs, ci_methods_note, default, integer, name_or_number, pair,
+                     paragraph, save_outputs)
 from .common import number as real
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
@@ -35,10 +36,11 @@ def add_parser(subparsers):
             "50, ..., B and the budgets where two models change places or a target is "
             "reached (--all: every n). Everything printed is an estimate from your data."),
         notes=[ci_methods_note(), paragraph(
-            "Your own files: scores.txt with one score per line; allentune's results.jsonl "
-            "with --field best_validation_accuracy --group model --time-field "
-            "training_duration; learning curves with e.g. --field learning_curve.top_1 "
-            "--reduce max.")],
+            "Your own files: scores.txt with one score per line ('-' reads them from standard "
+            "input); allentune's results.jsonl with --field best_validation_accuracy --group "
+            "model --time-field training_duration; learning curves with e.g. --field "
+            "learning_curve.top_1 --reduce max. A trial that ran but gave no score counts at "
+            "the worst score (--failed).")],
         examples=["evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM "
                   "--bounds 0,1 --plot curves.png",
                   "evpsim curve data:reuters-lstm --bounds 0,1 --target 0.8 --check "
@@ -46,7 +48,8 @@ def add_parser(subparsers):
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
-                        "data:NAME for a search shipped with evpsim (see 'evpsim list')")
+                        "data:NAME for a search shipped with evpsim (see 'evpsim list'); - for "
+                        "standard input")
     g = p.add_argument_group("reading the results")
     g.add_argument("--column", help="CSV column of the score (name or 0-based index)")
     g.add_argument("--field", help="JSON Lines key of the score; a dotted path reaches nested "
@@ -58,11 +61,7 @@ def add_parser(subparsers):
     g.add_argument("--select", metavar="LIST", help="comma-separated models of --group to keep")
     g.add_argument("--time-field", metavar="FIELD",
                    help="per-trial duration: seconds, or H:MM:SS as AllenNLP writes it")
-    g.add_argument("--diverged", choices=DIVERGED_RULES, default=default(read_searches, "diverged"),
-                   help="trials flagged as diverged (opda's nan_train_loss) that still have a "
-                        "learning curve: keep them, scored by their checkpoints before "
-                        "diverging (they are trials the search ran), or drop them; counted in "
-                        "the reading line either way (default: %(default)s)")
+    add_failed_args(g)
     g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
     g.add_argument("--minimize", action="store_true",
                    help="the scores are losses: curves of the expected minimum")
@@ -148,12 +147,14 @@ def _read(args):
         raise UserError("--select needs --group")
     return read_results(args.results, column=args.column, field=args.field, group=args.group,
                         select=select, reduce=args.reduce, time_field=args.time_field,
-                        labels=_split(args.labels), diverged=args.diverged)
+                        labels=_split(args.labels), diverged=args.diverged,
+                        failed=args.failed, bounds=args.bounds, minimize=args.minimize)
 
 
 def _describe(search):
     xs = search.scores
-    line = (f"{search.label}: {xs.size} scores from {search.source}"
+    counted = search.failed and search.failed_score is not None
+    line = (f"{search.label}: {xs.size} {'trials' if counted else 'scores'} from {search.source}"
             + (f" ({search.metric})" if search.metric else "")
             + f", in [{number(xs.min())}, {number(xs.max())}]")
     return line + describe_reading(search)
@@ -413,24 +414,17 @@ def _check_lines(ds, ns_of, seconds):
 
 def _check_bandwidth(text):
     """argparse type of ``--check-bandwidth``: a rule's name or a positive number."""
-    import argparse
-
     from ..kde import RULES
 
-    if text in RULES:
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a rule ({', '.join(RULES)}) "
-                                         f"nor a number") from None
+    return name_or_number(RULES, f"a rule ({', '.join(RULES)})")(text)
 
 
 def _inputs(args):
     """How the results were read, as attributes of ``--out``."""
     given = {"paths": args.results, "field": args.field, "column": args.column,
              "reduce": args.reduce, "group": args.group, "select": args.select,
-             "time_field": args.time_field, "labels": args.labels}
+             "time_field": args.time_field, "labels": args.labels, "failed": str(args.failed),
+             "diverged": args.diverged}
     return {f"input_{k}": ", ".join(v) if isinstance(v, list) else v
             for k, v in given.items() if v is not None}
 
@@ -622,7 +616,14 @@ def _self_check(args, searches, ds, ns_of):
     unlike, short = fit_warnings(ds), coverage_warnings(ds)
     for w in unlike + short:
         print(f"warning: {w}")
-    if unlike:
+    if (ds["check_mass_dropped"] > FIT_DROPPED).any():
+        counted = any(s.failed and s.failed_score is not None for s in searches)
+        print("to keep the mass lost at a bound: --check-construction tang2020 (not clipped "
+              "to the range) or a smaller --check-bandwidth"
+              + ("; if the failed trials counted at the worst score pile up there, --failed "
+                 "drop leaves them out (the curve is then conditional on success)" if counted
+                 else ""))
+    elif unlike:
         print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
               "--check-construction")
     level = ds.attrs["level"]

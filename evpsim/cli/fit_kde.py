@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from .._format import interval, number
-from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde
-from ..searchfiles import DIVERGED_RULES, REDUCTIONS, describe_reading, read_searches
-from .common import (UserError, add_subcommand, check_outputs, default, integer, pair,
-                     paragraph, save_outputs)
+from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
+from ..searchfiles import REDUCTIONS, describe_reading
+from ..selfcheck import FIT_DROPPED, mass_lost
+from .common import (UserError, add_failed_args, add_subcommand, check_outputs, default,
+                     integer, pair, paragraph, save_outputs)
 
 HELP = "fit a KDE ground truth to the scores of a real search"
 
@@ -58,9 +59,10 @@ def add_parser(subparsers):
     p.add_argument("--reduce", choices=REDUCTIONS,
                    help="one score per trial from a --field holding a learning curve: its best, "
                         "worst or last checkpoint")
-    p.add_argument("--diverged", choices=DIVERGED_RULES, default=default(read_searches, "diverged"),
-                   help="trials flagged as diverged (opda's nan_train_loss) that still have a "
-                        "learning curve: keep or drop them (default: %(default)s)")
+    add_failed_args(p)
+    p.add_argument("--minimize", action="store_true",
+                   help="the scores are losses: the worst score, at which failed trials count, "
+                        "is the highest")
     p.add_argument("--bandwidth", type=_bandwidth, default=default(fit_kde, "bandwidth"),
                    metavar="RULE",
                    help=f"{', '.join(RULES)}, or a number (default: %(default)s); cv "
@@ -91,7 +93,8 @@ def run(args):
 
     searches = read_results([args.input], column=args.column, field=args.field,
                             group=args.group, select=args.select, reduce=args.reduce,
-                            diverged=args.diverged)
+                            diverged=args.diverged, failed=args.failed, bounds=args.bounds,
+                            minimize=args.minimize)
     path = Path(searches[0].source)
     if len(searches) > 1:
         raise UserError(f"{path.name!r} holds {len(searches)} models "
@@ -112,11 +115,21 @@ def run(args):
     print(f"  scores: {a['runs']} from {path.name}"
           + (f" ({args.group} {search.label})" if args.group else "")
           + f", in {interval(a['scores_min'], a['scores_max'], number)}")
-    if describe_reading(search):
-        print(f"  read: {describe_reading(search).removeprefix('; ')}")
+    read = describe_reading(search, "the fit")
+    if read:
+        print(f"  read: {read.removeprefix('; ')}")
     print(f"  bandwidth: {number(a['bandwidth'])} ({a['bandwidth_rule']})")
     print(f"  grid: {a['bins']} intervals on {interval(a['grid_lo'], a['grid_hi'], number)}; "
           f"KDE mass outside it (dropped): {number(a['mass_outside_grid'], 3)}")
+    if args.bounds is not None and a["mass_outside_grid"] > FIT_DROPPED:
+        below, above = mass_outside(fit, scores)
+        print(f"  mass lost at the bounds: {mass_lost(below, above, *args.bounds)}, spilled by "
+              f"scores piled up near the bound (such as failed trials counted at the worst "
+              f"score, or runs at chance level); renormalised, the KDE holds fewer scores there "
+              f"than the search. To keep it: --construction tang2020 (not clipped to the range) "
+              f"or a smaller --bandwidth"
+              + ("; --failed drop leaves the failed trials out (the fit is then of the trials "
+                 "that succeeded)" if search.failed and search.failed_score is not None else ""))
     print(f"  exact theta_1 = {number(theta[0])}, theta_{scores.size} = {number(theta[1])}")
     from ..plots import plot_kde
 
