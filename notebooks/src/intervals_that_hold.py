@@ -57,11 +57,13 @@ print(f"{ds.sizes['dist']} truths x {ds.sizes['B']} B in {time.perf_counter() - 
 # %% [markdown]
 # ## 2. Up to B: lowest coverage and width, per method
 #
-# `cells < 0.93` is the share of (truth, n) cells whose coverage is below
-# 0.93; `width / percentile` the median over cells of the median width
-# relative to the percentile interval's. The issue's goal is coverage of at
-# least 0.93 in every cell at no more than twice the percentile interval's
-# width.
+# `cells surely < 0.93` is the share of (truth, n) cells whose coverage is
+# surely below 0.93 (its Clopper-Pearson upper bound is below it), `cells
+# with estimate < 0.93` the share whose coverage estimate is below it;
+# `width / percentile` the median over cells of the median width relative
+# to the percentile interval's. The study's goal is a coverage estimate of
+# at least 0.93 in every cell at no more than twice the percentile
+# interval's width.
 
 # %%
 within = summarise(ds, "within")

@@ -89,7 +89,9 @@ for B in BS:
 # ## 4. Intervals
 #
 # Minimum coverage over the cells with its Clopper-Pearson bounds, and
-# the share of cells below 0.93, for each estimator and CI method.
+# the cells surely below 0.93 (Clopper-Pearson upper bound below it) with
+# those whose coverage estimate is below it beside them, for each
+# estimator and CI method.
 
 # %%
 print("\n".join(interval_table(lb, "mean", BS[-1])))
