@@ -18,7 +18,7 @@ import sys
 
 from .._startup import release
 from ..threads import shutdown as shutdown_threads
-from .._validate import InvalidArgument
+from .._validate import InvalidArgument, os_reason
 from .._version import __version__
 from .common import UserError, epilog, paragraph
 
@@ -177,6 +177,8 @@ def main(argv=None):
             if isinstance(err, InvalidArgument) else str(err)
         if isinstance(err, MemoryError):
             text = "out of memory; reduce the sizes of the request"
+        elif isinstance(err, OSError):  # not the system's "[Errno 28] ..." text
+            text = (f"{os.fsdecode(err.filename)!r}: " if err.filename else "") + os_reason(err)
         # one line, whatever the message
         text = "; ".join(ln.strip() for ln in text.splitlines() if ln.strip()) \
             or type(err).__name__

@@ -80,6 +80,26 @@ def _tables(ds, methods, ns, width):
             + [f"covered at every n at once: {simul}"])
 
 
+#: why a CI method may give no interval for a sample
+NO_INTERVAL = {"bca": "the jackknife estimates are all equal, or every bootstrap estimate lies "
+                      "on one side of the estimate",
+               "gpd-tail": "their best scores are tied, leaving no tail to fit"}
+
+
+def _no_interval_lines(ds):
+    """A line per CI method that gave no interval for some samples: how many, and why."""
+    M = ds.attrs["replicates"]
+    lines = []
+    for m in ds["ci_method"].values:
+        count = int(round(float(ds["undefined"].sel(ci_method=m).max()) * M))
+        if count:
+            why = NO_INTERVAL.get(str(m))
+            lines.append(f"{m}: no interval for up to {count:,} of {M:,} samples"
+                         + (f" ({why})" if why else "")
+                         + "; counted as not covering (the 'undefined' variable)")
+    return lines
+
+
 def run(args):
     check_outputs(args)
     truth = truth_from_args(args)
@@ -97,7 +117,7 @@ def run(args):
           f"level {a['level']:g}; seed {a['seed']}; {a['numba_threads']} threads, "
           f"{t.seconds:.2f} s")
     kinds = dict(zip(ds["ci_method"].values.tolist(), ds["ci_method_kind"].values.tolist()))
-    boots = [m for m, k in kinds.items() if k == "bootstrap"]
+    boots = [m for m, k in kinds.items() if k in ("bootstrap", "resampling")]
     bands = [m for m, k in kinds.items() if k == "band"]
     names = [str(e) for e in ds["estimator"].values]
     sym = curve_symbol(ds)
@@ -115,10 +135,10 @@ def run(args):
         print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "
               f"range {bounds} alone, the same for every estimator")
         print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns, width)))
-    undefined = float(ds["undefined"].max())
-    if undefined > 0:
-        print(f"\nnote: up to {rate(undefined, 3)} of some intervals could not be formed "
-              f"(see the 'undefined' variable)")
+    lines = _no_interval_lines(ds)
+    if lines:
+        print()
+        print("\n".join(lines))
     from ..plots import plot_coverage
 
     save_outputs(args, ds, plot_coverage)
