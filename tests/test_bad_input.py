@@ -133,6 +133,11 @@ def _make_inputs(folder):
     import xarray as xr
 
     xr.Dataset({"a": ("x", [1.0, 2.0])}).to_netcdf(folder / "notfit.nc", engine="h5netcdf")
+    fit = (Path(evpsim.__file__).parent / "data" / "kde_fits" / "reuters-lstm.nc").read_bytes()
+    (folder / "truncated.nc").write_bytes(fit[:3000])
+    (folder / "empty.nc").write_bytes(b"")
+    (folder / "fits").mkdir()  # EVPSIM_KDE_DIR with a damaged fit in it
+    (folder / "fits" / "broken.nc").write_bytes(FILES["fake.nc"])
     return folder
 
 
@@ -736,9 +741,15 @@ A("unknown", "load-kde-name", lambda d: evpsim.load_kde("nope"), IA,
 A("file", "load-kde-missing", lambda d: evpsim.load_kde(d / "missing.nc"), IA,
   "no KDE fit file")
 A("file", "load-kde-not-netcdf", lambda d: evpsim.load_kde(d / "fake.nc"), IA,
-  "cannot read KDE fit", "not a netCDF file written by evpsim fit-kde")
+  "cannot read KDE fit", "fake.nc': not a netCDF file")
 A("file", "load-kde-not-a-fit", lambda d: evpsim.load_kde(d / "notfit.nc"), IA,
-  "not an evpsim KDE fit (missing pmf, x, name, description)")
+  "notfit.nc' is not a KDE fit written by evpsim fit-kde (it has no pmf, x, name, "
+  "description)")
+# a damaged fit: evpsim's sentence alone, never HDF5's text in brackets
+A("file", "load-kde-truncated", lambda d: evpsim.load_kde(d / "truncated.nc"), IA,
+  "cannot read KDE fit", "truncated.nc': truncated (3,000 of ")
+A("file", "load-kde-empty", lambda d: evpsim.load_kde(d / "empty.nc"), IA,
+  "empty.nc': the file is empty")
 A("file", "load-kde-folder", lambda d: evpsim.load_kde(d / "folder.nc"), IA,
   "is a folder, not a fit file")
 A("type", "load-kde-int", lambda d: evpsim.load_kde(5), IT,
@@ -1384,9 +1395,15 @@ C("short", "bias-kde-prefix-only", "bias --dist kde:", "needs an argument after 
 C("unknown", "bias-kde-name", "bias --dist kde:nope", "unknown KDE fit 'nope'; committed fits:")
 C("file", "bias-kde-missing", "bias --dist kde:{d}/missing.nc", "no KDE fit file")
 C("file", "bias-kde-not-netcdf", "bias --dist kde:{d}/fake.nc",
-  "cannot read KDE fit", "not a netCDF file")
+  "cannot read KDE fit '", "fake.nc': not a netCDF file")
 C("file", "bias-kde-not-a-fit", "bias --dist kde:{d}/notfit.nc",
-  "not an evpsim KDE fit (missing pmf, x, name, description)")
+  "notfit.nc' is not a KDE fit written by evpsim fit-kde (it has no pmf, x, name, "
+  "description)")
+C("file", "bias-kde-truncated", "bias --dist kde:{d}/truncated.nc",
+  "cannot read KDE fit '", "truncated.nc': truncated (3,000 of ")
+if Path("/proc/self").is_dir():  # a folder that takes no new files: not "No such file"
+    C("output", "bias-out-proc", "bias --method exact --out /proc/self/x.nc",
+      "--out '/proc/self/x.nc': folder '/proc/self' is not writable: it takes no new files")
 C("file", "bias-kde-folder", "bias --dist kde:{d}/folder.nc", "is a folder, not a fit file")
 C("truth", "bias-sigma-0", "bias --sigma 0", "--sigma must lie in (0, inf), got 0.0")
 C("truth", "bias-sigma-negative", "bias --sigma -1", "--sigma must lie in (0, inf), got -1.0")
@@ -1972,6 +1989,16 @@ ENV = [
     ("EVPSIM_QUICK", "yes", "reproduce dodge2019 --out r",
      "the environment variable EVPSIM_QUICK must be 1 (quick sizes) or 0, got 'yes'"),
     ("EVPSIM_QUICK", "true", "leaderboard --out lb", "EVPSIM_QUICK must be 1"),
+    # refused before the study's first progress line (the test wants one line on stderr)
+    ("EVPSIM_STUDY_STORE", "{d}/good.txt", "reproduce intervals --quick --out r",
+     "the environment variable EVPSIM_STUDY_STORE: store '{d}/good.txt' is a file, not a "
+     "folder"),
+    ("EVPSIM_STUDY_STORE", "{d}/nofolder/cells", "reproduce intervals --quick --out r",
+     "EVPSIM_STUDY_STORE: store '{d}/nofolder/cells': its folder '{d}/nofolder' does not "
+     "exist"),
+    # a damaged KDE fit: one sentence naming the file and what is wrong, no HDF5 text
+    ("EVPSIM_KDE_DIR", "{d}/fits", "list", "cannot read KDE fit '{d}/fits/broken.nc': "
+                                            "not a netCDF file"),
 ]
 
 
