@@ -23,10 +23,10 @@ import sys
 import threading
 from pathlib import Path
 
-__all__ = ["guard", "release"]
+__all__ = ["guard", "release", "is_command", "end_now"]
 
 
-def _is_command():
+def is_command():
     """True when this process is the ``evpsim`` command."""
     argv = getattr(sys, "orig_argv", [])
     return Path(sys.argv[0]).name == "evpsim" or argv[1:3] == ["-m", "evpsim"]
@@ -40,7 +40,7 @@ def _interrupted(signum, frame):
 
 def guard():
     """Quiet Ctrl-C while the command imports (nothing in any other process)."""
-    if (_is_command() and threading.current_thread() is threading.main_thread()
+    if (is_command() and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
         signal.signal(signal.SIGINT, _interrupted)
 
@@ -50,3 +50,18 @@ def release():
     if (threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is _interrupted):
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def end_now(status):
+    """End the ``evpsim`` command at once with ``status`` (in any other process, return it).
+
+    For a command interrupted by Ctrl-C or SIGTERM, once its files are
+    cleaned up: a kernel call cannot be interrupted, and the interpreter's
+    exit would wait for the calls still running on other threads, for
+    minutes on a long run.
+    """
+    if is_command():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status

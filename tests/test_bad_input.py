@@ -1344,6 +1344,25 @@ BASE = {
     "compare": "--replicates 2000 --quiet",
     "curve": "--resamples 50 --check-replicates 16 --check-resamples 50 --quiet",
 }
+#: flags of BASE that would do nothing in some cases, and are then left out (an option
+#: that would do nothing is refused): (command, flags, is the case such a case?)
+UNUSED_BASE = [
+    ("bias", ("--replicates",), lambda args: "exact" in args),
+    ("curve", ("--check-replicates", "--check-resamples"), lambda args: "--check" not in args),
+    ("coverage", ("--resamples",), lambda args: "dkw" in args and "percentile" not in args),
+    ("curve", ("--check-resamples",), lambda args: "dkw" in args and "percentile" not in args),
+]
+
+
+def _base(command, args):
+    """The BASE flags of ``command`` that do something in the case ``args``."""
+    words = shlex.split(BASE[command])
+    for cmd, flags, unused in UNUSED_BASE:
+        if cmd == command and unused(args):
+            for flag in flags:
+                if flag in words:
+                    del words[words.index(flag):words.index(flag) + 2]
+    return words
 CLI = []
 
 
@@ -1607,7 +1626,7 @@ C("jsonl", "curve-list-no-reduce", "curve {d}/curve.jsonl --field curve", "--red
   "choose max, min or last")
 C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-field t",
   "'an hour'", "not a duration")
-C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time",
+C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time --plot c.png",
   "--x-axis time needs --time-field")
 C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
 C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks", "--bounds",
@@ -1830,8 +1849,9 @@ C("output", "sweep-plot-suffix", f"{SB} --plot x.nc", "--plot 'x.nc': expected a
 C("file", "sweep-grid-binary", "sweep bias --grid {d}/binary.txt",
   "--grid file", "binary.txt' is not a text file (UTF-8): give a TOML grid file")
 C("file", "sweep-grid-not-toml", "sweep bias --grid {d}/good.txt", "is not valid TOML")
-C("file", "sweep-grid-missing", "sweep bias --grid {d}/missing.toml", "No such file")
-C("file", "sweep-grid-folder", "sweep bias --grid {d}/folder", "Is a directory")
+C("file", "sweep-grid-missing", "sweep bias --grid {d}/missing.toml",
+  "missing.toml': no such file or directory")
+C("file", "sweep-grid-folder", "sweep bias --grid {d}/folder", "folder': it is a folder")
 C("usage", "sweep-grid-and-flags", "sweep bias --grid {d}/good.txt --seed 1", "drop --seed")
 C("unknown", "sweep-battery", "sweep nope --dist normal --B 5", "invalid choice: 'nope'")
 C("unknown", "sweep-truth", "sweep bias --dist nope --B 5", "unknown truth 'nope'")
@@ -1941,6 +1961,63 @@ C("unknown", "leaderboard-curve", "leaderboard --quick --out lb --curves mode",
 C("range", "leaderboard-workers-0", f"{LB} lb --workers 0", "--workers must be at least 1, got 0")
 # the command's own output folder, not a store the user never named
 C("output", "reproduce-out-unwritable", "reproduce dodge2019 --out {ro}/r", "is not writable")
+# options that would do nothing where they are given: refused, naming the option and
+# what it applies to (they were ignored without a word)
+C("usage", "curve-check-replicates-no-check", "curve {d}/good.txt --check-replicates 50",
+  "--check-replicates applies to the self-check: add --check, or drop it")
+C("usage", "curve-check-bandwidth-no-check", "curve {d}/good.txt --check-bandwidth scott",
+  "--check-bandwidth applies to the self-check: add --check")
+C("usage", "curve-check-construction-no-check",
+  "curve {d}/good.txt --check-construction tang2020", "--check-construction applies to the "
+                                                     "self-check")
+C("usage", "curve-workers-no-check", "curve {d}/good.txt --workers 2",
+  "--workers applies to the self-check: add --check, or drop it")
+C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-methods dkw "
+  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap and "
+                                       "resampling CI methods; --ci-methods dkw resamples "
+                                       "nothing")
+C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
+  "--plot-ci-method applies to the figure: add --plot FILE.png, or drop it")
+C("usage", "curve-log-x-no-plot", "curve {d}/good.txt --log-x", "--log-x applies to the figure")
+C("usage", "curve-x-axis-no-plot", "curve {d}/good.txt --x-axis n",
+  "--x-axis applies to the figure")
+C("usage", "bias-exact-replicates", "bias --method exact --replicates 500",
+  "--replicates applies to Monte Carlo: --method exact simulates nothing; use --method mc "
+  "or both, or drop it")
+C("usage", "bias-exact-workers", "bias --method exact --workers 2",
+  "--workers applies to Monte Carlo")
+C("usage", "bias-exact-chunk-size", "bias --method exact --chunk-size 64",
+  "--chunk-size applies to Monte Carlo")
+C("usage", "bias-python-replicates-no-python", "bias --python-replicates 10",
+  "--python-replicates applies to estimators written in Python (naive, kde, opda-parametric); "
+  "the estimators here (U,V,W) are not: add one to --estimators, or drop it")
+C("usage", "bias-bounds-no-python", "bias --estimators V --bounds 0,1",
+  "--bounds applies to estimators written in Python", "the estimators here (V) are not")
+C("usage", "falseconc-python-replicates-no-python", "falseconc --python-replicates 10",
+  "--python-replicates applies to estimators written in Python")
+C("usage", "falseconc-truth-replicates-exact", "falseconc --truth-replicates 1000",
+  "--truth-replicates applies to a Monte Carlo truth: add --truth-method mc, or drop it")
+C("usage", "compare-truth-replicates-exact", f"compare {TS} --B 5 --truth-replicates 1000",
+  "--truth-replicates applies to a Monte Carlo truth")
+C("usage", "compare-bounds-no-python", f"compare {TS} --B 5 --bounds 0,1",
+  "--bounds applies to estimators written in Python")
+C("usage", "compare-all-range", f"compare {TS} --B 5:6 --all",
+  "--all applies to tables over n: one budget (--B N), or a range with --every-n")
+C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-tailed --resamples 99",
+  "--resamples applies to bootstrap and resampling CI methods; --ci-methods "
+  "dkw,ld-equal-tailed resamples nothing: add one, or drop it")
+C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
+  "--bounds applies to band and resampling CI methods (the score range they use); "
+  "--ci-methods percentile has none")
+C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --method exact "
+  "--replicates 100", "--replicates applies to Monte Carlo: --method exact simulates nothing")
+C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",
+  "--bounds applies to estimators written in Python")
+C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5 "
+  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap and resampling CI "
+                                     "methods")
+C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
+  "--data applies to papers that read search files; reproduce intervals reads none: drop it")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
@@ -1956,7 +2033,7 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce",
              "sweep", "leaderboard"}
     if command in BASE:
-        args = [command, *shlex.split(BASE[command]), *args[1:]]
+        args = [command, *_base(command, args), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
     before = [_tree(w) for w in watched]
     try:

@@ -10,8 +10,9 @@ from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, ci_methods_note, default, integer, number, pair,
-                     save_outputs, select_ns, truth_from_args)
+                     check_outputs, ci_methods_note, default, given, integer, number, pair,
+                     refuse_unused, refuse_unused_resamples, save_outputs, select_ns,
+                     truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
 
@@ -100,8 +101,22 @@ def _no_interval_lines(ds):
     return lines
 
 
+def refuse_unused_options(args):
+    """``--resamples`` needs a method that resamples, ``--bounds`` one that uses the
+    score range (also used by ``sweep coverage``)."""
+    refuse_unused_resamples(args, ("resamples",))
+    if args.ci_methods is not None and given(args, "bounds"):
+        from ..intervals import resolve_ci_methods
+
+        if not {m.kind for m in resolve_ci_methods(args.ci_methods)} & {"band", "resampling"}:
+            refuse_unused(args, ("bounds",), f"applies to band and resampling CI methods (the "
+                                             f"score range they use); --ci-methods "
+                                             f"{args.ci_methods} has none: add one, or drop it")
+
+
 def run(args):
     check_outputs(args)
+    refuse_unused_options(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,

@@ -14,7 +14,8 @@ from ..procedures import no_tail
 from ..selfcheck import (SHORTFALL, coverage_warnings, fit_lines, fit_warnings, kde_options,
                          metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_output_args, add_subcommand, check_outputs,
-                     ci_methods_note, default, integer, pair, paragraph, save_outputs)
+                     ci_methods_note, default, integer, pair, paragraph, refuse_unused,
+                     refuse_unused_resamples, save_outputs)
 from .common import number as real
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
@@ -455,8 +456,26 @@ def _pair_head(ds, p, est, nn):
             f"better, and it inherits the percentile bootstrap's undercoverage near n = B."]
 
 
+#: options of the self-check and of the figure: without --check, --plot they would do nothing
+CHECK_OPTIONS = ("check_replicates", "check_resamples", "check_bandwidth", "check_construction",
+                 "workers")
+FIGURE_OPTIONS = ("plot_ci_method", "x_axis", "log_x")
+
+
+def _refuse_unused(args):
+    """Refuse an option given where it would do nothing."""
+    if not args.check:
+        refuse_unused(args, CHECK_OPTIONS, "applies to the self-check: add --check, or drop it")
+    else:
+        refuse_unused_resamples(args, ("check_resamples",))
+    if args.plot is None:
+        refuse_unused(args, FIGURE_OPTIONS, "applies to the figure: add --plot FILE.png, or "
+                                            "drop it")
+
+
 def run(args):
     check_outputs(args)
+    _refuse_unused(args)
     if args.x_axis == "time" and args.time_field is None:
         raise UserError("--x-axis time needs --time-field")
     if args.check:  # before any work, and named by their own flags
