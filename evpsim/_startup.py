@@ -58,9 +58,11 @@ def end_now(status):
     For a command interrupted by Ctrl-C or SIGTERM, once its files are
     cleaned up: a kernel call cannot be interrupted, and the interpreter's
     exit would wait for the calls still running on other threads, for
-    minutes on a long run.
+    minutes on a long run. A command that ran worker processes (loaded
+    joblib's loky) exits as usual: its own threads are idle, and loky's
+    exit handlers stop the workers and release their semaphores.
     """
-    if is_command():
+    if is_command() and "joblib.externals.loky" not in sys.modules:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

@@ -63,6 +63,7 @@ CLASSES = {
     "plugin": "broken plugins (raising, calling sys.exit, registering a broken estimator)",
     "env": "environment variables (missing folders, values other than allowed)",
     "degenerate": "degenerate data under gpd-tail (ties, tiny scales)",
+    "signal": "SIGTERM and Ctrl-C during long runs",
 }
 
 
@@ -1317,7 +1318,7 @@ def _clipped_max(xs, n):
 
 #: cases checked by single tests below: two general-estimator refusals; an interrupted
 #: write and two SIGTERMs (the command, the library's writer) that leave nothing behind;
-#: Ctrl-C while the command starts
+#: Ctrl-C while the command starts; long runs ending at once on a signal
 EXTRA = Counter({"register": 2, "output": 3, "usage": 1, "plugin": 3})
 
 
@@ -2158,37 +2159,76 @@ def test_output_interrupted_while_writing_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_sigterm_leaves_no_output(tmp_path):
-    """SIGTERM during a long run: exit status 143, no result, no .part file."""
+def _signalled(tmp_path, argv, marker, sig=signal.SIGTERM, delay=0.0):
+    """Run ``evpsim argv`` in ``tmp_path``; once ``marker`` shows on stdout or stderr
+    (and ``delay`` seconds more), send ``sig``. Returns the exit status, the seconds
+    from the signal to the exit, and stderr."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evpsim", "bias", "--B", "30", "--replicates", "1e9",
-         "--out", "X.nc", "--plot", "X.png"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = []
-    reader = threading.Thread(target=lambda: err.extend(iter(proc.stderr.readline, "")),
-                              daemon=True)
-    reader.start()
+    proc = subprocess.Popen([sys.executable, "-m", "evpsim", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    readers = [threading.Thread(target=lambda f=f: seen.extend(iter(f.readline, "")),
+                                daemon=True) for f in (proc.stdout, proc.stderr)]
+    for reader in readers:
+        reader.start()
     started = time.monotonic()
     try:
-        # the progress line shows once the Monte Carlo loop has run 1.5 s
-        # (text mode reads the line's carriage return as a line end)
-        while not any("Monte Carlo" in e for e in err) and time.monotonic() - started < 120:
-            assert proc.poll() is None, "".join(err)
+        # (text mode reads a progress line's carriage return as a line end)
+        while not any(marker in line for line in seen) and time.monotonic() - started < 300:
+            assert proc.poll() is None, "".join(seen)
             time.sleep(0.1)
-        assert "Monte Carlo" in "".join(err), "the run never started"
-        proc.send_signal(signal.SIGTERM)
+        assert any(marker in line for line in seen), "the run never started"
+        time.sleep(delay)
+        proc.send_signal(sig)
+        sent = time.monotonic()
         status = proc.wait(timeout=60)
+        seconds = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    reader.join(timeout=10)
+    for reader in readers:
+        reader.join(timeout=10)
+    return status, seconds, "".join(seen)
+
+
+def test_sigterm_leaves_no_output(tmp_path):
+    """SIGTERM during a long run: exit status 143, no result, no .part file."""
+    # the progress line shows once the Monte Carlo loop has run 1.5 s
+    status, _, err = _signalled(tmp_path, ["bias", "--B", "30", "--replicates", "1e9", "--out",
+                                           "X.nc", "--plot", "X.png"], "Monte Carlo")
     assert status in (143, -signal.SIGTERM)
-    assert "Traceback" not in "".join(err)
+    assert "Traceback" not in err
     if status == 143:
-        assert "evpsim bias: terminated" in "".join(err)
+        assert "evpsim bias: terminated" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no X.nc, X.png, .part files
+
+
+#: long runs, each signalled while a kernel runs: (argv, marker, signal, status, words);
+#: a kernel call cannot be interrupted, and the command waited for the calls running on
+#: other threads (curve --check: more than a minute) before it exited
+LONG_RUNS = [
+    (["coverage", "--B", "30", "--replicates", "1e6", "--out", "X.nc", "--plot", "X.png"],
+     "elapsed", signal.SIGTERM, 143, "evpsim coverage: terminated"),
+    (["curve", "data:reuters-mlp", "--check", "--check-replicates", "1e5", "--check-resamples",
+      "500", "--out", "X.nc"], "reuters-mlp: 145 scores", signal.SIGTERM, 143,
+     "evpsim curve: terminated"),
+    (["falseconc", "--B", "30", "--replicates", "1e9", "--out", "X.nc"], "elapsed",
+     signal.SIGINT, 130, "evpsim falseconc: interrupted"),
+]
+EXTRA["signal"] = len(LONG_RUNS)
+
+
+@pytest.mark.parametrize("argv, marker, sig, expected, words", LONG_RUNS,
+                         ids=[f"{a[0]}-{s.name}" for a, _, s, _, _ in LONG_RUNS])
+def test_long_runs_end_at_once_on_a_signal(tmp_path, argv, marker, sig, expected, words):
+    """SIGTERM or Ctrl-C a second into a long run: the command ends within seconds, says
+    so in one line, and leaves no file behind."""
+    status, seconds, out = _signalled(tmp_path, argv, marker, sig, delay=1.0)
+    assert status == expected, out[-2000:]
+    assert seconds < 10, f"{seconds:.1f} s to end after the signal"
+    assert words in out and "Traceback" not in out and "Warning" not in out, out[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_library_writer_leaves_no_part_file_on_sigterm(tmp_path):
@@ -2502,6 +2542,31 @@ def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
 
 
 @_silent
+def test_silent_gpd_tail_without_a_tail_never_covers_in_the_coverage_battery(d, capsys):
+    """Samples of 12 from 0.5 and 0.7 (11 in 12): all but about 1 in 10,000 have their 7
+    best scores tied, leaving no tail. The battery built an interval for them anyway
+    (coverage 0.86, none undefined); now none, counted as not covering and said."""
+    truth = f"file:{d / 'tiedtop.txt'}"
+    ds = evpsim.coverage(truth, B=12, estimators="V", ci_methods="gpd-tail,percentile",
+                         replicates=40, resamples=100, ns=[1, 12])
+    gpd, pct = ds.sel(ci_method="gpd-tail"), ds.sel(ci_method="percentile")
+    assert (gpd["undefined"] >= 0.9).all() and (pct["undefined"] == 0).all()
+    assert (gpd["coverage"] <= 1 - gpd["undefined"]).all()
+    parts = gpd["coverage"] + gpd["miss_below"] + gpd["miss_above"] + gpd["undefined"]
+    np.testing.assert_allclose(parts, 1.0)
+    assert float(gpd["coverage_all"].max()) <= 1 - float(gpd["undefined"].max())
+    assert main(["coverage", "--dist", truth, "--B", "12", "--estimators", "V", "--ci-methods",
+                 "gpd-tail,percentile", "--replicates", "40", "--resamples", "100", "--n",
+                 "1,12", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    missing = round(float(gpd["undefined"].max()) * 40)
+    assert f"gpd-tail: no interval for up to {missing} of 40 samples (their best scores are " \
+           f"tied, leaving no tail to fit); counted as not covering" in out, out
+    assert "percentile: no interval" not in out
+    assert out.count("gpd-tail") >= 3, out  # the tables show the resampling method too
+
+
+@_silent
 def test_silent_degenerate_scores_under_gpd_tail_give_finite_intervals():
     """Two values, lattice-valued and 1e+-60 scales: finite intervals containing the
     estimate, scaling with the scores."""
@@ -2553,4 +2618,5 @@ if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and th
         print(f"{counts[key]:4d}  {key:9s} {text}")
     print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "
           f"{len(SILENT)} silent-result checks, 1 interrupted write, 2 SIGTERM runs, "
+          f"{len(LONG_RUNS)} long runs signalled, "
           f"1 Ctrl-C at start-up)")
