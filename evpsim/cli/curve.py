@@ -475,13 +475,13 @@ def _refuse_unused(args):
 
 def run(args):
     check_outputs(args)
-    _refuse_unused(args)
     if args.x_axis == "time" and args.time_field is None:
         raise UserError("--x-axis time needs --time-field")
     if args.check:  # before any work, and named by their own flags
         check.replicates(args.check_replicates, "check_replicates")
         check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
+    _refuse_unused(args)
     searches = _read(args)
     fallback = ""
     if args.ci_methods is None:
