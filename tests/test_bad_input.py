@@ -2567,6 +2567,20 @@ def test_silent_gpd_tail_without_a_tail_never_covers_in_the_coverage_battery(d, 
 
 
 @_silent
+def test_silent_idle_workers_are_noted(capsys):
+    """--workers beyond the run's batches of chunks: the extra workers only start up,
+    which was not said; a note on stderr now (the result is the same: no error)."""
+    argv = ["coverage", "--B", "5", "--estimators", "V", "--ci-methods", "percentile",
+            "--replicates", "16", "--resamples", "50", "--quiet"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*argv, "--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    assert err == "note: --workers 2: the 16 replicates make 1 batch of chunks, so at most " \
+                  "1 worker computes; the others only start up\n", err
+
+
+@_silent
 def test_silent_degenerate_scores_under_gpd_tail_give_finite_intervals():
     """Two values, lattice-valued and 1e+-60 scales: finite intervals containing the
     estimate, scaling with the scores."""

@@ -22,7 +22,8 @@ from ..results import atomic_write_all, check_output
 from ..truths import list_truths, make_truth
 
 __all__ = ["UserError", "GIVEN", "given", "refuse_unused", "refuse_unused_estimator_options",
-           "refuse_unused_resamples", "integer", "number", "default", "add_subcommand", "paragraph",
+           "refuse_unused_resamples", "note_idle_workers", "integer", "number", "default",
+           "add_subcommand", "paragraph",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
@@ -312,6 +313,24 @@ def estimator_notes(ds, unit="searches"):
         if notes:
             out[str(e)] = "; ".join(notes)
     return out
+
+
+def note_idle_workers(args):
+    """One line on stderr when ``--workers`` starts more worker processes than the
+    Monte Carlo run has batches of chunks to give them (an error would be too harsh:
+    the result is the same)."""
+    import sys
+
+    from ..montecarlo import MonteCarlo
+
+    if args.workers <= 1:
+        return
+    batches = MonteCarlo(args.replicates, args.seed, args.chunk_size, args.workers).batches
+    if batches < args.workers:
+        print(f"note: --workers {args.workers}: the {args.replicates:,} replicates make "
+              f"{batches} batch{'es' if batches > 1 else ''} of chunks, so at most {batches} "
+              f"worker{'s' if batches > 1 else ''} compute{'' if batches > 1 else 's'}; the "
+              f"others only start up", file=sys.stderr)
 
 
 def add_B_arg(parser, func, what="trials per search"):

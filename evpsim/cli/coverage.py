@@ -11,7 +11,8 @@ from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
                      check_outputs, ci_methods_note, default, given, integer, number, pair,
-                     refuse_unused, refuse_unused_resamples, save_outputs, select_ns,
+                     refuse_unused, refuse_unused_resamples, note_idle_workers, save_outputs,
+                     select_ns,
                      truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
@@ -117,6 +118,7 @@ def refuse_unused_options(args):
 def run(args):
     check_outputs(args)
     refuse_unused_options(args)
+    note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,

@@ -10,7 +10,8 @@ from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
                      check_outputs, default, estimator_notes, integer, pair, refuse_unused,
-                     refuse_unused_estimator_options, save_outputs, select_ns,
+                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
+                     select_ns,
                      truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
@@ -86,6 +87,7 @@ def run(args):
     check_outputs(args)
     refuse_unused_truth_options(args)
     refuse_unused_estimator_options(args)
+    note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = falseconc(truth, args.B, estimators=args.estimators, curve=args.curve,
