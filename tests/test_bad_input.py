@@ -2010,6 +2010,11 @@ C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-taile
 C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
   "--bounds applies to band and resampling CI methods (the score range they use); "
   "--ci-methods percentile has none")
+C("usage", "coverage-estimators-bands", "coverage --ci-methods dkw --estimators V",
+  "--estimators applies to bootstrap and resampling CI methods; --ci-methods dkw are bands, "
+  "the same for every estimator")
+C("usage", "coverage-all-n", "coverage --ci-methods percentile --n 2,5 --all",
+  "--all applies to the default budgets; --n prints every budget it lists")
 C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --method exact "
   "--replicates 100", "--replicates applies to Monte Carlo: --method exact simulates nothing")
 C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",

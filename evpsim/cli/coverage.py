@@ -104,20 +104,30 @@ def _no_interval_lines(ds):
 
 def refuse_unused_options(args):
     """``--resamples`` needs a method that resamples, ``--bounds`` one that uses the
-    score range (also used by ``sweep coverage``)."""
-    refuse_unused_resamples(args, ("resamples",))
-    if args.ci_methods is not None and given(args, "bounds"):
-        from ..intervals import resolve_ci_methods
+    score range, ``--estimators`` one that is not a band (also used by ``sweep
+    coverage``)."""
+    from ..intervals import resolve_ci_methods
 
-        if not {m.kind for m in resolve_ci_methods(args.ci_methods)} & {"band", "resampling"}:
-            refuse_unused(args, ("bounds",), f"applies to band and resampling CI methods (the "
-                                             f"score range they use); --ci-methods "
-                                             f"{args.ci_methods} has none: add one, or drop it")
+    refuse_unused_resamples(args, ("resamples",))
+    if args.ci_methods is None or not given(args, "bounds", "estimators"):
+        return
+    kinds = {m.kind for m in resolve_ci_methods(args.ci_methods)}
+    if not kinds & {"band", "resampling"}:
+        refuse_unused(args, ("bounds",), f"applies to band and resampling CI methods (the "
+                                         f"score range they use); --ci-methods "
+                                         f"{args.ci_methods} has none: add one, or drop it")
+    if kinds == {"band"}:
+        refuse_unused(args, ("estimators",), f"applies to bootstrap and resampling CI methods; "
+                                             f"--ci-methods {args.ci_methods} are bands, the "
+                                             f"same for every estimator: add one, or drop it")
 
 
 def run(args):
     check_outputs(args)
     refuse_unused_options(args)
+    if args.ns is not None:
+        refuse_unused(args, ("all",), "applies to the default budgets; --n prints every "
+                                      "budget it lists: drop it")
     note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
