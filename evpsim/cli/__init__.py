@@ -209,17 +209,12 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt:
         print(f"evpsim {args.command}: interrupted", file=sys.stderr)
-        return _interrupted(130, previous)
+        interrupted = 130
     except Terminated:
         print(f"evpsim {args.command}: terminated", file=sys.stderr)
-        return _interrupted(143, previous)
+        interrupted = 143
     finally:
         signal.signal(signal.SIGTERM, previous)
         shutdown_threads()
-
-
-def _interrupted(status, previous):
-    """The exit status of an interrupted command, which ends here and now (:func:`end_now`)."""
-    signal.signal(signal.SIGTERM, previous)
-    shutdown_threads()
-    return end_now(status)
+    # not waiting for the kernel calls still running on other threads
+    return end_now(interrupted)
