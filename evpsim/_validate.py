@@ -12,6 +12,7 @@ refused with the size in the message before anything is allocated.
 
 from __future__ import annotations
 
+import errno
 import math
 import numbers
 import os
@@ -22,7 +23,7 @@ import numpy as np
 __all__ = [
     "InvalidArgument", "InvalidType", "integer", "seed", "replicates", "B", "ns", "level",
     "number", "scores", "bounds", "boolean", "choice", "string", "counts", "check_memory",
-    "text_file", "unmasked", "spread", "MAX_SCORE", "MAX_N",
+    "text_file", "unmasked", "spread", "os_reason", "MAX_SCORE", "MAX_N",
 ]
 
 #: largest magnitude of a score: fourth powers of differences of scores, summed
@@ -374,7 +375,7 @@ def text_file(path, name="path"):
         raise InvalidArgument(name, f"cannot read scores: no such file {str(p)!r}") from None
     except OSError as err:
         raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: "
-                                    f"{err.strerror}") from None
+                                    f"{os_reason(err)}") from None
     if stat.S_ISDIR(mode):
         raise InvalidArgument(name, f"cannot read scores: {str(p)!r} is a folder, not a file")
     if not stat.S_ISREG(mode):
@@ -388,7 +389,46 @@ def text_file(path, name="path"):
                                     f"(UTF-8)") from None
     except OSError as err:
         raise InvalidArgument(name, f"cannot read scores from {str(p)!r}: "
-                                    f"{err.strerror}") from None
+                                    f"{os_reason(err)}") from None
+
+
+#: operating-system errors in plain words (others keep the system's own)
+_OS_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "the file system is read-only",
+    errno.ENOSPC: "no space left on the disk",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EISDIR: "it is a folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+}
+
+
+def os_reason(err, creating=False):
+    """What an ``OSError`` means, in a few words for a message.
+
+    Parameters
+    ----------
+    err : OSError
+    creating : bool
+        The error came from creating a file in a folder known to exist:
+        a missing file there (``ENOENT``, as in ``/proc``) or an
+        unsupported operation means the folder takes no new files.
+
+    Examples
+    --------
+    >>> os_reason(PermissionError(13, "Permission denied"))
+    'permission denied'
+    >>> os_reason(FileNotFoundError(2, "No such file or directory"), creating=True)
+    'it takes no new files'
+    """
+    if creating and err.errno in (errno.ENOENT, errno.EOPNOTSUPP, errno.EINVAL):
+        return "it takes no new files"
+    if err.errno in _OS_REASONS:
+        return _OS_REASONS[err.errno]
+    text = err.strerror or str(err) or type(err).__name__
+    return text[:1].lower() + text[1:]
 
 
 def file_score(value, where, what, shown=None):

@@ -46,7 +46,7 @@ from scipy.special import ndtr
 from . import _validate as check
 from ._kernels.kde import loo_log_kernel_sums
 from .datasets import package_data
-from .results import read_netcdf
+from .results import UnreadableFile, read_netcdf
 from .truths import Discrete, register_truth_prefix
 
 __all__ = [
@@ -486,7 +486,7 @@ def _committed():
 
 def list_kde_fits():
     """``{"kde:NAME": description}`` of every committed fit."""
-    return {f"kde:{name}": read_netcdf(path).attrs.get("description", "")
+    return {f"kde:{name}": _read_fit(path).attrs.get("description", "")
             for name, path in _committed().items()}
 
 
@@ -532,22 +532,26 @@ def load_kde(spec):
                     "spec", f"unknown KDE fit {text!r}; committed fits: "
                             f"{', '.join(fits) or 'none'} (or give a path ending in .nc)")
             path = fits[text]
-        try:
-            fit = read_netcdf(path)
-        except (OSError, ValueError) as err:
-            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-            raise check.InvalidArgument("spec", f"cannot read KDE fit {str(path)!r}: not a "
-                                                f"netCDF file written by evpsim fit-kde "
-                                                f"({reason})") from None
+        fit = _read_fit(path)
     else:
         raise check.InvalidType("spec", f"spec must be a name, a path or a Dataset, got "
                                         f"{type(spec).__name__}")
     missing = [k for k in ("pmf", "x") if k not in fit.variables]
     missing += [k for k in ("name", "description") if k not in fit.attrs]
     if missing:
-        raise check.InvalidArgument("spec", f"not an evpsim KDE fit (missing "
-                                            f"{', '.join(missing)})")
+        what = "" if isinstance(spec, xr.Dataset) else f"{str(path)!r} is "
+        raise check.InvalidArgument("spec", f"{what}not a KDE fit written by evpsim fit-kde "
+                                            f"(it has no {', '.join(missing)})")
     return KDETruth(fit)
+
+
+def _read_fit(path):
+    """The Dataset of the fit file ``path``; a file that cannot be read is named, with why."""
+    try:
+        return read_netcdf(path)
+    except UnreadableFile as err:
+        raise check.InvalidArgument("spec", f"cannot read KDE fit {str(path)!r}: "
+                                            f"{err.reason}") from None
 
 
 def _kde_truth(arg, **_):

@@ -83,6 +83,11 @@ class MonteCarlo:
         """Number of chunks."""
         return -(-self.replicates // self.chunk_size)
 
+    @property
+    def batches(self):
+        """Number of kernel calls a job makes by default (at most one worker each)."""
+        return -(-self.nchunks // _batch_chunks(self))
+
     def spans(self, stream0, batch_chunks):
         """The :class:`~evpsim._kernels.rng.Span` of each batch of chunks, in order."""
         for c0 in range(0, self.nchunks, batch_chunks):

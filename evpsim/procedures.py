@@ -14,7 +14,6 @@ from . import _validate as check
 from ._kernels import resampling as _R
 from ._kernels.rng import rng_init
 from ._kernels.subsample import sizes
-from ._kernels.tails import K_MAX as _K_MAX
 from .threads import map_threads, ranges
 from .weights import weights_v
 
@@ -96,9 +95,7 @@ def no_tail(xs):
     >>> no_tail(np.linspace(0, 1, 12))
     ''
     """
-    B = xs.shape[0]
-    top = min(B // 2, _K_MAX) + 1
-    if B < top or xs[B - top] != xs[-1]:
+    if not _R.tail_tied(xs):
         return ""
     tied = int(np.count_nonzero(xs == xs[-1]))
     return f"its {tied} best scores are tied, leaving no tail to fit"
@@ -117,7 +114,7 @@ def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=Non
     K = tabs.wt.shape[1]
     out = np.empty((len(codes), K, 2))
     for g, code in enumerate(codes):
-        if code == _R.GPD_TAIL and no_tail(xs):
+        if code == _R.GPD_TAIL and _R.tail_tied(xs):
             out[g] = np.nan
             continue
         params, ref = _R.setup(code, xs, tabs)

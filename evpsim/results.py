@@ -30,7 +30,7 @@ import numpy as np
 from . import _validate as check
 from ._version import __version__
 
-__all__ = ["provenance", "write_netcdf", "read_netcdf", "atomic_write", "atomic_write_all",
+__all__ = ["provenance", "write_netcdf", "read_netcdf", "UnreadableFile", "atomic_write", "atomic_write_all",
            "new_mode", "check_output", "check_output_folder", "ENGINE", "NETCDF_SUFFIXES", "FIGURE_SUFFIXES"]
 
 ENGINE = "h5netcdf"
@@ -150,7 +150,8 @@ def check_output(path, suffixes, name):
                                      dir=folder)
     except OSError as err:
         raise check.InvalidArgument(name, f"{name} {str(path)!r}: folder {str(folder)!r} "
-                                          f"is not writable ({err.strerror})") from None
+                                          f"is not writable: {check.os_reason(err, True)}"
+                                    ) from None
     os.close(fd)
     os.unlink(probe)
     return p
@@ -186,7 +187,7 @@ def check_output_folder(path, name="out"):
         probe = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=where)
     except OSError as err:
         raise check.InvalidArgument(name, f"{name} {str(out)!r}: folder {str(where)!r} is not "
-                                          f"writable ({err.strerror})") from None
+                                          f"writable: {check.os_reason(err, True)}") from None
     os.rmdir(probe)
     return out
 
@@ -290,9 +291,55 @@ def write_netcdf(ds, path):
     return atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine=ENGINE))
 
 
+class UnreadableFile(check.InvalidArgument):
+    """A netCDF file that cannot be read; ``reason`` says why in a few words."""
+
+    def __init__(self, path, reason):
+        super().__init__("path", f"cannot read {str(path)!r}: {reason}")
+        self.path, self.reason = path, reason
+
+    def __reduce__(self):
+        return type(self), (self.path, self.reason)
+
+
+#: the first bytes of a netCDF-4 (HDF5) file and of a classic netCDF file
+_SIGNATURES = (b"\x89HDF\r\n\x1a\n", b"CDF")
+
+
+def _unreadable(path, err):
+    """Why the netCDF file ``path`` could not be opened (``err``), in a few words."""
+    import re
+
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError as why:
+        return check.os_reason(why)
+    if size == 0:
+        return "the file is empty"
+    if not head.startswith(_SIGNATURES):
+        return "not a netCDF file"
+    found = re.search(r"\beof = (\d+).*\bstored_eof = (\d+)", str(err))
+    if found:
+        return f"truncated ({int(found[1]):,} of {int(found[2]):,} bytes)"
+    return "damaged, or not a netCDF file evpsim wrote"
+
+
 def read_netcdf(path):
-    """Open a result written by :func:`write_netcdf` (loaded into memory)."""
+    """Open a result written by :func:`write_netcdf` (loaded into memory).
+
+    Raises
+    ------
+    UnreadableFile
+        A ``ValueError`` saying in a few words why the file cannot be read
+        (empty, not netCDF, truncated, damaged, not readable), never the
+        netCDF library's own text.
+    """
     import xarray as xr
 
-    with xr.open_dataset(path, engine=ENGINE) as ds:
-        return ds.load()
+    try:
+        with xr.open_dataset(path, engine=ENGINE) as ds:
+            return ds.load()
+    except (OSError, ValueError, KeyError) as err:
+        raise UnreadableFile(path, _unreadable(path, err)) from None

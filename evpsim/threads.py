@@ -56,8 +56,13 @@ def shutdown():
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _run_group(func, group):
-    return [func(item) for item in group]
+def _run_group(func, group, stop=None):
+    results = []
+    for item in group:
+        if stop is not None and stop.is_set():  # the caller was interrupted: drop the rest
+            return results
+        results.append(func(item))
+    return results
 
 
 def map_threads(func, items):
@@ -77,13 +82,24 @@ def map_threads(func, items):
     """
     items = list(items)
     size = min(thread_count(), len(items))
-    if size <= 1 or threading.current_thread().name.startswith("evpsim"):
+    main = threading.current_thread() is threading.main_thread()
+    if not items or threading.current_thread().name.startswith("evpsim") or \
+            (size <= 1 and not main):
         return _run_group(func, items)
-    # one contiguous group of items per thread
+    # one contiguous group of items per thread; the main thread waits, so that Ctrl-C
+    # or SIGTERM is heard at once, not when a kernel call returns
+    size = max(size, 1)
     n = len(items)
     groups = [items[n * g // size:n * (g + 1) // size] for g in range(size)]
-    futures = [_pool().submit(_run_group, func, group) for group in groups]
-    return [result for future in futures for result in future.result()]
+    stop = threading.Event()
+    futures = [_pool().submit(_run_group, func, group, stop) for group in groups]
+    try:
+        return [result for future in futures for result in future.result()]
+    except BaseException:
+        stop.set()  # the running calls end as they will; no group starts another
+        for future in futures:
+            future.cancel()
+        raise
 
 
 def ranges(n):

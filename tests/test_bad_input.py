@@ -63,6 +63,7 @@ CLASSES = {
     "plugin": "broken plugins (raising, calling sys.exit, registering a broken estimator)",
     "env": "environment variables (missing folders, values other than allowed)",
     "degenerate": "degenerate data under gpd-tail (ties, tiny scales)",
+    "signal": "SIGTERM and Ctrl-C during long runs",
 }
 
 
@@ -133,6 +134,11 @@ def _make_inputs(folder):
     import xarray as xr
 
     xr.Dataset({"a": ("x", [1.0, 2.0])}).to_netcdf(folder / "notfit.nc", engine="h5netcdf")
+    fit = (Path(evpsim.__file__).parent / "data" / "kde_fits" / "reuters-lstm.nc").read_bytes()
+    (folder / "truncated.nc").write_bytes(fit[:3000])
+    (folder / "empty.nc").write_bytes(b"")
+    (folder / "fits").mkdir()  # EVPSIM_KDE_DIR with a damaged fit in it
+    (folder / "fits" / "broken.nc").write_bytes(FILES["fake.nc"])
     return folder
 
 
@@ -737,9 +743,15 @@ A("unknown", "load-kde-name", lambda d: evpsim.load_kde("nope"), IA,
 A("file", "load-kde-missing", lambda d: evpsim.load_kde(d / "missing.nc"), IA,
   "no KDE fit file")
 A("file", "load-kde-not-netcdf", lambda d: evpsim.load_kde(d / "fake.nc"), IA,
-  "cannot read KDE fit", "not a netCDF file written by evpsim fit-kde")
+  "cannot read KDE fit", "fake.nc': not a netCDF file")
 A("file", "load-kde-not-a-fit", lambda d: evpsim.load_kde(d / "notfit.nc"), IA,
-  "not an evpsim KDE fit (missing pmf, x, name, description)")
+  "notfit.nc' is not a KDE fit written by evpsim fit-kde (it has no pmf, x, name, "
+  "description)")
+# a damaged fit: evpsim's sentence alone, never HDF5's text in brackets
+A("file", "load-kde-truncated", lambda d: evpsim.load_kde(d / "truncated.nc"), IA,
+  "cannot read KDE fit", "truncated.nc': truncated (3,000 of ")
+A("file", "load-kde-empty", lambda d: evpsim.load_kde(d / "empty.nc"), IA,
+  "empty.nc': the file is empty")
 A("file", "load-kde-folder", lambda d: evpsim.load_kde(d / "folder.nc"), IA,
   "is a folder, not a fit file")
 A("type", "load-kde-int", lambda d: evpsim.load_kde(5), IT,
@@ -1308,7 +1320,7 @@ def _clipped_max(xs, n):
 
 #: cases checked by single tests below: two general-estimator refusals; an interrupted
 #: write and two SIGTERMs (the command, the library's writer) that leave nothing behind;
-#: Ctrl-C while the command starts
+#: Ctrl-C while the command starts; long runs ending at once on a signal
 EXTRA = Counter({"register": 2, "output": 3, "usage": 1, "plugin": 3})
 
 
@@ -1337,6 +1349,25 @@ BASE = {
     "compare": "--replicates 2000 --quiet",
     "curve": "--resamples 50 --check-replicates 16 --check-resamples 50 --quiet",
 }
+#: flags of BASE that would do nothing in some cases, and are then left out (an option
+#: that would do nothing is refused): (command, flags, is the case such a case?)
+UNUSED_BASE = [
+    ("bias", ("--replicates",), lambda args: "exact" in args),
+    ("curve", ("--check-replicates", "--check-resamples"), lambda args: "--check" not in args),
+    ("coverage", ("--resamples",), lambda args: "dkw" in args and "percentile" not in args),
+    ("curve", ("--check-resamples",), lambda args: "dkw" in args and "percentile" not in args),
+]
+
+
+def _base(command, args):
+    """The BASE flags of ``command`` that do something in the case ``args``."""
+    words = shlex.split(BASE[command])
+    for cmd, flags, unused in UNUSED_BASE:
+        if cmd == command and unused(args):
+            for flag in flags:
+                if flag in words:
+                    del words[words.index(flag):words.index(flag) + 2]
+    return words
 CLI = []
 
 
@@ -1388,9 +1419,15 @@ C("short", "bias-kde-prefix-only", "bias --dist kde:", "needs an argument after 
 C("unknown", "bias-kde-name", "bias --dist kde:nope", "unknown KDE fit 'nope'; committed fits:")
 C("file", "bias-kde-missing", "bias --dist kde:{d}/missing.nc", "no KDE fit file")
 C("file", "bias-kde-not-netcdf", "bias --dist kde:{d}/fake.nc",
-  "cannot read KDE fit", "not a netCDF file")
+  "cannot read KDE fit '", "fake.nc': not a netCDF file")
 C("file", "bias-kde-not-a-fit", "bias --dist kde:{d}/notfit.nc",
-  "not an evpsim KDE fit (missing pmf, x, name, description)")
+  "notfit.nc' is not a KDE fit written by evpsim fit-kde (it has no pmf, x, name, "
+  "description)")
+C("file", "bias-kde-truncated", "bias --dist kde:{d}/truncated.nc",
+  "cannot read KDE fit '", "truncated.nc': truncated (3,000 of ")
+if Path("/proc/self").is_dir():  # a folder that takes no new files: not "No such file"
+    C("output", "bias-out-proc", "bias --method exact --out /proc/self/x.nc",
+      "--out '/proc/self/x.nc': folder '/proc/self' is not writable: it takes no new files")
 C("file", "bias-kde-folder", "bias --dist kde:{d}/folder.nc", "is a folder, not a fit file")
 C("truth", "bias-sigma-0", "bias --sigma 0", "--sigma must lie in (0, inf), got 0.0")
 C("truth", "bias-sigma-negative", "bias --sigma -1", "--sigma must lie in (0, inf), got -1.0")
@@ -1594,7 +1631,7 @@ C("jsonl", "curve-list-no-reduce", "curve {d}/curve.jsonl --field curve", "--red
   "choose max, min or last")
 C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-field t",
   "'an hour'", "not a duration")
-C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time",
+C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time --plot c.png",
   "--x-axis time needs --time-field")
 C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
 C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks", "--bounds",
@@ -1822,8 +1859,9 @@ C("output", "sweep-plot-suffix", f"{SB} --plot x.nc", "--plot 'x.nc': expected a
 C("file", "sweep-grid-binary", "sweep bias --grid {d}/binary.txt",
   "--grid file", "binary.txt' is not a text file (UTF-8): give a TOML grid file")
 C("file", "sweep-grid-not-toml", "sweep bias --grid {d}/good.txt", "is not valid TOML")
-C("file", "sweep-grid-missing", "sweep bias --grid {d}/missing.toml", "No such file")
-C("file", "sweep-grid-folder", "sweep bias --grid {d}/folder", "Is a directory")
+C("file", "sweep-grid-missing", "sweep bias --grid {d}/missing.toml",
+  "missing.toml': no such file or directory")
+C("file", "sweep-grid-folder", "sweep bias --grid {d}/folder", "folder': it is a folder")
 C("usage", "sweep-grid-and-flags", "sweep bias --grid {d}/good.txt --seed 1", "drop --seed")
 C("unknown", "sweep-battery", "sweep nope --dist normal --B 5", "invalid choice: 'nope'")
 C("unknown", "sweep-truth", "sweep bias --dist nope --B 5", "unknown truth 'nope'")
@@ -1933,6 +1971,68 @@ C("unknown", "leaderboard-curve", "leaderboard --quick --out lb --curves mode",
 C("range", "leaderboard-workers-0", f"{LB} lb --workers 0", "--workers must be at least 1, got 0")
 # the command's own output folder, not a store the user never named
 C("output", "reproduce-out-unwritable", "reproduce dodge2019 --out {ro}/r", "is not writable")
+# options that would do nothing where they are given: refused, naming the option and
+# what it applies to (they were ignored without a word)
+C("usage", "curve-check-replicates-no-check", "curve {d}/good.txt --check-replicates 50",
+  "--check-replicates applies to the self-check: add --check, or drop it")
+C("usage", "curve-check-bandwidth-no-check", "curve {d}/good.txt --check-bandwidth scott",
+  "--check-bandwidth applies to the self-check: add --check")
+C("usage", "curve-check-construction-no-check",
+  "curve {d}/good.txt --check-construction tang2020", "--check-construction applies to the "
+                                                     "self-check")
+C("usage", "curve-workers-no-check", "curve {d}/good.txt --workers 2",
+  "--workers applies to the self-check: add --check, or drop it")
+C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-methods dkw "
+  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap and "
+                                       "resampling CI methods; --ci-methods dkw resamples "
+                                       "nothing")
+C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
+  "--plot-ci-method applies to the figure: add --plot FILE.png, or drop it")
+C("usage", "curve-log-x-no-plot", "curve {d}/good.txt --log-x", "--log-x applies to the figure")
+C("usage", "curve-x-axis-no-plot", "curve {d}/good.txt --x-axis n",
+  "--x-axis applies to the figure")
+C("usage", "bias-exact-replicates", "bias --method exact --replicates 500",
+  "--replicates applies to Monte Carlo: --method exact simulates nothing; use --method mc "
+  "or both, or drop it")
+C("usage", "bias-exact-workers", "bias --method exact --workers 2",
+  "--workers applies to Monte Carlo")
+C("usage", "bias-exact-chunk-size", "bias --method exact --chunk-size 64",
+  "--chunk-size applies to Monte Carlo")
+C("usage", "bias-python-replicates-no-python", "bias --python-replicates 10",
+  "--python-replicates applies to estimators written in Python (naive, kde, opda-parametric); "
+  "the estimators here (U,V,W) are not: add one to --estimators, or drop it")
+C("usage", "bias-bounds-no-python", "bias --estimators V --bounds 0,1",
+  "--bounds applies to estimators written in Python", "the estimators here (V) are not")
+C("usage", "falseconc-python-replicates-no-python", "falseconc --python-replicates 10",
+  "--python-replicates applies to estimators written in Python")
+C("usage", "falseconc-truth-replicates-exact", "falseconc --truth-replicates 1000",
+  "--truth-replicates applies to a Monte Carlo truth: add --truth-method mc, or drop it")
+C("usage", "compare-truth-replicates-exact", f"compare {TS} --B 5 --truth-replicates 1000",
+  "--truth-replicates applies to a Monte Carlo truth")
+C("usage", "compare-bounds-no-python", f"compare {TS} --B 5 --bounds 0,1",
+  "--bounds applies to estimators written in Python")
+C("usage", "compare-all-range", f"compare {TS} --B 5:6 --all",
+  "--all applies to tables over n: one budget (--B N), or a range with --every-n")
+C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-tailed --resamples 99",
+  "--resamples applies to bootstrap and resampling CI methods; --ci-methods "
+  "dkw,ld-equal-tailed resamples nothing: add one, or drop it")
+C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
+  "--bounds applies to band and resampling CI methods (the score range they use); "
+  "--ci-methods percentile has none")
+C("usage", "coverage-estimators-bands", "coverage --ci-methods dkw --estimators V",
+  "--estimators applies to bootstrap and resampling CI methods; --ci-methods dkw are bands, "
+  "the same for every estimator")
+C("usage", "coverage-all-n", "coverage --ci-methods percentile --n 2,5 --all",
+  "--all applies to the default budgets; --n prints every budget it lists")
+C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --method exact "
+  "--replicates 100", "--replicates applies to Monte Carlo: --method exact simulates nothing")
+C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",
+  "--bounds applies to estimators written in Python")
+C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5 "
+  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap and resampling CI "
+                                     "methods")
+C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
+  "--data applies to papers that read search files; reproduce intervals reads none: drop it")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
@@ -1948,7 +2048,7 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     known = {"curve", "bias", "falseconc", "compare", "coverage", "fit-kde", "list", "reproduce",
              "sweep", "leaderboard"}
     if command in BASE:
-        args = [command, *shlex.split(BASE[command]), *args[1:]]
+        args = [command, *_base(command, args), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
     before = [_tree(w) for w in watched]
     try:
@@ -1981,6 +2081,16 @@ ENV = [
     ("EVPSIM_QUICK", "yes", "reproduce dodge2019 --out r",
      "the environment variable EVPSIM_QUICK must be 1 (quick sizes) or 0, got 'yes'"),
     ("EVPSIM_QUICK", "true", "leaderboard --out lb", "EVPSIM_QUICK must be 1"),
+    # refused before the study's first progress line (the test wants one line on stderr)
+    ("EVPSIM_STUDY_STORE", "{d}/good.txt", "reproduce intervals --quick --out r",
+     "the environment variable EVPSIM_STUDY_STORE: store '{d}/good.txt' is a file, not a "
+     "folder"),
+    ("EVPSIM_STUDY_STORE", "{d}/nofolder/cells", "reproduce intervals --quick --out r",
+     "EVPSIM_STUDY_STORE: store '{d}/nofolder/cells': its folder '{d}/nofolder' does not "
+     "exist"),
+    # a damaged KDE fit: one sentence naming the file and what is wrong, no HDF5 text
+    ("EVPSIM_KDE_DIR", "{d}/fits", "list", "cannot read KDE fit '{d}/fits/broken.nc': "
+                                            "not a netCDF file"),
 ]
 
 
@@ -2063,37 +2173,76 @@ def test_output_interrupted_while_writing_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_sigterm_leaves_no_output(tmp_path):
-    """SIGTERM during a long run: exit status 143, no result, no .part file."""
+def _signalled(tmp_path, argv, marker, sig=signal.SIGTERM, delay=0.0):
+    """Run ``evpsim argv`` in ``tmp_path``; once ``marker`` shows on stdout or stderr
+    (and ``delay`` seconds more), send ``sig``. Returns the exit status, the seconds
+    from the signal to the exit, and stderr."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evpsim", "bias", "--B", "30", "--replicates", "1e9",
-         "--out", "X.nc", "--plot", "X.png"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = []
-    reader = threading.Thread(target=lambda: err.extend(iter(proc.stderr.readline, "")),
-                              daemon=True)
-    reader.start()
+    proc = subprocess.Popen([sys.executable, "-m", "evpsim", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    readers = [threading.Thread(target=lambda f=f: seen.extend(iter(f.readline, "")),
+                                daemon=True) for f in (proc.stdout, proc.stderr)]
+    for reader in readers:
+        reader.start()
     started = time.monotonic()
     try:
-        # the progress line shows once the Monte Carlo loop has run 1.5 s
-        # (text mode reads the line's carriage return as a line end)
-        while not any("Monte Carlo" in e for e in err) and time.monotonic() - started < 120:
-            assert proc.poll() is None, "".join(err)
+        # (text mode reads a progress line's carriage return as a line end)
+        while not any(marker in line for line in seen) and time.monotonic() - started < 300:
+            assert proc.poll() is None, "".join(seen)
             time.sleep(0.1)
-        assert "Monte Carlo" in "".join(err), "the run never started"
-        proc.send_signal(signal.SIGTERM)
+        assert any(marker in line for line in seen), "the run never started"
+        time.sleep(delay)
+        proc.send_signal(sig)
+        sent = time.monotonic()
         status = proc.wait(timeout=60)
+        seconds = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    reader.join(timeout=10)
+    for reader in readers:
+        reader.join(timeout=10)
+    return status, seconds, "".join(seen)
+
+
+def test_sigterm_leaves_no_output(tmp_path):
+    """SIGTERM during a long run: exit status 143, no result, no .part file."""
+    # the progress line shows once the Monte Carlo loop has run 1.5 s
+    status, _, err = _signalled(tmp_path, ["bias", "--B", "30", "--replicates", "1e9", "--out",
+                                           "X.nc", "--plot", "X.png"], "Monte Carlo")
     assert status in (143, -signal.SIGTERM)
-    assert "Traceback" not in "".join(err)
+    assert "Traceback" not in err
     if status == 143:
-        assert "evpsim bias: terminated" in "".join(err)
+        assert "evpsim bias: terminated" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no X.nc, X.png, .part files
+
+
+#: long runs, each signalled while a kernel runs: (argv, marker, signal, status, words);
+#: a kernel call cannot be interrupted, and the command waited for the calls running on
+#: other threads (curve --check: more than a minute) before it exited
+LONG_RUNS = [
+    (["coverage", "--B", "30", "--replicates", "1e6", "--out", "X.nc", "--plot", "X.png"],
+     "elapsed", signal.SIGTERM, 143, "evpsim coverage: terminated"),
+    (["curve", "data:reuters-mlp", "--check", "--check-replicates", "1e5", "--check-resamples",
+      "500", "--out", "X.nc"], "reuters-mlp: 145 scores", signal.SIGTERM, 143,
+     "evpsim curve: terminated"),
+    (["falseconc", "--B", "30", "--replicates", "1e9", "--out", "X.nc"], "elapsed",
+     signal.SIGINT, 130, "evpsim falseconc: interrupted"),
+]
+EXTRA["signal"] = len(LONG_RUNS)
+
+
+@pytest.mark.parametrize("argv, marker, sig, expected, words", LONG_RUNS,
+                         ids=[f"{a[0]}-{s.name}" for a, _, s, _, _ in LONG_RUNS])
+def test_long_runs_end_at_once_on_a_signal(tmp_path, argv, marker, sig, expected, words):
+    """SIGTERM or Ctrl-C a second into a long run: the command ends within seconds, says
+    so in one line, and leaves no file behind."""
+    status, seconds, out = _signalled(tmp_path, argv, marker, sig, delay=1.0)
+    assert status == expected, out[-2000:]
+    assert seconds < 10, f"{seconds:.1f} s to end after the signal"
+    assert words in out and "Traceback" not in out and "Warning" not in out, out[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_library_writer_leaves_no_part_file_on_sigterm(tmp_path):
@@ -2407,6 +2556,45 @@ def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
 
 
 @_silent
+def test_silent_gpd_tail_without_a_tail_never_covers_in_the_coverage_battery(d, capsys):
+    """Samples of 12 from 0.5 and 0.7 (11 in 12): all but about 1 in 10,000 have their 7
+    best scores tied, leaving no tail. The battery built an interval for them anyway
+    (coverage 0.86, none undefined); now none, counted as not covering and said."""
+    truth = f"file:{d / 'tiedtop.txt'}"
+    ds = evpsim.coverage(truth, B=12, estimators="V", ci_methods="gpd-tail,percentile",
+                         replicates=40, resamples=100, ns=[1, 12])
+    gpd, pct = ds.sel(ci_method="gpd-tail"), ds.sel(ci_method="percentile")
+    assert (gpd["undefined"] >= 0.9).all() and (pct["undefined"] == 0).all()
+    assert (gpd["coverage"] <= 1 - gpd["undefined"]).all()
+    parts = gpd["coverage"] + gpd["miss_below"] + gpd["miss_above"] + gpd["undefined"]
+    np.testing.assert_allclose(parts, 1.0)
+    assert float(gpd["coverage_all"].max()) <= 1 - float(gpd["undefined"].max())
+    assert main(["coverage", "--dist", truth, "--B", "12", "--estimators", "V", "--ci-methods",
+                 "gpd-tail,percentile", "--replicates", "40", "--resamples", "100", "--n",
+                 "1,12", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    missing = round(float(gpd["undefined"].max()) * 40)
+    assert f"gpd-tail: no interval for up to {missing} of 40 samples (their best scores are " \
+           f"tied, leaving no tail to fit); counted as not covering" in out, out
+    assert "percentile: no interval" not in out
+    assert out.count("gpd-tail") >= 3, out  # the tables show the resampling method too
+
+
+@_silent
+def test_silent_idle_workers_are_noted(capsys):
+    """--workers beyond the run's batches of chunks: the extra workers only start up,
+    which was not said; a note on stderr now (the result is the same: no error)."""
+    argv = ["coverage", "--B", "5", "--estimators", "V", "--ci-methods", "percentile",
+            "--replicates", "16", "--resamples", "50", "--quiet"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*argv, "--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    assert err == "note: --workers 2: the 16 replicates make 1 batch of chunks, so at most " \
+                  "1 worker computes; the others only start up\n", err
+
+
+@_silent
 def test_silent_degenerate_scores_under_gpd_tail_give_finite_intervals():
     """Two values, lattice-valued and 1e+-60 scales: finite intervals containing the
     estimate, scaling with the scores."""
@@ -2458,4 +2646,5 @@ if __name__ == "__main__":  # python tests/test_bad_input.py: the classes and th
         print(f"{counts[key]:4d}  {key:9s} {text}")
     print(f"{sum(counts.values()):4d}  total ({len(API) + 2} API, {len(CLI)} CLI, "
           f"{len(SILENT)} silent-result checks, 1 interrupted write, 2 SIGTERM runs, "
+          f"{len(LONG_RUNS)} long runs signalled, "
           f"1 Ctrl-C at start-up)")

@@ -210,7 +210,7 @@ def test_load_errors(tmp_path):
 
     path = tmp_path / "other.nc"
     evpsim.results.write_netcdf(xr.Dataset({"a": ("n", [1.0])}), path)
-    with pytest.raises(ValueError, match="not an evpsim KDE fit"):
+    with pytest.raises(ValueError, match="is not a KDE fit written by evpsim fit-kde"):
         load_kde(str(path))
     with pytest.raises(ValueError, match="column applies only to file: truths"):
         make_truth("kde:reuters-lstm", column="x")

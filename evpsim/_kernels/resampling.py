@@ -62,7 +62,8 @@ from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted
 from .subsample import column_interval
 from .tails import (adaptive_bandwidths, binomial_bands, draw_mixture, draw_semiparametric,
-                    fit_tail, mixture_theta, semiparametric_moments, tail_threshold)
+                    fit_tail, mixture_theta, semiparametric_moments, tail_threshold,
+                    tail_tied)
 
 STUDENTIZED, SMOOTHED, GPD_TAIL, M_OUT_OF_N = 0, 1, 2, 3
 #: resamples per random stream
@@ -382,10 +383,16 @@ def finish(code, xs, tabs, params, ref, piv, level, lo, hi, out):
 @njit(**_OPTS)
 def sample_intervals(st, xs, tabs, codes, resamples, level, lo, hi, out):
     """Intervals ``out`` (M, K, 2) of every method ``codes`` for one ascending sample,
-    their streams derived from the generator ``st`` (left as it was)."""
+    their streams derived from the generator ``st`` (left as it was).
+
+    ``gpd-tail`` gives NaN where no tail can be fitted (:func:`.tails.tail_tied`).
+    """
     K = tabs.wt.shape[1]
     for g in range(codes.shape[0]):
         code = codes[g]
+        if code == GPD_TAIL and tail_tied(xs):  # no tail: no interval, never a covering one
+            out[g] = np.nan
+            continue
         params, ref = setup(code, xs, tabs)
         piv = np.empty((K, total_resamples(code, tabs, resamples)))
         pivots(code, method_seed(st, code), xs, tabs, params, ref, 0,

@@ -170,6 +170,19 @@ def gpd_cdf(y, xi, sigma):
 
 
 @njit(**_OPTS)
+def tail_tied(xs):
+    """True when no tail can be fitted to the ascending sample ``xs``.
+
+    The top ``min(B // 2, K_MAX) + 1`` scores are tied: every candidate
+    tail's excesses are 0, so every fit has scale 0 and its resamples have
+    no spread.
+    """
+    B = xs.shape[0]
+    top = min(B // 2, K_MAX) + 1
+    return B >= top and xs[B - top] == xs[B - 1]
+
+
+@njit(**_OPTS)
 def tail_threshold(xs, ys):
     """The number k of top scores the tail is fitted to, chosen from the data.
 

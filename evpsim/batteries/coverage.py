@@ -108,7 +108,10 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         * ``undefined``: fraction of intervals that could not be formed
           (BCa when the jackknife estimates are all equal or every
           bootstrap estimate lies on one side of the estimate, as in
-          ``scipy.stats.bootstrap``); the four fractions sum to one;
+          ``scipy.stats.bootstrap``; ``gpd-tail`` when a sample's best
+          scores are tied, leaving no tail to fit); such a sample counts
+          as not covered, at that n and in ``coverage_all``; the four
+          fractions sum to one;
         * ``mean_width``: mean width of the defined intervals;
         * ``coverage_all`` (estimator, ci_method): fraction of samples whose
           intervals contain theta_n for every n computed at once;

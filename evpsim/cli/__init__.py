@@ -19,11 +19,11 @@ import re
 import signal
 import sys
 
-from .._startup import compile_notice, release
+from .._startup import compile_notice, end_now, release
 from ..threads import shutdown as shutdown_threads
-from .._validate import InvalidArgument
+from .._validate import InvalidArgument, os_reason
 from .._version import __version__
-from .common import UserError, epilog, import_user_modules, paragraph
+from .common import GIVEN, UserError, epilog, import_user_modules, paragraph
 
 #: subcommand modules in the overview's groups
 GROUPS = {
@@ -37,11 +37,32 @@ SUBCOMMANDS = [module for modules in GROUPS.values() for module in modules]
 FIRST_COMMAND = "evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM"
 
 
+#: the actions whose options are noted when given (see :func:`.common.given`)
+_NOTED_ACTIONS = (None, "store", "store_const", "store_true", "store_false", "append",
+                  "append_const", "count", "extend")
+_noting_classes = {}
+
+
+def _noting(cls):
+    """``cls``, also noting in the parsed arguments that its option was given."""
+    if cls not in _noting_classes:
+        def __call__(self, parser, namespace, values, option_string=None):
+            cls.__call__(self, parser, namespace, values, option_string)
+            if option_string is not None:
+                given = vars(namespace).setdefault(GIVEN, {})
+                given[self.dest] = max(self.option_strings, key=len)
+
+        _noting_classes[cls] = type(f"Noting{cls.__name__}", (cls,), {"__call__": __call__})
+    return _noting_classes[cls]
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with errors on one line and negative numbers such as ``-1e3`` as values.
 
     A usage error prints ``evpsim SUBCOMMAND: error: MESSAGE`` on stderr
-    and exits with status 2, like every other user error.
+    and exits with status 2, like every other user error. The options given
+    on the command line, not left at their defaults, are noted in the
+    parsed arguments (:func:`.common.given`).
     """
 
     def __init__(self, *args, **kwargs):
@@ -49,6 +70,8 @@ class Parser(argparse.ArgumentParser):
         # argparse takes '-1e300' and '-inf' for options unless told otherwise
         self._negative_number_matcher = re.compile(
             r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+        for name in _NOTED_ACTIONS:
+            self.register("action", name, _noting(self._registry_get("action", name)))
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -183,6 +206,8 @@ def main(argv=None):
             if isinstance(err, InvalidArgument) else str(err)
         if isinstance(err, MemoryError):
             text = "out of memory; reduce the sizes of the request"
+        elif isinstance(err, OSError):  # not the system's "[Errno 28] ..." text
+            text = (f"{os.fsdecode(err.filename)!r}: " if err.filename else "") + os_reason(err)
         # one line, whatever the message
         text = "; ".join(ln.strip() for ln in text.splitlines() if ln.strip()) \
             or type(err).__name__
@@ -190,10 +215,12 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt:
         print(f"evpsim {args.command}: interrupted", file=sys.stderr)
-        return 130
+        interrupted = 130
     except Terminated:
         print(f"evpsim {args.command}: terminated", file=sys.stderr)
-        return 143
+        interrupted = 143
     finally:
         signal.signal(signal.SIGTERM, previous)
         shutdown_threads()
+    # not waiting for the kernel calls still running on other threads
+    return end_now(interrupted)

@@ -11,7 +11,8 @@ from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, estimator_notes, integer, pair, save_outputs,
+                     check_outputs, default, estimator_notes, integer, pair, refuse_unused,
+                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
                      select_ns,
                      truth_from_args)
 
@@ -111,8 +112,24 @@ def _estimator_table(ds, name, ns, fmts):
     return render(["n"] + [head for head, _, _ in cols], cells, gap=1, widths=widths)
 
 
+#: options of the Monte Carlo run, which --method exact does not make (--seed, which
+#: scripts pass to every command, is let through)
+MC_OPTIONS = ("replicates", "python_replicates", "workers", "chunk_size")
+
+
+def refuse_unused_options(args, method, mc_options=MC_OPTIONS):
+    """Refuse options that do nothing with ``method`` or the estimators (also used by
+    ``sweep bias``, whose cells run as this command)."""
+    if method == "exact":
+        refuse_unused(args, mc_options, "applies to Monte Carlo: --method exact simulates "
+                                        "nothing; use --method mc or both, or drop it")
+    refuse_unused_estimator_options(args)
+
+
 def run(args):
     check_outputs(args)
+    refuse_unused_options(args, args.method)
+    note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = bias(truth, args.B, estimators=args.estimators, curve=args.curve,

@@ -19,8 +19,9 @@ from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NET
 from ..results import atomic_write_all, check_output
 from ..truths import list_truths, make_truth
 
-__all__ = ["UserError", "integer", "number", "default", "add_subcommand", "paragraph",
-           "import_user_modules", "IMPORT_ENV",
+__all__ = ["UserError", "GIVEN", "given", "refuse_unused", "refuse_unused_estimator_options",
+           "refuse_unused_resamples", "note_idle_workers", "integer", "number", "default",
+           "add_subcommand", "paragraph", "import_user_modules", "IMPORT_ENV",
            "epilog", "ci_methods_note", "add_truth_args", "truth_from_args",
            "add_estimator_arg", "add_mc_args", "add_output_args", "check_outputs",
            "add_curve_args", "budgets_from_args", "quick_from_args", "add_where_args", "where_from_args",
@@ -36,6 +37,27 @@ MAX_BUDGETS = 100_000
 
 class UserError(Exception):
     """An error in the user's input: printed as one line, exit status 2."""
+
+
+#: the parsed arguments' ``{dest: flag}`` of the options given on the command line
+GIVEN = "given_options"
+
+
+def given(args, *dests):
+    """``{dest: flag}`` of those of ``dests`` given on the command line (not defaults)."""
+    noted = getattr(args, GIVEN, {})
+    return {d: noted[d] for d in dests if d in noted}
+
+
+def refuse_unused(args, dests, why):
+    """Refuse an option of ``dests`` given on the command line where it would do nothing.
+
+    The message is the option's flag followed by ``why``, which says what
+    the option applies to and what to do, e.g. ``applies to the self-check:
+    add --check, or drop it``.
+    """
+    for flag in given(args, *dests).values():
+        raise UserError(f"{flag} {why}")
 
 
 def integer(text):
@@ -308,6 +330,37 @@ def quick_from_args(args):
     return args.quick or value.strip() == "1"
 
 
+def refuse_unused_estimator_options(args):
+    """``--python-replicates`` and ``--bounds`` need an estimator written in Python among
+    the run's (L-statistics run on every search and use no score range)."""
+    from ..estimators import get_estimator, list_estimators, resolve_estimators
+    from ..targets import as_target
+
+    if not given(args, "python_replicates", "bounds"):
+        return
+    ests = resolve_estimators(args.estimators, as_target(args.curve or "mean"))
+    if any(e.kind == "python" for e in ests):
+        return
+    python = [n for n in list_estimators() if get_estimator(n).kind == "python"]
+    refuse_unused(args, ("python_replicates", "bounds"),
+                  f"applies to estimators written in Python ({', '.join(python)}); the "
+                  f"estimators here ({','.join(e.name for e in ests)}) are not: add one to "
+                  f"--estimators, or drop it")
+
+
+def refuse_unused_resamples(args, dests):
+    """Options of ``dests`` (resample counts) need a bootstrap or resampling CI method
+    among ``--ci-methods`` (default: some)."""
+    from ..intervals import resolve_ci_methods
+
+    if args.ci_methods is None or not given(args, *dests):
+        return
+    if not {m.kind for m in resolve_ci_methods(args.ci_methods)} & {"bootstrap", "resampling"}:
+        refuse_unused(args, dests, f"applies to bootstrap and resampling CI methods; "
+                                   f"--ci-methods {args.ci_methods} resamples nothing: add "
+                                   f"one, or drop it")
+
+
 def add_where_args(group):
     """``--workers``, ``--cluster``, ``--scheduler``: where a sweep's cells run."""
     where = group.add_mutually_exclusive_group()
@@ -352,6 +405,24 @@ def estimator_notes(ds, unit="searches"):
         if notes:
             out[str(e)] = "; ".join(notes)
     return out
+
+
+def note_idle_workers(args):
+    """One line on stderr when ``--workers`` starts more worker processes than the
+    Monte Carlo run has batches of chunks to give them (an error would be too harsh:
+    the result is the same)."""
+    import sys
+
+    from ..montecarlo import MonteCarlo
+
+    if args.workers <= 1:
+        return
+    batches = MonteCarlo(args.replicates, args.seed, args.chunk_size, args.workers).batches
+    if batches < args.workers:
+        print(f"note: --workers {args.workers}: the {args.replicates:,} replicates make "
+              f"{batches} batch{'es' if batches > 1 else ''} of chunks, so at most {batches} "
+              f"worker{'s' if batches > 1 else ''} compute{'' if batches > 1 else 's'}; the "
+              f"others only start up", file=sys.stderr)
 
 
 def add_B_arg(parser, func, what="trials per search"):

@@ -13,8 +13,10 @@ from ..estimators import get_estimator
 from ..targets import as_target
 from .common import (Timer, UserError, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, budgets_from_args, check_outputs, default,
-                     estimator_notes, integer, pair, save_outputs, select_ns, spans)
-from .falseconc import add_truth_method_args
+                     estimator_notes, integer, pair, refuse_unused,
+                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
+                     select_ns, spans)
+from .falseconc import add_truth_method_args, refuse_unused_truth_options
 
 HELP = "two models' EVP curves; how often estimators rank them wrongly"
 
@@ -208,6 +210,12 @@ def run(args):
     if not curves_mode and (args.ns is not None or args.n_max is not None):
         raise UserError("--n and --n-max apply to one budget (--B N); a range of budgets "
                         "(--B LO:HI) compares at n = B (or at every n <= B with --every-n)")
+    if not curves_mode and not args.every_n:
+        refuse_unused(args, ("all",), "applies to tables over n: one budget (--B N), or a "
+                                      "range with --every-n; a range alone prints a row per B")
+    refuse_unused_truth_options(args)
+    refuse_unused_estimator_options(args)
+    note_idle_workers(args)
     common = dict(estimators=args.estimators, curve=args.curve, pool=args.pool, labels=labels,
                   column=args.column, replicates=args.replicates, seed=args.seed,
                   truth_method=args.truth_method, truth_replicates=args.truth_replicates,

@@ -10,8 +10,10 @@ from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, ci_methods_note, default, integer, number, pair,
-                     save_outputs, select_ns, truth_from_args)
+                     check_outputs, ci_methods_note, default, given, integer, number, pair,
+                     refuse_unused, refuse_unused_resamples, note_idle_workers, save_outputs,
+                     select_ns,
+                     truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"
 
@@ -80,8 +82,53 @@ def _tables(ds, methods, ns, width):
             + [f"covered at every n at once: {simul}"])
 
 
+#: why a CI method may give no interval for a sample
+NO_INTERVAL = {"bca": "the jackknife estimates are all equal, or every bootstrap estimate lies "
+                      "on one side of the estimate",
+               "gpd-tail": "their best scores are tied, leaving no tail to fit"}
+
+
+def _no_interval_lines(ds):
+    """A line per CI method that gave no interval for some samples: how many, and why."""
+    M = ds.attrs["replicates"]
+    lines = []
+    for m in ds["ci_method"].values:
+        count = int(round(float(ds["undefined"].sel(ci_method=m).max()) * M))
+        if count:
+            why = NO_INTERVAL.get(str(m))
+            lines.append(f"{m}: no interval for up to {count:,} of {M:,} samples"
+                         + (f" ({why})" if why else "")
+                         + "; counted as not covering (the 'undefined' variable)")
+    return lines
+
+
+def refuse_unused_options(args):
+    """``--resamples`` needs a method that resamples, ``--bounds`` one that uses the
+    score range, ``--estimators`` one that is not a band (also used by ``sweep
+    coverage``)."""
+    from ..intervals import resolve_ci_methods
+
+    refuse_unused_resamples(args, ("resamples",))
+    if args.ci_methods is None or not given(args, "bounds", "estimators"):
+        return
+    kinds = {m.kind for m in resolve_ci_methods(args.ci_methods)}
+    if not kinds & {"band", "resampling"}:
+        refuse_unused(args, ("bounds",), f"applies to band and resampling CI methods (the "
+                                         f"score range they use); --ci-methods "
+                                         f"{args.ci_methods} has none: add one, or drop it")
+    if kinds == {"band"}:
+        refuse_unused(args, ("estimators",), f"applies to bootstrap and resampling CI methods; "
+                                             f"--ci-methods {args.ci_methods} are bands, the "
+                                             f"same for every estimator: add one, or drop it")
+
+
 def run(args):
     check_outputs(args)
+    refuse_unused_options(args)
+    if args.ns is not None:
+        refuse_unused(args, ("all",), "applies to the default budgets; --n prints every "
+                                      "budget it lists: drop it")
+    note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = coverage(truth, args.B, estimators=args.estimators, ci_methods=args.ci_methods,
@@ -116,10 +163,10 @@ def run(args):
         print(f"\ndistribution-free bands: simultaneous over n, from the sample and the score "
               f"range {bounds} alone, the same for every estimator")
         print("\n".join(_tables(ds.sel(estimator=names[0]), bands, ns, width)))
-    undefined = float(ds["undefined"].max())
-    if undefined > 0:
-        print(f"\nnote: up to {rate(undefined, 3)} of some intervals could not be formed "
-              f"(see the 'undefined' variable)")
+    lines = _no_interval_lines(ds)
+    if lines:
+        print()
+        print("\n".join(lines))
     from ..plots import plot_coverage
 
     save_outputs(args, ds, plot_coverage)

@@ -16,7 +16,7 @@ from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, f
                          kde_options, metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
                      check_outputs, ci_methods_note, default, integer, name_or_number, pair,
-                     paragraph, save_outputs)
+                     paragraph, refuse_unused, refuse_unused_resamples, save_outputs)
 from .common import number as real
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
@@ -520,6 +520,23 @@ def _pair_head(ds, p, est, nn):
             f"better, and it inherits the percentile bootstrap's undercoverage near n = B."]
 
 
+#: options of the self-check and of the figure: without --check, --plot they would do nothing
+CHECK_OPTIONS = ("check_replicates", "check_resamples", "check_bandwidth", "check_construction",
+                 "workers")
+FIGURE_OPTIONS = ("plot_ci_method", "x_axis", "log_x")
+
+
+def _refuse_unused(args):
+    """Refuse an option given where it would do nothing."""
+    if not args.check:
+        refuse_unused(args, CHECK_OPTIONS, "applies to the self-check: add --check, or drop it")
+    else:
+        refuse_unused_resamples(args, ("check_resamples",))
+    if args.plot is None:
+        refuse_unused(args, FIGURE_OPTIONS, "applies to the figure: add --plot FILE.png, or "
+                                            "drop it")
+
+
 def run(args):
     check_outputs(args)
     if args.x_axis == "time" and args.time_field is None:
@@ -531,6 +548,7 @@ def run(args):
         check.replicates(args.check_replicates, "check_replicates")
         check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
+    _refuse_unused(args)
     searches = _read(args)
     target = as_target(args.curve)
     if args.check:

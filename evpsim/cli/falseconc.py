@@ -9,8 +9,10 @@ from ..results import curve_symbol
 from ..targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, estimator_notes, integer, pair, save_outputs,
-                     select_ns, truth_from_args)
+                     check_outputs, default, estimator_notes, integer, pair, refuse_unused,
+                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
+                     select_ns,
+                     truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"
 
@@ -23,6 +25,13 @@ def add_truth_method_args(parser, func):
                         "(Tang et al., Dodge et al.) (default: %(default)s)")
     g.add_argument("--truth-replicates", type=integer, default=default(func, "truth_replicates"),
                    help="replicates of a Monte Carlo truth (default: %(default)s)")
+
+
+def refuse_unused_truth_options(args):
+    """``--truth-replicates`` needs a Monte Carlo truth (also used by ``compare``)."""
+    if args.truth_method != "mc":
+        refuse_unused(args, ("truth_replicates",), "applies to a Monte Carlo truth: add "
+                                                   "--truth-method mc, or drop it")
 
 
 def add_parser(subparsers):
@@ -76,6 +85,9 @@ def _table(ds, ns):
 
 def run(args):
     check_outputs(args)
+    refuse_unused_truth_options(args)
+    refuse_unused_estimator_options(args)
+    note_idle_workers(args)
     truth = truth_from_args(args)
     with Timer() as t:
         ds = falseconc(truth, args.B, estimators=args.estimators, curve=args.curve,

@@ -1,7 +1,7 @@
 """``evpsim reproduce PAPER --out DIR``: one-command reproductions."""
 
 from ..reproduce import PAPERS, reproduce
-from .common import QUICK_ENV, add_subcommand, quick_from_args
+from .common import QUICK_ENV, UserError, add_subcommand, quick_from_args
 
 HELP = "reproduce a paper's simulations, figures and a claims summary"
 
@@ -27,6 +27,12 @@ def add_parser(subparsers):
 
 
 def run(args):
+    import importlib
+
+    if args.data is not None and not importlib.import_module(
+            f"..reproduce.{PAPERS[args.paper]}", __package__).data_files():
+        raise UserError(f"--data applies to papers that read search files; reproduce "
+                        f"{args.paper} reads none: drop it")
     quick = quick_from_args(args)
     report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True)
     print(report.markdown())

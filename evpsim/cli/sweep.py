@@ -8,7 +8,8 @@ import sys
 
 from . import Terminated
 from .common import (Timer, UserError, add_output_args, add_subcommand, add_where_args,
-                     check_outputs, default, integer, number, pair, save_outputs, where_from_args)
+                     check_outputs, default, integer, number, pair,
+                     refuse_unused_estimator_options, save_outputs, where_from_args)
 
 HELP = "a battery over a grid of truths x B, checkpointed, on local workers or dask"
 
@@ -186,15 +187,22 @@ def _budgets_text(values):
     return ",".join(map(str, values))
 
 
+#: a bias sweep's options that only Monte Carlo uses: left out of an exact cell's command
+SIMULATED = ("replicates", "python_replicates")
+
+
 def cell_command(grid, identity):
     """The battery command that reproduces one cell of ``grid``: its truth(s)
-    and B, every option of the sweep and its seed."""
+    and B, every option of the sweep that the cell uses, and its seed."""
     if grid.battery.name == "compare":
         words = ["compare", "--a", identity["a"], "--b", identity["b"],
                  "--B", f"{identity['B']}:{identity['B']}"]
     else:
         words = [grid.battery.name, "--dist", identity["dist"], "--B", str(identity["B"])]
-    return "evpsim " + shlex.join(words + _option_words(grid.options) + ["--seed", str(grid.seed)])
+    options = grid.options
+    if grid.battery.name == "bias" and options["method"] == "exact":
+        options = {k: v for k, v in options.items() if k not in SIMULATED}
+    return "evpsim " + shlex.join(words + _option_words(options) + ["--seed", str(grid.seed)])
 
 
 def sweep_command(args, grid, store):
@@ -219,10 +227,26 @@ def sweep_command(args, grid, store):
     return "evpsim " + shlex.join(words + (["--quiet"] if args.quiet else []))
 
 
+def _refuse_unused(args):
+    """The battery command's refusals of options that would do nothing: a sweep's cells
+    run as that command (:func:`cell_command`)."""
+    from ..sweeps.grid import BATTERIES
+    from . import bias, coverage
+
+    if args.battery == "bias":
+        bias.refuse_unused_options(args, args.method or BATTERIES["bias"].options["method"],
+                                   SIMULATED)
+    elif args.battery == "coverage":
+        coverage.refuse_unused_options(args)
+    else:
+        refuse_unused_estimator_options(args)
+
+
 def run(args):
     from ..sweeps import Store, StoreMismatch, sweep
 
     check_outputs(args)
+    _refuse_unused(args)
     grid = _grid(args)
     if args.store is not None:
         store = args.store

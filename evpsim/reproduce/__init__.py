@@ -83,7 +83,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     except OSError as err:
         where = out.parent if created else out
         raise InvalidArgument("out", f"out {str(out)!r}: folder {str(where)!r} is not "
-                                     f"writable ({err.strerror})") from None
+                                     f"writable: {check.os_reason(err, True)}") from None
     try:
         t0 = time.perf_counter()
         module.run(report, work, files, quick=quick)

@@ -31,6 +31,7 @@ they come in, and a run with the same grid resumes from them (:class:`evpsim.swe
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -70,14 +71,35 @@ def data_files():
 STORE_ENV = "EVPSIM_STUDY_STORE"
 
 
+def study_grid(truths, Bs, sizes, seed=SEED):
+    """The :class:`~evpsim.sweeps.Grid` of the study: the ``intervals`` battery on every
+    truth and B."""
+    from ..sweeps import Grid
+
+    options = {**sizes, "ci_methods": list(BASELINES + CANDIDATES)}
+    return Grid.make("intervals", {"dist": list(truths), "B": list(Bs)}, options, seed)
+
+
 def study(truths, Bs, sizes, *, seed=SEED, progress=False, store=None):
-    """The study's cells, combined: :func:`evpsim.sweep` of the ``intervals`` battery
+    """The study's cells, combined: :func:`evpsim.sweep` of :func:`study_grid`
     (checkpointed in ``store``, if given)."""
     from ..sweeps import sweep
 
-    options = {**sizes, "ci_methods": list(BASELINES + CANDIDATES)}
-    return sweep("intervals", {"dist": list(truths), "B": list(Bs)}, options=options,
-                 seed=seed, progress=progress, store=store)
+    return sweep(None, grid=study_grid(truths, Bs, sizes, seed), progress=progress,
+                 store=store)
+
+
+@contextmanager
+def _store_named(store):
+    """Errors of the checkpoint store ``store`` (from :data:`STORE_ENV`, if not None)
+    name the variable, not a store argument the user never saw."""
+    try:
+        yield
+    except check.InvalidArgument as err:
+        if store is None or err.argument != "store":
+            raise
+        raise check.InvalidArgument(STORE_ENV, f"the environment variable {STORE_ENV}: "
+                                               f"{err}") from None
 
 
 def _percent(v):
@@ -220,17 +242,16 @@ def run(report, out, files, quick=False):
     truths = QUICK["truths"] if quick else TRUTHS
     Bs = QUICK["Bs"] if quick else BS
     sizes = SIZES[quick]
+    store = os.environ.get(STORE_ENV) or None
+    if store is not None:  # checked before the first progress line
+        from ..sweeps import Store
+
+        with _store_named(store):
+            Store(store, study_grid(truths, Bs, sizes))
     report.step(f"{len(truths)} truths x B = {', '.join(map(str, Bs))}: every method's "
                 f"coverage, widths and the oracle's")
-    store = os.environ.get(STORE_ENV) or None
-    try:
+    with _store_named(store):
         ds = study(truths, Bs, sizes, progress=report.verbose, store=store)
-    except check.InvalidArgument as err:
-        if store is None or err.argument != "store":
-            raise
-        # the folder came from the variable: name it, not a store argument the user never saw
-        raise check.InvalidArgument(STORE_ENV, f"the environment variable {STORE_ENV}: "
-                                               f"{err}") from None
     within, beyond = summarise(ds, "within"), summarise(ds, "beyond")
     goal_Bs = Bs[-2:]
     best = _claims(report, within, goal_Bs, quick)

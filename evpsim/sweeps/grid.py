@@ -238,7 +238,8 @@ def load_toml(path):
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as err:
-        raise check.InvalidArgument("grid", f"grid file {str(path)!r}: {err.strerror}") from None
+        raise check.InvalidArgument("grid", f"grid file {str(path)!r}: "
+                                            f"{check.os_reason(err)}") from None
     except UnicodeDecodeError:
         raise check.InvalidArgument("grid", f"grid file {str(path)!r} is not a text file "
                                             f"(UTF-8): give a TOML grid file") from None

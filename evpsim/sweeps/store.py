@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from .. import _validate as check
-from ..results import atomic_write, new_mode, read_netcdf, write_netcdf
+from ..results import UnreadableFile, atomic_write, new_mode, read_netcdf, write_netcdf
 
 __all__ = ["Store", "StoreMismatch", "cell_key"]
 
@@ -143,8 +143,8 @@ class Store:
             self.path.mkdir(exist_ok=True)
             os.chmod(self.path, new_mode(0o777))
         except OSError as err:
-            raise check.InvalidArgument("store", f"store {str(self.path)!r}: cannot create it "
-                                                 f"({err.strerror})") from None
+            raise check.InvalidArgument("store", f"store {str(self.path)!r}: cannot create it: "
+                                                 f"{check.os_reason(err)}") from None
         atomic_write(self.path / MANIFEST,
                      lambda tmp: Path(tmp).write_text(json.dumps(self.spec, indent=1)))
 
@@ -164,10 +164,9 @@ class Store:
         path = self._file(identity)
         try:
             return read_netcdf(path)
-        except (OSError, ValueError) as err:
-            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        except UnreadableFile as err:
             cell = ", ".join(f"{k} {v}" for k, v in identity.items() if k != "battery")
             raise check.InvalidArgument(
                 "store", f"store {str(self.path)!r}: the file {path.name!r} of the cell {cell} "
-                         f"is damaged ({reason}); delete that file and run again to compute "
-                         f"the cell anew") from None
+                         f"cannot be read: {err.reason}; delete that file and run again to "
+                         f"compute the cell anew") from None
