@@ -420,7 +420,8 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
             from .montecarlo import Progress
 
             bar = Progress(f"self-check {k + 1}/{len(models)}: {model.label}",
-                           replicates * _jobs(ci_methods), tick=5.0, upto=stop)
+                           replicates * _jobs(ci_methods), tick=5.0, upto=stop,
+                           delay=0.0)  # after the first model: at once
             if k == 0:
                 rule = _Pilot(models, sizes, rule, construction, estimators, ci_methods,
                               workers, bar).rule(level, stop)
