@@ -59,6 +59,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -296,7 +297,8 @@ def verdicts(ds):
     out = []
     for model in ds["model"].values:
         who = f"{model}: " if ds.sizes["model"] > 1 else ""
-        found = [ln[len(who):].split(",")[0] for ln in lines if ln.startswith(who + "at ")]
+        found = [re.match(r"(at .*?), \d+% intervals", ln[len(who):]).group(1)
+                 for ln in lines if ln.startswith(who + "at ")]
         out.append(f"{model} {'; '.join(found) if found else 'ok'}")
     return ", ".join(out)
 
