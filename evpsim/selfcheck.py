@@ -86,9 +86,9 @@ class Settled:
     the coverage, at level ``1 - (1 - CP_LEVEL) / K``, lies on one side of
     that line: the 5% error is split (Bonferroni) over the K looks at which
     the run may stop, ``FIRST_LOOK`` = 64 simulated searches and each
-    doubling of it below ``replicates``, so that the chance that any look
-    settles a verdict on the wrong side of the true coverage stays below
-    5%. The run stops at the first look where every verdict is settled,
+    doubling of it below ``replicates``, so that for each n the chance
+    that some look settles its verdict on the wrong side of the true
+    coverage stays below 5%. The run stops at the first look where every verdict is settled,
     and otherwise runs all ``replicates``; its verdicts are then those of
     the point estimates, as without the rule.
 
