@@ -115,8 +115,8 @@ def test_resamples_by_B_and_method():
     from evpsim.selfcheck import check_resamples
 
     assert check_resamples(50, "percentile") == check_resamples(900, "percentile,ks") == 2000
-    assert check_resamples(200, "gpd-tail") == 1000
-    assert check_resamples(201, "percentile,gpd-tail") == 500
+    assert check_resamples(200, "gpd-tail") == 500
+    assert check_resamples(201, "percentile,gpd-tail") == 250
 
 
 def test_result_does_not_depend_on_threads_or_workers():
