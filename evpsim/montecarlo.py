@@ -392,22 +392,20 @@ def run_looks(jobs, options, looks, decide, *, bar=None, batch_chunks=None):
         The progress line, in units of one job's replicate (default one
         labelled ``coverage`` if ``options.progress``).
     batch_chunks : int, optional
-        Chunks per kernel call (default one per thread and worker: a
-        progress report every chunk's time).
+        Chunks per kernel call (default as :func:`run`'s; never across a
+        look).
 
     Returns
     -------
     (list of ndarray, int)
         Each job's sum over the replicates run, and their number.
     """
-    from .threads import thread_count
-
     size = options.chunk_size
     cuts = [m // size for m in looks if 0 < m < options.replicates]
     if any(m % size for m in looks) or cuts != sorted(set(cuts)):
         raise check.InvalidArgument("looks", f"looks must ascend in multiples of the chunk "
                                              f"size {size}, got {list(looks)}")
-    batch_chunks = batch_chunks or thread_count() * options.workers
+    batch_chunks = batch_chunks or _batch_chunks(options)
     bar = bar or Progress("coverage", options.replicates * len(jobs), enabled=options.progress)
     sums = [None] * len(jobs)
     first, done = 0, 0
