@@ -32,7 +32,18 @@ Prints one markdown table:
   file, as a subprocess, warm: median of ``--cli-runs`` runs after one
   unmeasured run, with ``--ci-methods percentile`` (goal: at most 10 s)
   and with the default gpd-tail (goal: at most 60 s, a check that stays
-  worth waiting for).
+  worth waiting for);
+* the self-check as ``evpsim curve A B --check`` runs it (default sizes:
+  at most 1,000 searches, stopping once every verdict is settled;
+  resamples by B), of the default gpd-tail beside percentile's, timed
+  side by side in one run, on the Reuters MLP and LSTM searches (goal:
+  the default at most 3x percentile's) and, given ``--opda DIR`` (a folder
+  holding opda's ``convnext-convnext-tiny_tuning.results.jsonl`` and
+  ``alexnet-alexnet_tuning.results.jsonl``), on those two searches (goal:
+  the default under 2 minutes); each with its verdicts (coverage below 90%
+  at some n, or not), and with ``--full-size`` beside those of the check
+  at the earlier fixed sizes (M = 1,000, R = 2,000, every search: 17
+  minutes on the opda pair). ``--self-check-only`` runs this part alone.
 
 evpsim and opda rows are the fastest of ``--repeat`` warm runs; ``--quick``
 uses tiny sizes (a smoke run; the goals do not apply). CPU time is the
@@ -48,6 +59,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +75,7 @@ from scipy import stats
 
 import evpsim
 from evpsim import bands
+from evpsim.selfcheck import RESAMPLES, SHORTFALL, coverage_warnings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CURVE_FILE = "mnli_deberta_base_acc.txt"
@@ -71,13 +84,18 @@ CHECK_FILE = "sst2_bcn_glove_acc.txt"
 BANDS = ("dkw", "ks", "ld-equal-tailed", "ld-highest-density")
 LEVEL = 0.95
 BOUNDS = (0.0, 1.0)
-CHECK_DEFAULTS = {k: inspect.signature(evpsim.self_check).parameters[k].default
-                  for k in ("replicates", "resamples")}
+CHECK_DEFAULTS = {"replicates": inspect.signature(evpsim.self_check).parameters["replicates"]
+                  .default, "resamples": RESAMPLES}
 FULL = {"curve_B": 1000, "curve_R": 10_000, "band_B": 50, "band_large_B": 1000,
         "check_M": CHECK_DEFAULTS["replicates"], "check_R": CHECK_DEFAULTS["resamples"]}
 QUICK = {"curve_B": 100, "curve_R": 1000, "band_B": 20, "band_large_B": 100, "check_M": 20,
          "check_R": 200}
 GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0}
+#: the self-check of the default interval: at most this many times percentile's on the
+#: Reuters pair, and at most this many seconds on the opda pair
+CHECK_RATIO, CHECK_OPDA = 3.0, 120.0
+OPDA_FILES = {"ConvNeXt": "convnext-convnext-tiny_tuning.results.jsonl",
+              "AlexNet": "alexnet-alexnet_tuning.results.jsonl"}
 
 
 def timed(fn, repeat=1):
@@ -273,6 +291,75 @@ def goal(kind, wall, quick):
     return f"goal <= {GOALS[kind]:g} s: {'met' if wall <= GOALS[kind] else 'MISSED'}"
 
 
+def verdicts(ds):
+    """Each model's verdict: ``ok``, or where its coverage fell below the line."""
+    lines = coverage_warnings(ds)
+    out = []
+    for model in ds["model"].values:
+        who = f"{model}: " if ds.sizes["model"] > 1 else ""
+        found = [re.match(r"(at .*?), \d+% intervals", ln[len(who):]).group(1)
+                 for ln in lines if ln.startswith(who + "at ")]
+        out.append(f"{model} {'; '.join(found) if found else 'ok'}")
+    return ", ".join(out)
+
+
+def check_pairs(data, opda):
+    """The pairs of searches of the side-by-side self-check: ``(name, searches)``."""
+    pairs = [("Reuters MLP, LSTM", evpsim.read_searches(
+        [evpsim.search_path("reuters-mlp"), evpsim.search_path("reuters-lstm")],
+        labels=["MLP", "LSTM"]))]
+    if opda is not None:
+        pairs.append(("opda ConvNeXt, AlexNet", evpsim.read_searches(
+            [opda / f for f in OPDA_FILES.values()], field="learning_curve.top_1",
+            reduce="max", labels=list(OPDA_FILES))))
+    return pairs
+
+
+def self_check_section(pairs, full_size, quick):
+    """The default self-check beside percentile's, timed side by side, with verdicts."""
+    small = dict(replicates=64, resamples=100) if quick else {}
+    rows = []
+    for name, searches in pairs:
+        Bs = ", ".join(f"{s.label} {s.scores.size}" for s in searches)
+        runs = {}
+        for method in ("gpd-tail", "percentile"):  # one after the other, in one run
+            runs[method] = timed(lambda: evpsim.self_check(
+                searches, ci_methods=method, bounds=BOUNDS, seed=0, **small))
+        if full_size:
+            full = {m: timed(lambda: evpsim.self_check(
+                searches, ci_methods=m, bounds=BOUNDS, seed=0, stop=False,
+                resamples=small.get("resamples", RESAMPLES), **(
+                    {"replicates": small["replicates"]} if quick else {})))
+                for m in ("gpd-tail", "percentile")}
+        base = runs["percentile"][0]
+        for method, (w, c, ds) in runs.items():
+            sizes = ", ".join(f"{m} {int(d):,} x R {int(r):,}" for m, d, r in zip(
+                ds["model"].values, ds["check_searches"].values, ds["check_resamples"].values))
+            if method == "gpd-tail":
+                limit = (f"<= {CHECK_RATIO:g}x percentile's" if name.startswith("Reuters")
+                         else f"<= {CHECK_OPDA:g} s")
+                met = w <= CHECK_RATIO * base if name.startswith("Reuters") else w <= CHECK_OPDA
+                note = f"goal {limit}: {'met' if met else 'MISSED'}"
+            else:
+                note = ""
+            was = (f"{verdicts(full[method][2])} ({full[method][0]:.0f} s)" if full_size
+                   else "(--full-size)")
+            ratio = f"{ratio_text(w / base)} ({ratio_text(c / runs['percentile'][1])})"
+            rows.append((f"{name} (B: {Bs}), {method}", sizes, w, c, ratio, verdicts(ds),
+                         was, note + (" (n/a with --quick)" if quick and note else "")))
+    print(f"\nThe self-check (`evpsim.self_check` as `curve --check` runs it: at most 1,000 "
+          f"searches, stopping once every n's verdict is settled, resamples by B; bounds "
+          f"(0, 1), seed 0), the default gpd-tail and percentile one after the other in this "
+          f"run; verdict: where coverage fell more than {SHORTFALL:g} below 95% (ok: nowhere); "
+          f"before: the check at fixed sizes (M = 1,000, R = 2,000, every search).\n")
+    print("| searches, CI method | searches x resamples per model | wall s | CPU s "
+          "| / percentile's wall (CPU) | verdict | verdict before (its wall) | goal |")
+    print("|---|---|---:|---:|---:|---|---|---|")
+    for name, sizes, w, c, ratio, verdict, was, note in rows:
+        print(f"| {name} | {sizes} | {w:.1f} | {c:.1f} | {ratio} | {verdict} "
+              f"| {was} | {note} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA,
@@ -293,8 +380,25 @@ def main():
                         help="also time opda's LD bands on 1,000 scores (minutes)")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, for a smoke run (goals do not apply)")
+    parser.add_argument("--opda", type=Path, metavar="DIR",
+                        help="folder of opda's ConvNeXt and AlexNet results files: also "
+                             "self-check that pair")
+    parser.add_argument("--full-size", action="store_true",
+                        help="also run the self-check at the earlier fixed sizes (M = 1,000, "
+                             "R = 2,000, every search) for its verdicts (17 minutes on the "
+                             "opda pair)")
+    parser.add_argument("--self-check-only", action="store_true",
+                        help="run the side-by-side self-check part alone")
     parser.add_argument("--first-calls", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.self_check_only:
+        print(f"evpsim {evpsim.__version__}, {numba.get_num_threads()} numba threads on "
+              f"{os.cpu_count()} CPUs; load average at start {os.getloadavg()[0]:.2f}.")
+        pairs = check_pairs(args.data, args.opda)
+        evpsim.self_check(pairs[0][1], ci_methods="gpd-tail,percentile", replicates=16,
+                          resamples=64)  # warm-up: the kernels loaded once
+        self_check_section(pairs, args.full_size, args.quick)
+        return
     sz = QUICK if args.quick else FULL
     if args.first_calls:
         first_calls(args.data)
@@ -337,7 +441,7 @@ def main():
     # self-check: evpsim vs a loop over scipy.stats.bootstrap on KDE draws
     M, Rc, nb = sz["check_M"], sz["check_R"], check_xs.size
     w, c, chk = timed(lambda: evpsim.self_check(check_xs, ci_methods="percentile", replicates=M,
-                                                resamples=Rc), repeat)
+                                                resamples=Rc, stop=False), repeat)
 
     def kde_truth():
         fit = evpsim.fit_kde(check_xs, construction="centered", bounds=BOUNDS)
@@ -349,11 +453,14 @@ def main():
     samples = [truth.sample(nb, seed=0, stream=i) for i in range(k)]
     lw, lc, hits = timed(lambda: scipy_check(samples, theta, Rc))
     sw, sc = fw + lw * M / k, fc + lc * M / k
-    rows.append((f"`self_check`, {nb} scores, M = {M:,}, R = {Rc:,}, V, percentile", w, c,
+    rows.append((f"`self_check`, {nb} scores, M = {M:,} (every search), R = {Rc:,}, V, "
+                 f"percentile", w, c,
                  f"KDE fit + `scipy.stats.bootstrap` loop ({k} searches x {M / k:g})", sw, sc,
                  sw / w, "the bulk of `--check --ci-methods percentile`"))
-    gw, gc, _ = timed(lambda: evpsim.self_check(check_xs, replicates=M, resamples=Rc))
-    rows.append((f"`self_check`, {nb} scores, M = {M:,}, R = {Rc:,}, V, gpd-tail (the default)",
+    gw, gc, _ = timed(lambda: evpsim.self_check(check_xs, replicates=M, resamples=Rc,
+                                                stop=False))
+    rows.append((f"`self_check`, {nb} scores, M = {M:,} (every search), R = {Rc:,}, V, "
+                 f"gpd-tail (the default)",
                  gw, gc, "evpsim percentile, the row above (ratio: its cost relative to "
                  "gpd-tail's)", w, c, w / gw, "the bulk of `--check`"))
 
@@ -416,6 +523,7 @@ def main():
           f"{float(cov.sel(n=nb)):.3f}; scipy ({k} searches) {hits[0] / k:.2f}, "
           f"{hits[9] / k:.2f}, {hits[nb - 1] / k:.2f}. CLI: whole command, warm numba cache, "
           f"median of {args.cli_runs} after one unmeasured run.")
+    self_check_section(check_pairs(args.data, args.opda), args.full_size, args.quick)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from ._kernels.rng import Span
 from .streams import MAX_CHUNKS
 from .threads import map_threads, thread_count
 
-__all__ = ["CHUNK_SIZE", "MonteCarlo", "Job", "run", "Progress"]
+__all__ = ["CHUNK_SIZE", "MonteCarlo", "Job", "run", "run_looks", "Progress"]
 
 #: replicates per chunk of the batteries that do not set their own
 CHUNK_SIZE = 4096
@@ -88,10 +89,12 @@ class MonteCarlo:
         """Number of kernel calls a job makes by default (at most one worker each)."""
         return -(-self.nchunks // _batch_chunks(self))
 
-    def spans(self, stream0, batch_chunks):
-        """The :class:`~evpsim._kernels.rng.Span` of each batch of chunks, in order."""
-        for c0 in range(0, self.nchunks, batch_chunks):
-            yield Span(self.seed, stream0, c0, min(batch_chunks, self.nchunks - c0),
+    def spans(self, stream0, batch_chunks, first=0, stop=None):
+        """The :class:`~evpsim._kernels.rng.Span` of each batch of chunks ``first`` up to
+        ``stop`` (default every chunk), in order."""
+        stop = self.nchunks if stop is None else stop
+        for c0 in range(first, stop, batch_chunks):
+            yield Span(self.seed, stream0, c0, min(batch_chunks, stop - c0),
                        self.chunk_size, self.replicates)
 
 
@@ -233,6 +236,12 @@ class Progress:
         Reports that include start-up time (e.g. one per worker process).
     clock : callable, optional
         Seconds as a float (default :func:`time.perf_counter`).
+    tick : float, optional
+        Redraw the line at least this often (seconds), from a thread of its
+        own, even while no unit finishes (default: only when one does).
+    upto : bool
+        The run may stop before ``total``: the time left is an upper bound
+        ("at most ~12.0 s left").
 
     Examples
     --------
@@ -249,7 +258,7 @@ class Progress:
     """
 
     def __init__(self, label, total, *, enabled=True, delay=1.5, stream=None, initial=0,
-                 warmup=1, clock=None):
+                 warmup=1, clock=None, tick=None, upto=False):
         self.label, self.total, self.enabled, self.delay = label, total, enabled, delay
         self.stream = stream or sys.stderr
         self.clock = clock or time.perf_counter
@@ -258,30 +267,59 @@ class Progress:
         self.reports = 0
         self.warmup = max(1, warmup)
         self.done = initial
+        self.upto = upto
+        self._last, self._width = self.start, 0
         #: (time, units done) at the end of the warm-up: the rate is measured from there
         self.mark = None
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        if enabled and tick is not None:
+            threading.Thread(target=self._redraw, args=(tick,), daemon=True).start()
 
     def update(self, done):
         """Report ``done`` units finished."""
         if not self.enabled:
             return
-        now = self.clock()
-        self.done = done
-        self.reports += 1
-        if self.reports == self.warmup:
-            self.mark = (now, done)
+        with self._lock:
+            now = self.clock()
+            self.done = done
+            self.reports += 1
+            if self.reports == self.warmup:
+                self.mark = (now, done)
+            self._draw(now)
+
+    def _redraw(self, tick):
+        while not self._closed.wait(tick):
+            with self._lock:
+                if not self._closed.is_set():
+                    self._draw(self.clock(), moved=False)
+
+    def _draw(self, now, moved=True):
         elapsed = now - self.start
-        if elapsed < self.delay and done < self.total:
+        if elapsed < self.delay and self.done < self.total:
             return
-        if not self.shown and done >= self.total:
+        if not self.shown and self.done >= self.total:
             return  # finished before the delay: stay quiet
-        frac = done / self.total if self.total else 1.0
-        eta = self._left(now)
+        frac = self.done / self.total if self.total else 1.0
+        eta = self._left(now if moved else self._last)
+        if eta is not None and not moved:  # the clock ran on since the last unit
+            eta = max(0.0, eta - (now - self._last))
+        self._last = now if moved else self._last
         left = f"~{eta:5.1f} s left" if eta is not None else f"~{'?':>5} s left"
-        self.stream.write(f"\r{self.label}: {100 * frac:5.1f}%  ({done:,}/{self.total:,})  "
-                          f"{elapsed:6.1f} s elapsed, {left} ")
+        text = (f"{self.label}: {100 * frac:5.1f}%  ({self.done:,}/{self.total:,})  "
+                f"{elapsed:6.1f} s elapsed, {'at most ' if self.upto else ''}{left} ")
+        self._width = len(text)
+        self.stream.write("\r" + text)
         self.stream.flush()
         self.shown = True
+
+    def message(self, line):
+        """Write ``line`` on a line of its own, above the progress line if it is shown."""
+        with self._lock:
+            self.stream.write(("\r" + " " * self._width + "\r" if self.shown else "") + line
+                              + "\n")
+            self.stream.flush()
+            self.shown = False
 
     def _left(self, now):
         """Seconds left at time ``now``, from the rate since the warm-up; None before
@@ -295,9 +333,12 @@ class Progress:
 
     def close(self):
         """End the progress line."""
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
+        with self._lock:
+            self._closed.set()
+            if self.shown:
+                self.stream.write("\n")
+                self.stream.flush()
+                self.shown = False
 
 
 def _batch_chunks(options):
@@ -323,8 +364,10 @@ def _check_picklable(job):
                            f"level, holding no lock, open file or generator)") from None
 
 
-def _run_job(job, options, batch_chunks, report):
-    spans = options.spans(job.stream0, batch_chunks)
+def _run_job(job, options, batch_chunks, report, first=0, stop=None, total=None):
+    """``total`` (None: nothing) plus the job's partial results of chunks ``first`` up
+    to ``stop``, added one chunk at a time in chunk order."""
+    spans = options.spans(job.stream0, batch_chunks, first, stop)
     if options.workers == 1 and getattr(job, "ticks", False):
         # a Python estimator's job reports every search: it may take seconds each
         results = (job(span, tick=lambda k, s=span: report(
@@ -337,12 +380,71 @@ def _run_job(job, options, batch_chunks, report):
         _check_picklable(job)
         results = Parallel(n_jobs=options.workers, return_as="generator")(
             delayed(job)(span) for span in spans)
-    total = None
-    for span, part in zip(options.spans(job.stream0, batch_chunks), results):
+    for span, part in zip(options.spans(job.stream0, batch_chunks, first, stop), results):
         for c in range(span.nchunks):
             total = part[c].copy() if total is None else total + part[c]
         report(min((span.chunk0 + span.nchunks) * options.chunk_size, options.replicates))
     return total
+
+
+def run_looks(jobs, options, looks, decide, *, bar=None, batch_chunks=None):
+    """Run every job up to each look in turn, until ``decide`` stops the run.
+
+    The jobs run side by side, a segment of chunks between two looks at a
+    time, so that at every look each job's sum covers the same
+    replicates. The sums are added a chunk at a time in chunk order, so
+    the result at a look is bit-identical to that of :func:`run` for that
+    many replicates, whatever the threads, workers and batches; where the
+    run stops depends only on the looks and on those sums.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        The kernel calls of one battery run.
+    options : MonteCarlo
+        Replicates (the most the run may do), seed, chunk size, workers and
+        progress.
+    looks : sequence of int
+        Replicate counts at which ``decide`` is asked, ascending, each a
+        multiple of the chunk size below ``options.replicates``; the run
+        ends at ``options.replicates`` in any case.
+    decide : callable
+        ``decide(sums, replicates)``, with each job's sums over the first
+        ``replicates``: True stops the run there.
+    bar : Progress, optional
+        The progress line, in units of one job's replicate (default one
+        labelled ``coverage`` if ``options.progress``).
+    batch_chunks : int, optional
+        Chunks per kernel call (default as :func:`run`'s; never across a
+        look).
+
+    Returns
+    -------
+    (list of ndarray, int)
+        Each job's sum over the replicates run, and their number.
+    """
+    size = options.chunk_size
+    cuts = [m // size for m in looks if 0 < m < options.replicates]
+    if any(m % size for m in looks) or cuts != sorted(set(cuts)):
+        raise check.InvalidArgument("looks", f"looks must ascend in multiples of the chunk "
+                                             f"size {size}, got {list(looks)}")
+    batch_chunks = batch_chunks or _batch_chunks(options)
+    bar = bar or Progress("coverage", options.replicates * len(jobs), enabled=options.progress)
+    sums = [None] * len(jobs)
+    first, done = 0, 0
+    try:
+        for stop in [*cuts, options.nchunks]:
+            for j, job in enumerate(jobs):
+                base = done * len(jobs) + j * (min(stop * size, options.replicates) - done)
+                sums[j] = _run_job(job, options, batch_chunks,
+                                   lambda m, b=base, d=done: bar.update(b + m - d), first, stop,
+                                   sums[j])
+            first, done = stop, min(stop * size, options.replicates)
+            if stop < options.nchunks and decide(sums, done):
+                break
+    finally:
+        bar.close()
+    return sums, done
 
 
 def run(jobs, options, label, *, batch_chunks=None):

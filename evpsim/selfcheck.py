@@ -15,6 +15,7 @@ the user's, not a guarantee about the unknown truth.
 
 from __future__ import annotations
 
+import time
 from itertools import combinations
 
 import numpy as np
@@ -23,18 +24,244 @@ import xarray as xr
 from . import _validate as check
 from ._format import spans
 from .batteries.compare import compare_curves
-from .batteries.coverage import coverage
+from .batteries.coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
 from .curves import as_models
 from .intervals import curve_ci_method
 from .kde import fit_kde, fit_kde_cv, load_kde, mass_outside
 from .targets import Target, as_target
 
 __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
-           "model_error",
+           "model_error", "check_resamples", "Settled",
            "metric_range", "SHORTFALL"]
 
 #: coverage this far below the level draws a warning
 SHORTFALL = 0.05
+#: the first look of the stopping rule (simulated searches); the next ones double it
+FIRST_LOOK = 64
+#: resamples per simulated search of bootstrap and band methods, and of the resampling
+#: methods (which refit a model to every resample) up to B = RESAMPLING_B[0], then beyond
+RESAMPLES, RESAMPLING_RESAMPLES, RESAMPLING_B = 2000, (500, 250), 200
+
+
+def check_resamples(B, ci_methods):
+    """Resamples per simulated search of a self-check of searches of B trials.
+
+    ``RESAMPLES`` (2,000) where only bootstrap and band methods are
+    checked; with a resampling method (gpd-tail and the others that draw
+    resamples of their own, at 10-15 times the bootstrap's cost per
+    resample), 500 up to B = 200 and 250 beyond, where a resample costs
+    about B^2: enough that the self-check's verdicts on the Reuters and
+    opda searches of ``benchmarks/bench_curve.py`` matched those at 2,000.
+
+    Parameters
+    ----------
+    B : int
+        Trials per search.
+    ci_methods : str or sequence
+        The CI methods checked.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_resamples(145, "percentile"), check_resamples(145, "gpd-tail")
+    (2000, 500)
+    >>> check_resamples(441, "percentile,gpd-tail")
+    250
+    """
+    from .intervals import resolve_ci_methods
+
+    if not any(m.kind == "resampling" for m in resolve_ci_methods(ci_methods)):
+        return RESAMPLES
+    return RESAMPLING_RESAMPLES[0] if B <= RESAMPLING_B else RESAMPLING_RESAMPLES[1]
+
+
+class Settled:
+    """The self-check's stopping rule: stop once every n's verdict is settled.
+
+    The verdict of each (estimator, CI method, n) is whether coverage is
+    below ``level - shortfall`` (the warning of :func:`coverage_warnings`).
+    It is settled at a look when the two-sided Clopper-Pearson interval of
+    the coverage, at level ``1 - (1 - CP_LEVEL) / K``, lies on one side of
+    that line: the 5% error is split (Bonferroni) over the K looks at which
+    the run may stop, ``FIRST_LOOK`` = 64 simulated searches and each
+    doubling of it below ``replicates``, so that for each n the chance
+    that some look settles its verdict on the wrong side of the true
+    coverage stays below 5%. The run stops at the first look where every verdict is settled,
+    and otherwise runs all ``replicates``; its verdicts are then those of
+    the point estimates, as without the rule.
+
+    The looks depend only on ``replicates`` and the decision only on the
+    counts there, so where a run stops does not depend on threads or
+    workers.
+
+    Parameters
+    ----------
+    replicates : int
+        The most searches simulated.
+    level : float
+        The intervals' level.
+    shortfall : float
+        The verdict's line lies this far below ``level``.
+    pilot : sequence of int
+        Extra looks (searches, multiples of the chunk size) at which
+        nothing is decided: the self-check times its pilot there.
+    on_pilot : callable, optional
+        Called with the searches done at each pilot look.
+    early : bool
+        False: no look stops the run (every search is simulated).
+
+    Examples
+    --------
+    >>> rule = Settled(1000, 0.95)
+    >>> rule.looks, rule.stops, round(rule.cp_level, 4)
+    ([64, 128, 256, 512], [64, 128, 256, 512], 0.9875)
+    >>> import numpy as np
+    >>> rule(np.array([[[250., 251.]]]), 256)  # 97.7%, 98.0% of 256: both above 90%
+    True
+    >>> rule(np.array([[[250., 236.]]]), 256)  # 92.2% of 256: not settled
+    False
+    """
+
+    def __init__(self, replicates, level, shortfall=SHORTFALL, pilot=(), on_pilot=None,
+                 early=True):
+        self.line, self.replicates = level - shortfall, replicates
+        self.stops = []
+        m = FIRST_LOOK
+        while early and m < replicates:
+            self.stops.append(m)
+            m *= 2
+        self.cp_level = 1.0 - (1.0 - CP_LEVEL) / max(1, len(self.stops))
+        self.pilot, self.on_pilot = pilot, on_pilot
+        self.looks = sorted(set(self.stops) | {m for m in pilot if m < replicates})
+
+    def __call__(self, hits, m):
+        """True if every verdict is settled after ``m`` searches with ``hits`` covered."""
+        from .summaries import clopper_pearson
+
+        if m in self.pilot and self.on_pilot is not None:
+            self.on_pilot(m)
+        if m not in self.stops:
+            return False
+        lower, upper = clopper_pearson(hits.astype(np.int64), m, self.cp_level)
+        return bool(np.all((upper < self.line) | (lower >= self.line)))
+
+    def describe(self):
+        """The rule in a sentence."""
+        if not self.stops:
+            return f"all {self.replicates:,} searches simulated (no early stop)"
+        return (f"stopping at {spans_of(self.stops)} searches once every n's verdict "
+                f"(coverage below {self.line:.0%} or not) is settled by Clopper-Pearson "
+                f"{self.cp_level:.2%} bounds ({CP_LEVEL:.0%} split over {len(self.stops)} "
+                f"looks)")
+
+
+def _jobs(ci_methods):
+    """Kernel runs (progress units per search) of a coverage run of these methods."""
+    from .intervals import resolve_ci_methods, split_ci_methods
+
+    builtin, user, bands, resampling = split_ci_methods(resolve_ci_methods(ci_methods))
+    return bool(builtin) + len(user) + bool(bands) + bool(resampling)
+
+
+class _Pilot:
+    """Times the first model's first searches, then announces the self-check.
+
+    The rate is measured between two looks, after the first batch of
+    chunks (whose time includes loading the kernels and starting workers),
+    and scaled to every model by ``R * B^2``, what a search's resamples
+    cost.
+    """
+
+    def __init__(self, models, sizes, rule, construction, estimators, ci_methods, workers,
+                 bar):
+        from .threads import thread_count
+
+        self.models, self.sizes, self.main, self.bar = models, sizes, rule, bar
+        self.what = (construction, estimators, ci_methods)
+        self.first = thread_count() * workers * COVERAGE_CHUNK
+        self.marks = {}
+
+    def rule(self, level, stop):
+        """The stopping rule, with the pilot's looks; the line is written at once when
+        there are too few searches for a pilot."""
+        if 2 * self.first >= self.main.replicates:
+            self.bar.message(announcement(self.models, self.sizes, self.main, *self.what))
+            return self.main
+        self.bar.delay = float("inf")  # the announcement comes first
+        return Settled(self.main.replicates, level, pilot=(self.first, 2 * self.first),
+                       on_pilot=self.mark, early=stop)
+
+    def mark(self, m):
+        self.marks[m] = time.perf_counter()
+        if len(self.marks) < 2:
+            return
+        (m0, t0), (m1, t1) = sorted(self.marks.items())
+        rate = (t1 - t0) / (m1 - m0)
+        costs = np.array([r * float(x.scores.size) ** 2 for r, x in zip(self.sizes,
+                                                                           self.models)])
+        per = rate * costs / costs[0]
+        M = self.main.replicates
+        low = float(per.sum() * min(self.main.stops[0], M)) if self.main.stops else None
+        high = float(per.sum() * M)
+        self.bar.message(announcement(self.models, self.sizes, self.main, *self.what,
+                                      (low, high), m1))
+        self.bar.delay = 0.0
+
+
+def announcement(models, sizes, rule, construction, estimators, ci_methods, seconds=None,
+                 pilot=None):
+    """The line a self-check prints before it simulates: what, and how long.
+
+    Parameters
+    ----------
+    models : sequence
+        The models (``label``, ``scores``).
+    sizes : sequence of int
+        Resamples per simulated search of each model.
+    rule : Settled
+        The stopping rule.
+    construction, estimators, ci_methods
+        What is checked.
+    seconds : (float or None, float), optional
+        The estimated time if the run stops at its first look (None
+        without early stopping) and if it runs every search; None: too
+        few searches to time a pilot, and no estimate.
+    pilot : int, optional
+        Searches of the timed pilot.
+
+    Returns
+    -------
+    str
+    """
+    each = "; ".join(f"{m.label}: B = {m.scores.size}, {r:,} resamples each"
+                     for m, r in zip(models, sizes))
+    low, high = seconds or (None, None)
+    when = (f"; estimated time {_duration(low)} to {_duration(high)} (from a timed pilot "
+            f"of {pilot} searches)" if low is not None
+            else f"; estimated time {_duration(high)} (from a timed pilot of {pilot} searches)"
+            if high is not None else "")
+    stops = (f"; it stops at {spans_of(rule.stops)} searches once every n's verdict is "
+             f"settled" if rule.stops else "")
+    def names(x):
+        return x if isinstance(x, str) else ", ".join(map(str, x))
+
+    return (f"self-check: up to {rule.replicates:,} searches of each model's B simulated from "
+            f"the {construction} KDE of its scores ({each}), checking {names(ci_methods)} intervals "
+            f"of {names(estimators)}{stops}{when}")
+
+
+def _duration(seconds):
+    """``40 s`` or ``4.5 min``."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def spans_of(ms):
+    """``64, 128, 256 or 512``."""
+    text = [f"{m:,}" for m in ms]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " or " + text[-1]
 
 
 def metric_range(scores):
@@ -79,9 +306,9 @@ def model_error(ds):
 
 
 def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
-               bounds=None, minimize=False, replicates=1000, resamples=2000, seed=0,
+               bounds=None, minimize=False, replicates=1000, resamples=None, seed=0,
                bandwidth=BANDWIDTH, construction=CONSTRUCTION, workers=1, progress=False,
-               curve="mean"):
+               curve="mean", stop=True):
     """Coverage of your interval method on distributions like your scores.
 
     Parameters
@@ -100,9 +327,11 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     minimize : bool
         The scores are losses (checked as curves of the expected minimum).
     replicates : int
-        M, simulated searches per model (and pairs per comparison).
-    resamples : int
-        R, bootstrap resamples per simulated search.
+        M, the most searches simulated per model (and the pairs per
+        comparison).
+    resamples : int, optional
+        R, bootstrap resamples per simulated search (default by B and the
+        methods: :func:`check_resamples`).
     seed : int
         Seed of the simulations.
     bandwidth : {"cv", "normal-reference", "scott", "silverman"} or float
@@ -117,15 +346,23 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     workers : int
         Worker processes; the result does not depend on it.
     progress : bool
-        Show a progress line on stderr for runs longer than ~1.5 s.
+        On stderr: before the simulations, a line saying what they are and
+        their estimated time (from a timed pilot: the first searches of
+        the first model); then a progress line naming the model, redrawn
+        at least every 5 s.
     curve : str or Target
         The curve of the intervals checked, as in :func:`evpsim.curve`.
+    stop : bool
+        Stop simulating a model once every n's verdict is settled
+        (:class:`Settled`); False simulates all ``replicates``.
 
     Returns
     -------
     xarray.Dataset
         Dims ``model``, ``estimator``, ``ci_method``, ``n`` (as in
-        :func:`evpsim.curve`): ``check_coverage`` with Clopper-Pearson 95%
+        :func:`evpsim.curve`): ``check_coverage`` (of ``check_searches``
+        (model) searches of ``check_resamples`` (model) resamples each) with
+        Clopper-Pearson 95%
         bounds ``check_coverage_lower``/``check_coverage_upper`` (Monte
         Carlo error only, not the KDE's own error as a model of the
         truth), ``check_coverage_all`` (every n at once) and
@@ -172,22 +409,41 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     lo, hi = check.bounds(bounds, every.min(), every.max(), "every score") \
         if bounds is not None else metric_range(every)
     flipped = (lo, hi) if sign > 0 else (-hi, -lo)
-    truths, parts, fits = [], [], []
-    for k, model in enumerate(models):
-        fit = _fit(sign * model.scores, bandwidth, construction, flipped, k, model)
-        truth = load_kde(fit)
-        truths.append(truth)
-        fits.append(fit)
+    replicates = check.replicates(replicates)
+    stop, progress = check.boolean(stop, "stop"), check.boolean(progress, "progress")
+    sizes = [check_resamples(m.scores.size, ci_methods) if resamples is None else resamples
+             for m in models]
+    fits = [_fit(sign * model.scores, bandwidth, construction, flipped, k, model)
+            for k, model in enumerate(models)]
+    truths = [load_kde(fit) for fit in fits]
+    parts, done = [], []
+    for k, (model, truth) in enumerate(zip(models, truths)):
+        bar = False
+        rule = Settled(replicates, level, early=stop)
+        if progress:
+            from .montecarlo import Progress
+
+            bar = Progress(f"self-check {k + 1}/{len(models)}: {model.label}",
+                           replicates * _jobs(ci_methods), tick=5.0, upto=stop,
+                           delay=0.0)  # after the first model: at once
+            if k == 0:
+                rule = _Pilot(models, sizes, rule, construction, estimators, ci_methods,
+                              workers, bar).rule(level, stop)
         cov = coverage(truth, model.scores.size, estimators=estimators, ci_methods=ci_methods,
-                       level=level, replicates=replicates, resamples=resamples, seed=seed,
+                       level=level, replicates=replicates, resamples=sizes[k], seed=seed,
                        bounds=flipped if construction == "centered" else None,
-                       workers=workers, progress=progress, curve=target)
+                       workers=workers, progress=bar, curve=target, stop=rule)
+        done.append(int(cov.attrs["replicates"]))
         part = xr.Dataset({f"check_{v}": cov[v] for v in
                            ("coverage", "coverage_lower", "coverage_upper", "coverage_all")})
         part[f"check_{target.symbol}"] = sign * cov[target.symbol]
         parts.append(part.drop_vars([c for c in part.coords if c not in
                                      ("estimator", "ci_method", "n", "ci_method_kind")]))
-    ds = xr.concat(parts, dim="model", join="outer").assign_coords(
+    ds = xr.concat(parts, dim="model", join="outer")
+    ds["check_searches"] = ("model", done, {"long_name": "searches simulated (the run stops "
+                                                         "once every verdict is settled)"})
+    ds["check_resamples"] = ("model", sizes, {"long_name": "resamples per simulated search"})
+    ds = ds.assign_coords(
         model=[m.label for m in models],
         check_bandwidth=("model", [f.attrs["bandwidth"] for f in fits]),
         check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]))
@@ -197,7 +453,8 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
                                       progress, target), join="left")
     rule = bandwidth if isinstance(bandwidth, str) else f"given ({bandwidth:g})"
     ds.attrs.update(check_curve=kind.name, check_replicates=replicates,
-                    check_resamples=resamples, check_seed=seed,
+                    check_stop=Settled(replicates, level, early=stop).describe(),
+                    check_seed=seed,
                     check_bounds=[lo, hi], check_level=level, check_construction=construction,
                     check_bandwidth_asked=rule,
                     check_truth=f"{construction} discretized Gaussian KDE of each model's "
@@ -471,9 +728,10 @@ def coverage_warnings(ds, shortfall=SHORTFALL):
     _checked(ds)
     shortfall = check.number(shortfall, "shortfall", low=0, high=1, open_low=False)
     level = float(ds.attrs["check_level"])
-    M = int(ds.attrs["check_replicates"])
     out = []
     for model in ds["model"].values:
+        M = int(ds["check_searches"].sel(model=model)) if "check_searches" in ds \
+            else int(ds.attrs["check_replicates"])
         for est in ds["estimator"].values:
             for meth in ds["ci_method"].values:
                 sub = ds.sel(model=model, estimator=est, ci_method=meth)

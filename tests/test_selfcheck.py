@@ -79,3 +79,93 @@ def test_metric_range():
         metric_range([-3.0, 2.0])
     with pytest.raises(ValueError, match="bounds"):
         evpsim.self_check([-3.0, 2.0, 1.0], **SMALL)
+
+
+def test_stopping_rule_stops_once_settled_and_not_before():
+    from evpsim.selfcheck import Settled
+
+    rule = Settled(1000, 0.95)
+    assert rule.stops == [64, 128, 256, 512] and rule.cp_level == pytest.approx(0.9875)
+    lo, hi = evpsim.clopper_pearson(np.arange(257), 256, rule.cp_level)
+    clear = np.flatnonzero((lo >= 0.9) | (hi < 0.9))  # counts whose verdict is settled
+    open_ = np.setdiff1d(np.arange(257), clear)
+    assert {230, 231} <= set(open_)  # counts on either side of the line: never settled
+    assert rule(np.array([[clear[[0, -1]]]], dtype=float), 256)
+    assert not rule(np.array([[[clear[-1], open_[0]]]], dtype=float), 256)
+    assert not rule(np.array([[clear[[0, -1]]]], dtype=float), 200)  # not a look
+    assert Settled(1000, 0.95, early=False).stops == []
+
+
+def test_check_stops_where_settled_and_equals_the_shorter_run():
+    # ks covers in (nearly) every search: settled at the first look
+    ds = evpsim.self_check(GLOVE, ci_methods="ks", bounds=(0, 1), replicates=1000, seed=1)
+    assert int(ds["check_searches"].item()) == 64
+    ref = evpsim.self_check(GLOVE, ci_methods="ks", bounds=(0, 1), replicates=64, seed=1,
+                            stop=False)
+    np.testing.assert_array_equal(ds["check_coverage"], ref["check_coverage"])
+    assert ds.attrs["check_stop"].startswith("stopping at 64, 128, 256 or 512 searches")
+    # percentile falls through the 90% line near n = 13: some n is never settled
+    ds = evpsim.self_check(GLOVE, ci_methods="percentile", replicates=200, resamples=300,
+                           seed=1)
+    assert int(ds["check_searches"].item()) == 200
+    assert int(ds["check_resamples"].item()) == 300
+
+
+def test_resamples_by_B_and_method():
+    from evpsim.selfcheck import check_resamples
+
+    assert check_resamples(50, "percentile") == check_resamples(900, "percentile,ks") == 2000
+    assert check_resamples(200, "gpd-tail") == 500
+    assert check_resamples(201, "percentile,gpd-tail") == 250
+
+
+def test_result_does_not_depend_on_threads_or_workers():
+    import numba
+
+    args = dict(ci_methods="gpd-tail", bounds=(0, 1), replicates=160, resamples=64, seed=3)
+    data = {"bcn": GLOVE, "lstm": LSTM[:40]}
+    ref = evpsim.self_check(data, **args)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = evpsim.self_check(data, **args)
+    finally:
+        numba.set_num_threads(before)
+    two = evpsim.self_check(data, workers=2, **args)
+    for ds in (one, two):
+        for key in ("check_coverage", "check_searches", "check_wrong"):
+            np.testing.assert_array_equal(ds[key], ref[key])
+
+
+def test_progress_announces_then_names_each_model(capsys):
+    evpsim.self_check({"bcn": GLOVE, "lstm": LSTM[:40]}, ci_methods="percentile",
+                      replicates=96, resamples=64, progress=True)
+    err = capsys.readouterr().err.replace("\r", "\n")
+    lines = [ln.strip() for ln in err.splitlines() if ln.strip()]
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("self-check: "))
+    assert lines[first].startswith(
+        "self-check: up to 96 searches of each model's B simulated from the centered KDE of "
+        "its scores (bcn: B = 50, 64 resamples each; lstm: B = 40, 64 resamples each), "
+        "checking percentile intervals of V; it stops at 64 searches once every n's verdict "
+        "is settled; estimated time ")
+    assert "(from a timed pilot of " in lines[first]
+    bars = [ln for ln in lines if ln.startswith("self-check ")]
+    assert not [ln for ln in lines[:first] if ln.startswith("self-check ")]  # line first
+    assert any(ln.startswith("self-check 1/2: bcn:") for ln in bars)
+    assert any(ln.startswith("self-check 2/2: lstm:") for ln in bars)
+    assert all("at most ~" in ln for ln in bars)
+
+
+def test_progress_redraws_while_nothing_finishes():
+    import io
+    import time
+
+    from evpsim.montecarlo import Progress
+
+    out = io.StringIO()
+    bar = Progress("run", 4, delay=0, stream=out, tick=0.02)
+    bar.update(1)
+    time.sleep(0.3)
+    bar.close()
+    draws = [ln for ln in out.getvalue().split("\r") if ln.startswith("run:")]
+    assert len(draws) > 3 and all("(1/4)" in ln for ln in draws)

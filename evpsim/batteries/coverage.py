@@ -22,7 +22,7 @@ from ..intervals import (band_bounds, bootstrap_memory, check_resampling, interv
                          weight_tables)
 from ..procedures import memory as procedure_memory
 from ..procedures import tables as procedure_tables
-from ..montecarlo import Job, MonteCarlo, run
+from ..montecarlo import Job, MonteCarlo, Progress, run, run_looks
 from ..results import provenance
 from ..streams import coverage_streams
 from ..summaries import add_rate
@@ -39,7 +39,7 @@ CP_LEVEL = 0.95
 
 def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.95,
              replicates=1000, resamples=5000, seed=0, bounds=None, ns=None, curve="mean",
-             workers=1, progress=False, chunk_size=COVERAGE_CHUNK):
+             workers=1, progress=False, chunk_size=COVERAGE_CHUNK, stop=None):
     """Coverage of confidence intervals for theta_n, for every n, estimator and method.
 
     For each of ``replicates`` samples of size B from the truth, every
@@ -89,11 +89,19 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
         the quantiles of their CDF bounds); see :mod:`evpsim.targets`.
     workers : int
         Worker processes; the result does not depend on it.
-    progress : bool
-        Show a progress line on stderr for runs longer than ~1.5 s.
+    progress : bool or Progress
+        Show a progress line on stderr for runs longer than ~1.5 s (or
+        report to this :class:`~evpsim.montecarlo.Progress`, in samples per
+        job).
     chunk_size : int
         Samples per chunk. Counts do not depend on it; width sums may move
         in the last bit.
+    stop : object, optional
+        Stop early: ``stop.looks`` holds sample counts (multiples of
+        ``chunk_size``) at which ``stop(hits, m)`` is called with the
+        covered counts (estimator, ci_method, n) of the first ``m``
+        samples; True ends the run there, and the result is then that of
+        ``replicates=m`` (see :func:`evpsim.montecarlo.run_looks`).
 
     Returns
     -------
@@ -181,7 +189,8 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     builtin, user, bands, resampling = split_ci_methods(meths)
     check_resampling(resampling, target, B)
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
-    options = MonteCarlo(replicates, seed, chunk_size, workers, progress)
+    bar = progress if isinstance(progress, Progress) else None
+    options = MonteCarlo(replicates, seed, chunk_size, workers, bar is not None or progress)
     E = len(ests)
     if builtin or user or resampling:
         import numba
@@ -218,10 +227,22 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
                         coverage_streams()))
         rows.append([meths.index(m) for m in bands])
 
-    tallies = np.zeros((len(meths), E, ns.size + 1, K.NSLOTS))
+    def gather(parts):
+        tallies = np.zeros((len(meths), E, ns.size + 1, K.NSLOTS))
+        for idx, part in zip(rows, parts):
+            tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
+        return tallies
+
     label = f"coverage ({options.replicates:,} samples of B={B}, {resamples:,} resamples)"
-    for idx, part in zip(rows, run(jobs, options, label)):
-        tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
+    if stop is None and bar is None:
+        tallies = gather(run(jobs, options, label))
+    else:
+        parts, done = run_looks(
+            jobs, options, stop.looks if stop is not None else (),
+            lambda sums, m: stop(np.moveaxis(gather(sums)[:, :, :ns.size, K.HIT], 0, 1), m),
+            bar=bar)
+        tallies = gather(parts)
+        options = options.with_replicates(done)
     return _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples,
                     (lo, hi) if bands else None, target)
 

@@ -12,8 +12,9 @@ from ..targets import as_target
 from ..searchfiles import describe_reading
 from .._format import formatter, interval, number, render
 from ..procedures import no_tail
-from ..selfcheck import (FIT_DROPPED, SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
-                         kde_options, metric_range, model_error, self_check)
+from ..selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES, SHORTFALL,
+                         coverage_warnings, fit_lines, fit_warnings, kde_options, metric_range,
+                         model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
                      check_outputs, ci_methods_note, default, integer, name_or_number, pair,
                      paragraph, refuse_unused, refuse_unused_resamples, save_outputs)
@@ -104,9 +105,18 @@ def add_parser(subparsers):
                    help="simulate searches of your B from a KDE fitted to your scores and "
                         "report how often these intervals covered its exact curve")
     k.add_argument("--check-replicates", type=integer, default=default(self_check, "replicates"),
-                   help="simulated searches per model (default: %(default)s)")
-    k.add_argument("--check-resamples", type=integer, default=default(self_check, "resamples"),
-                   help="bootstrap resamples per simulated search (default: %(default)s)")
+                   help="the most searches simulated per model: the check stops at 64, 128, "
+                        "256, ... once every n's verdict (coverage below the level less "
+                        f"{SHORTFALL:g}, or not) is settled by Clopper-Pearson bounds "
+                        "(default: %(default)s)")
+    k.add_argument("--check-resamples", type=integer,
+                   help=f"bootstrap resamples per simulated search (default: {RESAMPLES:,}; "
+                        f"with a resampling method such as gpd-tail, "
+                        f"{RESAMPLING_RESAMPLES[0]:,} up to B = {RESAMPLING_B} and "
+                        f"{RESAMPLING_RESAMPLES[1]:,} beyond)")
+    k.add_argument("--check-full", action="store_true",
+                   help="simulate every one of --check-replicates searches, without stopping "
+                        "once the verdicts are settled")
     k.add_argument("--check-bandwidth", type=_check_bandwidth,
                    default=default(self_check, "bandwidth"), metavar="RULE|NUMBER",
                    help="the KDE's bandwidth: cv (leave-one-out, what evpsim's kde-validity "
@@ -368,13 +378,25 @@ def _budget_lines(ds):
 def _check_lines(ds, ns_of, seconds):
     a = ds.attrs
     lo, hi = a["check_bounds"]
-    boot = "bootstrap" in ds["ci_method_kind"].values.tolist()
+    boot = {"bootstrap", "resampling"} & set(ds["ci_method_kind"].values.tolist())
     where = f" on [{lo:g}, {hi:g}]" if a["check_construction"] == "centered" else ""
-    lines = [f"self-check: {a['check_replicates']:,} searches of each model's B simulated from "
+    done, sizes = ds["check_searches"].values, ds["check_resamples"].values
+    models = [str(m) for m in ds["model"].values]
+    searches = (f"{done[0]:,} searches" if (done == done[0]).all()
+                else f"up to {done.max():,} searches")
+    resamples = (f", {sizes[0]:,} resamples each" if (sizes == sizes[0]).all()
+                 else " (resamples each: " + ", ".join(f"{m} {r:,}" for m, r in
+                                                       zip(models, sizes)) + ")")
+    full = a["check_replicates"]
+    ran = "; ".join(f"{m}: {'all ' if d == full else ''}{d:,}"
+                    + (" (every verdict settled)" if d < full else "")
+                    for m, d in zip(models, done))
+    lines = [f"self-check: {searches} of each model's B simulated from "
              f"the {a['check_construction']} KDE of its scores{where} (bandwidth: "
              f"{a['check_bandwidth_asked']})"
-             + (f", {a['check_resamples']:,} resamples each" if boot else "")
+             + (resamples if boot else "")
              + f"; {seconds:.1f} s",
+             f"  {a['check_stop']}; searches simulated: {ran}",
              "each KDE beside the scores it was fitted to (quantile: share of the KDE's "
              "searches of B trials whose best is at most the best observed; near 0% or 100%, "
              "unlike your search):"]
@@ -546,7 +568,8 @@ def run(args):
                         "--n-max")
     if args.check:  # before any work, and named by their own flags
         check.replicates(args.check_replicates, "check_replicates")
-        check.integer(args.check_resamples, "check_resamples", minimum=2)
+        if args.check_resamples is not None:
+            check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
     searches = _read(args)
@@ -626,7 +649,7 @@ def _self_check(args, searches, ds, ns_of):
                          replicates=args.check_replicates, resamples=args.check_resamples,
                          seed=args.seed, bandwidth=args.check_bandwidth,
                          construction=args.check_construction, workers=args.workers,
-                         progress=not args.quiet)
+                         progress=not args.quiet, stop=not args.check_full)
     ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
     ds.attrs.update(chk.attrs)
     print()
