@@ -489,7 +489,8 @@ def _subparsers(parser):
 #: options the pages give to other programs than evpsim, and which
 OTHER_OPTIONS = {"--keep-going": "sphinx-build", "--nworkers": "dask worker",
                  "--nthreads": "dask worker", "--x-axis-time": "allentune",
-                 "--against": "benchmarks/bench_kernels.py", "--only": "benchmarks/bench_startup.py"}
+                 "--against": "benchmarks/bench_kernels.py", "--only": "benchmarks/bench_startup.py",
+                 "--opda": "benchmarks/bench_curve.py", "--full-size": "benchmarks/bench_curve.py"}
 
 
 def test_every_option_in_the_pages_exists():
@@ -500,9 +501,9 @@ def test_every_option_in_the_pages_exists():
     own = {name: {o for a in sub._actions for o in a.option_strings} | top
            for name, sub in _subparsers(parser).items()}
     anywhere = set().union(*own.values())
-    for tool, script in {"benchmarks/bench_kernels.py": "--against",
-                         "benchmarks/bench_startup.py": "--only"}.items():
-        assert f'"{script}"' in (ROOT / tool).read_text(), f"{tool} has no {script}"
+    for script, tool in OTHER_OPTIONS.items():
+        if tool.startswith("benchmarks/"):
+            assert f'"{script}"' in (ROOT / tool).read_text(), f"{tool} has no {script}"
     option = re.compile(r"(?<![\w-])--[a-z][\w-]*")
     for page in CLAIM_PAGES:
         text = page.read_text()
