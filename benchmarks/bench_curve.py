@@ -94,8 +94,9 @@ GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0}
 #: the self-check of the default interval: at most this many times percentile's on the
 #: Reuters pair, and at most this many seconds on the opda pair
 CHECK_RATIO, CHECK_OPDA = 3.0, 120.0
-OPDA_FILES = {"ConvNeXt": "convnext-convnext-tiny_tuning.results.jsonl",
-              "AlexNet": "alexnet-alexnet_tuning.results.jsonl"}
+#: opda's searches, as paths inside a checkout of opda (nicholaslourie/opda)
+OPDA_FILES = {"ConvNeXt": "data/convnext/convnext-tiny_tuning.results.jsonl",
+              "AlexNet": "data/alexnet/alexnet_tuning.results.jsonl"}
 
 
 def timed(fn, repeat=1):
@@ -386,8 +387,8 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, for a smoke run (goals do not apply)")
     parser.add_argument("--opda", type=Path, metavar="DIR",
-                        help="folder of opda's ConvNeXt and AlexNet results files: also "
-                             "self-check that pair")
+                        help="a checkout of opda (its data/convnext and data/alexnet results "
+                             "files): also self-check that pair")
     parser.add_argument("--full-size", action="store_true",
                         help="also run the self-check at the earlier fixed sizes (M = 1,000, "
                              "R = 2,000, every search) for its verdicts (17 minutes on the "
