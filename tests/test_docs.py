@@ -236,6 +236,8 @@ def test_docs_command(page, command, expected, in_readme, folders):
     if in_readme:
         pytest.skip("shown word for word in the README: tests/test_readme.py runs it")
     env = {**os.environ, "EVPSIM_QUICK": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    for name, code in _module_files(page).items():  # what the page has the reader write
+        (folders(page) / f"{name}.py").write_text(code)
     res = subprocess.run([sys.executable, "-m", "evpsim", *args[1:]], cwd=folders(page),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
     output = res.stdout.decode()  # as bytes: text mode would turn progress's \r into \n
@@ -243,6 +245,16 @@ def test_docs_command(page, command, expected, in_readme, folders):
     assert res.returncode == status, f"exit {res.returncode}:\n{output[-3000:]}"
     missing = _missing(expected, _screen(output))
     assert missing is None, f"{page}: line not printed: {missing!r}\n--- printed:\n{output}"
+
+
+def _module_files(page):
+    """The modules a page has the reader save: a ```python block after "`NAME.py`"."""
+    text = (DOCS / page).read_text()
+    return dict(re.findall(r"`(\w+)\.py`(?:(?!```).)*?```python\n(.*?)```", text, re.S))
+
+
+def test_a_page_module_is_found():
+    assert "best_two" in _module_files("guide/your-results.md")["mymodule"]
 
 
 def test_a_block_shown_in_the_readme_is_the_readmes():

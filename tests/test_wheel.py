@@ -209,7 +209,7 @@ def test_plugin_installed_beside_the_wheel_adds_an_estimator_and_a_ci_method(tmp
     out, err = evpsim("bias --dist normal --B 10 --estimators demo-best,V --replicates 2000 "
                       "--method mc")
     assert "\ndemo-best: the best of the first n trials\n" in out and "Warning" not in err
-    out, err = evpsim("coverage --dist normal --B 10 --estimators V --ci-methods demo-dkw2 "
+    out, err = evpsim("coverage --dist normal --B 10 --ci-methods demo-dkw2 "
                       "--replicates 200")
     assert "covered at every n at once: demo-dkw2 1.000" in out and "Warning" not in err
 
