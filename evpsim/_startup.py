@@ -111,10 +111,13 @@ def end_now(status):
     cleaned up: a kernel call cannot be interrupted, and the interpreter's
     exit would wait for the calls still running on other threads, for
     minutes on a long run. A command that ran worker processes (loaded
-    joblib's loky) exits as usual: its own threads are idle, and loky's
-    exit handlers stop the workers and release their semaphores.
+    joblib's loky, or made semaphores that multiprocessing's resource
+    tracker watches, as a sweep's queues do) exits as usual: its own threads
+    are idle, and the exit handlers stop the workers and release their
+    semaphores, which the tracker would otherwise report as leaked.
     """
-    if is_command() and "joblib.externals.loky" not in sys.modules:
+    workers = {"joblib.externals.loky", "multiprocessing.resource_tracker"}
+    if is_command() and not workers.intersection(sys.modules):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
