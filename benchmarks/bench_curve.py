@@ -75,7 +75,7 @@ from scipy import stats
 
 import evpsim
 from evpsim import bands
-from evpsim.selfcheck import RESAMPLES, SHORTFALL, coverage_warnings
+from evpsim.studies.selfcheck import RESAMPLES, SHORTFALL, coverage_warnings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CURVE_FILE = "mnli_deberta_base_acc.txt"

@@ -55,8 +55,8 @@ from opda.parametric import NoisyQuadraticDistribution
 
 import evpsim
 from evpsim.estimators import Context
-from evpsim.streams import bias_streams
-from evpsim.targets import as_target
+from evpsim.engine.streams import bias_streams
+from evpsim.estimators.targets import as_target
 
 B = 50
 TRUTH = "normal"

@@ -1,7 +1,7 @@
 """evpsim: how much to trust expected-validation-performance (EVP) curves.
 
 Exact ground truths, numba Monte Carlo over simulated hyperparameter
-searches, and the batteries that measure EVP estimators: bias, variance and
+searches, and the studies that measure EVP estimators: bias, variance and
 MSE; false conclusions; model comparisons; confidence-interval coverage.
 """
 
@@ -10,14 +10,14 @@ from . import _startup
 _startup.guard()  # Ctrl-C while the evpsim command imports: one line, not a traceback
 
 from ._version import __version__
-from .bands import ld_band
-from .batteries.bias import bias
-from .batteries.compare import compare_curves, comparison_errors
-from .batteries.coverage import coverage
-from .batteries.falseconc import falseconc
-from .curves import budget_to_reach, curve, evp_curve
-from .datasets import list_searches, search_path
-from .estimators import (
+from .intervals.bands import ld_band
+from .studies.bias import bias
+from .studies.compare import compare_curves, comparison_errors
+from .studies.coverage import coverage
+from .studies.falseconc import falseconc
+from .curves.curve import budget_to_reach, curve, evp_curve
+from .io.shipped import list_searches, search_path
+from .estimators.family import (
     Estimator,
     estimate,
     estimator_weights,
@@ -26,18 +26,18 @@ from .estimators import (
     register_estimator,
     unregister_estimator,
 )
-from .exact import lstatistic_moments, order_statistic_means, order_statistic_moments
-from .intervals import (
+from .truths.exact import lstatistic_moments, order_statistic_means, order_statistic_moments
+from .intervals.family import (
     bootstrap_intervals, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
 )
-from .kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
-from .mctheta import monte_carlo_theta
-from .plots import plot_curve
-from .searchfiles import Search, read_scores, read_searches
-from .selfcheck import check_warnings, self_check
-from .summaries import clopper_pearson
-from .sweeps import sweep
-from .truths import (
+from .truths.kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
+from .truths.mctheta import monte_carlo_theta
+from .report.plots import plot_curve
+from .io.searchfiles import Search, read_scores, read_searches
+from .studies.selfcheck import check_warnings, self_check
+from .engine.summaries import clopper_pearson
+from .engine.sweeps import sweep
+from .truths.distributions import (
     Discrete,
     Truth,
     TruncatedNormal,
@@ -62,6 +62,9 @@ __all__ = [
     "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
 ]
 
+from . import _moved
 from .plugins import load_plugins as _load_plugins
+
+_moved.install()  # the module paths of earlier versions (evpsim.truths.kde, evpsim.studies, ...)
 
 _load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

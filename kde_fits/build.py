@@ -18,9 +18,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from evpsim.kde import fit_kde, load_kde
-from evpsim.results import write_netcdf
-from evpsim.searchfiles import read_scores
+from evpsim.truths.kde import fit_kde, load_kde
+from evpsim.io.results import write_netcdf
+from evpsim.io.searchfiles import read_scores
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"

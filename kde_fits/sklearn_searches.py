@@ -62,7 +62,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from evpsim.results import atomic_write
+from evpsim.io.results import atomic_write
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "evpsim" / "data" / "searches"
@@ -229,7 +229,7 @@ def _clock(seconds):
 
 
 def _write_jsonl(records, path):
-    """Write records as JSON Lines, whole or not at all (:func:`evpsim.results.atomic_write`)."""
+    """Write records as JSON Lines, whole or not at all (:func:`evpsim.io.results.atomic_write`)."""
     text = "".join(json.dumps(record, allow_nan=False) + "\n" for record in records)
     return atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 

@@ -41,8 +41,8 @@ import evpsim
 import evpsim.reproduce.dodge2019
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
-from evpsim.leaderboard import leaderboard as _leaderboard
-from evpsim.results import atomic_write_all
+from evpsim.studies.leaderboard import leaderboard as _leaderboard
+from evpsim.io.results import atomic_write_all
 
 CLASSES = {
     "type": "wrong types (bool, str, None, list, float where int)",
@@ -969,10 +969,10 @@ A("register", "ci-band-not-callable", lambda d: evpsim.register_ci_method("bad",
 A("register", "ci-neither", lambda d: evpsim.register_ci_method("bad"), IA,
   "give exactly one of func= and band=")
 A("register", "ci-builtin-name",
-  lambda d: evpsim.register_ci_method("percentile", band=evpsim.bands.dkw_band), IA,
+  lambda d: evpsim.register_ci_method("percentile", band=evpsim.intervals.bands.dkw_band), IA,
   "a CI method named 'percentile' is already registered")
 A("type", "ci-overwrite-str",
-  lambda d: evpsim.register_ci_method("ok", band=evpsim.bands.dkw_band, overwrite=1), IT,
+  lambda d: evpsim.register_ci_method("ok", band=evpsim.intervals.bands.dkw_band, overwrite=1), IT,
   "overwrite must be True or False, got 1")
 # sweep (API): refused before the store (under d) is created
 SW = {"dist": ["normal", "tang-small"], "B": [5, 10]}
@@ -1021,7 +1021,7 @@ A("usage", "sweep-pool-truths", lambda d: _sweep(d, "compare", {"a": ["tang-smal
                                                                "b": ["tang-big"], "B": [5]},
                                                  options={"pool": True}), IA,
   "pool sampling draws from real results")
-A("file", "sweep-grid-binary", lambda d: evpsim.sweeps.load_toml(d / "binary.txt"), IA,
+A("file", "sweep-grid-binary", lambda d: evpsim.engine.sweeps.load_toml(d / "binary.txt"), IA,
   "binary.txt' is not a text file (UTF-8): give a TOML grid file")
 # reproduce (API)
 A("unknown", "reproduce-paper", lambda d: evpsim.reproduce.reproduce("nope", d / "r"), IA,
@@ -1122,13 +1122,13 @@ A("short", "searches-diverged-dropped", lambda d: evpsim.read_searches(
   "diverged))")
 A("unknown", "shipped-search-close", lambda d: evpsim.search_path("reuters-mpl"), IA,
   "no shipped search 'reuters-mpl' (did you mean 'reuters-mlp'?); shipped: reuters-mlp")
-A("unknown", "read-results-shipped", lambda d: evpsim.datasets.read_results(["data:sklearn-mpl"]),
+A("unknown", "read-results-shipped", lambda d: evpsim.io.shipped.read_results(["data:sklearn-mpl"]),
   IA, "no shipped search 'sklearn-mpl' (did you mean 'sklearn-mlp'?)")
-A("usage", "read-results-field", lambda d: evpsim.datasets.read_results(
+A("usage", "read-results-field", lambda d: evpsim.io.shipped.read_results(
     ["data:sklearn-svm", "data:reuters-mlp"], field="best_validation_accuracy"), IA,
   "field applies to your own files; a shipped search is read with its own field "
   "(data:sklearn-svm: best_validation_accuracy, data:reuters-mlp: one score per line)")
-A("usage", "read-results-column", lambda d: evpsim.datasets.read_results(
+A("usage", "read-results-column", lambda d: evpsim.io.shipped.read_results(
     ["data:reuters-mlp"], column=0), IA, "column applies to your own files")
 # Python's own errors that leaked: empty containers, wrong kinds, numpy values, folders
 A("short", "curve-empty-mapping", lambda d: evpsim.curve({}), IA,
@@ -1161,9 +1161,9 @@ A("output", "plot-curve-suffix", lambda d: evpsim.plot_curve(
   "curve.part': expected a file ending in .png, .pdf, .svg")
 A("output", "plot-curve-missing-folder", lambda d: evpsim.plot_curve(
     evpsim.curve(S3, resamples=10), d / "missing" / "c.png"), IA, "does not exist")
-A("output", "atomic-write-folder", lambda d: evpsim.results.atomic_write(
+A("output", "atomic-write-folder", lambda d: evpsim.io.results.atomic_write(
     d / "folder", lambda tmp: None), IA, "folder': it is a folder, not a file")
-A("output", "write-netcdf-folder", lambda d: evpsim.results.write_netcdf(
+A("output", "write-netcdf-folder", lambda d: evpsim.io.results.write_netcdf(
     evpsim.bias(B=3, method="exact"), d / "folder.nc"), IA, "folder.nc': it is a folder")
 A("type", "ns-generator", lambda d: evpsim.evp_curve(S3, ns=(n for n in (1, 2))), IT,
   "ns must be a budget or a sequence of budgets (a list, a range or an array), got a generator")
@@ -2250,7 +2250,7 @@ def test_library_writer_leaves_no_part_file_on_sigterm(tmp_path):
     file, and the process still dies of the signal."""
     script = ("import sys, time\n"
               "from pathlib import Path\n"
-              "from evpsim.results import atomic_write\n"
+              "from evpsim.io.results import atomic_write\n"
               "def slow(tmp):\n"
               "    Path(tmp).write_text('half')\n"
               "    print('writing', flush=True)\n"
@@ -2478,9 +2478,9 @@ def test_silent_shipped_searches_of_two_formats_read_together(capsys):
     assert lines[0].startswith("reuters-mlp: 145 scores from reuters-mlp.txt")
     assert lines[1].startswith("sklearn-svm: 2000 scores from sklearn-svm.jsonl "
                                "(best_validation_accuracy)")
-    mlp, svm = evpsim.datasets.read_results(["data:reuters-mlp", "data:sklearn-svm"])
-    np.testing.assert_array_equal(mlp.scores, evpsim.datasets.shipped_scores("reuters-mlp"))
-    np.testing.assert_array_equal(svm.scores, evpsim.datasets.shipped_scores("sklearn-svm"))
+    mlp, svm = evpsim.io.shipped.read_results(["data:reuters-mlp", "data:sklearn-svm"])
+    np.testing.assert_array_equal(mlp.scores, evpsim.io.shipped.shipped_scores("reuters-mlp"))
+    np.testing.assert_array_equal(svm.scores, evpsim.io.shipped.shipped_scores("sklearn-svm"))
 
 
 @_silent

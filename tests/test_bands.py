@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from evpsim._kernels.bands import order_statistic_coverage
-from evpsim.bands import ld_band
+from evpsim.intervals.bands import ld_band
 
 
 def _binomial_coverage(lo, hi):
@@ -76,7 +76,7 @@ def test_ld_bands_cover_exactly_their_level(kind, B, level):
 
 
 def test_ld_bands_are_narrower_than_ks_at_the_ends():
-    from evpsim.bands import ks_band
+    from evpsim.intervals.bands import ks_band
 
     for kind in ("equal-tailed", "highest-density"):
         lower, upper = ld_band(50, 0.95, kind)
@@ -86,7 +86,7 @@ def test_ld_bands_are_narrower_than_ks_at_the_ends():
 
 def test_highest_density_intervals_are_the_shortest():
     """At one pointwise level, HDI intervals are no wider than equal-tailed ones."""
-    from evpsim.bands import _pointwise
+    from evpsim.intervals.bands import _pointwise
 
     et = _pointwise(30, 0.99, "equal-tailed")
     hd = _pointwise(30, 0.99, "highest-density")
@@ -173,7 +173,7 @@ def test_ld_methods_cover_every_n_at_once(truth):
     """Simultaneous coverage of the whole curve at least the level (continuous truths),
     with intervals narrower than KS's at n = B, where the band's upper end decides."""
     import evpsim
-    from evpsim.summaries import clopper_pearson
+    from evpsim.engine.summaries import clopper_pearson
 
     level = 0.8
     methods = ["ld-equal-tailed", "ld-highest-density", "ks"]
@@ -189,7 +189,7 @@ def test_ld_methods_cover_every_n_at_once(truth):
 
 def test_ld_methods_by_name_on_the_command_line(tmp_path, capsys):
     from evpsim.cli import main
-    from evpsim.results import read_netcdf
+    from evpsim.io.results import read_netcdf
 
     out = tmp_path / "ld.nc"
     methods = "percentile,ld-equal-tailed,ld-highest-density"

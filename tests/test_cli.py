@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evpsim.cli import SUBCOMMANDS, build_parser, main
-from evpsim.results import read_netcdf
+from evpsim.io.results import read_netcdf
 
 
 def test_bias_command_writes_dataset_and_plot(tmp_path, capsys):

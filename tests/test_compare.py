@@ -10,9 +10,9 @@ import pytest
 
 import evpsim
 from evpsim.cli import main
-from evpsim.exact import lstatistic_moments
-from evpsim.results import read_netcdf
-from evpsim.summaries import clopper_pearson
+from evpsim.truths.exact import lstatistic_moments
+from evpsim.io.results import read_netcdf
+from evpsim.engine.summaries import clopper_pearson
 from evpsim.truths import Discrete
 from conftest import outputs_by_thread_count
 

@@ -14,10 +14,10 @@ import evpsim
 from evpsim._kernels import bootstrap as K
 from evpsim.cli import main
 from evpsim.estimators import resolve_estimators
-from evpsim.bands import dkw_band, ks_band
-from evpsim.intervals import _bootstrap_one, weight_tables
-from evpsim.results import read_netcdf
-from evpsim.summaries import clopper_pearson
+from evpsim.intervals.bands import dkw_band, ks_band
+from evpsim.intervals.family import _bootstrap_one, weight_tables
+from evpsim.io.results import read_netcdf
+from evpsim.engine.summaries import clopper_pearson
 from conftest import outputs_by_thread_count
 
 LEVEL = 1 - 1e-6  # Clopper-Pearson level of the statistical assertions

@@ -18,8 +18,8 @@ import pytest
 
 import evpsim
 from evpsim._validate import InvalidArgument
-from evpsim.datasets import read_results
-from evpsim.weights import weights_u
+from evpsim.io.shipped import read_results
+from evpsim.estimators.weights import weights_u
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = 0.95
@@ -196,7 +196,7 @@ def test_opda_parametric_in_curve():
 MODULE = '''
     import numpy as np
     import evpsim
-    from evpsim.weights import weights_u
+    from evpsim.estimators.weights import weights_u
 
     def u_again(scores, ns):
         xs = np.sort(scores)

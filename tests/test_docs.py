@@ -51,7 +51,7 @@ README = ROOT / "README.md"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import evpsim_schema  # noqa: E402
-from evpsim.leaderboard_report import QUICK_NOTE  # noqa: E402
+from evpsim.report.leaderboard import QUICK_NOTE  # noqa: E402
 
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.M | re.S)
 #: what varies from run to run: wall times and thread counts; what a --quick run adds to a

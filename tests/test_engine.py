@@ -8,7 +8,7 @@ import pytest
 import evpsim
 from evpsim import streams
 from evpsim._kernels import moments as K
-from evpsim.montecarlo import Job, MonteCarlo, run
+from evpsim.engine.montecarlo import Job, MonteCarlo, run
 
 
 def _family(first, count):
@@ -138,7 +138,7 @@ def test_kernel_sorts_agree_with_numpy(n):
 
 
 def test_threads_split_work_in_order():
-    from evpsim.threads import map_threads, ranges
+    from evpsim.engine.threads import map_threads, ranges
 
     assert map_threads(lambda v: v * v, range(50)) == [v * v for v in range(50)]
     cuts = ranges(7)

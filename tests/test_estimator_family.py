@@ -1,6 +1,6 @@
 """Every kind of estimator in every battery: paired searches, curves, budgets beyond B.
 
-The Python path (:mod:`evpsim.pyrun`) must see exactly the searches the
+The Python path (:mod:`evpsim.estimators.pyrun`) must see exactly the searches the
 numba kernels see; a Python re-implementation of V is the witness: its
 sums equal V's to rounding and its counts equal V's exactly.
 """
@@ -11,7 +11,7 @@ import pytest
 import evpsim
 from evpsim._kernels.rng import Span
 from evpsim._kernels.searches import search_chunks
-from evpsim.streams import bias_streams
+from evpsim.engine.streams import bias_streams
 
 
 def _python_v(samples, ns):

@@ -8,7 +8,7 @@ from scipy import integrate, stats
 
 import evpsim
 from evpsim._kernels import orderstats as K
-from evpsim.exact import order_statistic_means, order_statistic_moments
+from evpsim.truths.exact import order_statistic_means, order_statistic_moments
 
 
 def _scipy_truncnorm(truth):

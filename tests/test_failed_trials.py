@@ -20,7 +20,7 @@ import pytest
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
-from evpsim.searchfiles import (DIVERGED, EMPTY_CELL, EMPTY_CURVE, NOT_NUMBER, describe_reading,
+from evpsim.io.searchfiles import (DIVERGED, EMPTY_CELL, EMPTY_CURVE, NOT_NUMBER, describe_reading,
                                 read_searches)
 
 
@@ -368,7 +368,7 @@ def test_self_check_describes_mass_lost_at_a_bound():
     below = float(ds["check_mass_dropped_below"].item())
     # ten kernels centred on 0 spill about half their mass below it
     assert below == pytest.approx(dropped, abs=1e-3) and 0.05 < below < 0.11
-    warning = next(w for w in evpsim.selfcheck.fit_warnings(ds) if "lost mass" in w)
+    warning = next(w for w in evpsim.studies.selfcheck.fit_warnings(ds) if "lost mass" in w)
     assert warning.startswith(f"the KDE the self-check simulates from lost mass at the bounds: "
                               f"{below:.1%} of its mass fell below 0, spilled by scores piled "
                               f"up near the bound")
@@ -377,4 +377,4 @@ def test_self_check_describes_mass_lost_at_a_bound():
     ds = evpsim.self_check(1 - xs, bounds=(0, 1), minimize=True, replicates=20, resamples=50,
                            ci_methods="percentile")
     assert float(ds["check_mass_dropped_below"].item()) < 1e-3
-    assert "fell above 1" in " ".join(evpsim.selfcheck.fit_warnings(ds))
+    assert "fell above 1" in " ".join(evpsim.studies.selfcheck.fit_warnings(ds))

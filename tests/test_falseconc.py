@@ -10,8 +10,8 @@ import pytest
 
 import evpsim
 from evpsim.cli import main
-from evpsim.results import read_netcdf
-from evpsim.summaries import clopper_pearson
+from evpsim.io.results import read_netcdf
+from evpsim.engine.summaries import clopper_pearson
 from evpsim.truths import Discrete
 from conftest import outputs_by_thread_count
 
@@ -118,7 +118,7 @@ def test_mc_truth_gives_the_same_rates():
 def test_one_pass_against_both_truths_equals_two_runs():
     # falseconc_against draws the searches once; each dataset must be what
     # falseconc gives with that truth method alone (a Python estimator too)
-    from evpsim.batteries.falseconc import falseconc_against
+    from evpsim.studies.falseconc import falseconc_against
 
     def top_two(xs, ns):
         return np.broadcast_to(xs[:, -2:].mean(axis=1)[:, None], (xs.shape[0], ns.size))

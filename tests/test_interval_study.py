@@ -5,10 +5,10 @@ import numpy as np
 import xarray as xr
 
 from evpsim import interval_study as study
-from evpsim.leaderboard import budgets
+from evpsim.studies.leaderboard import budgets
 from evpsim.reproduce import PAPERS, reproduce
 from evpsim.reproduce import intervals as ri
-from evpsim.results import read_netcdf
+from evpsim.io.results import read_netcdf
 from evpsim.truths import make_truth
 
 

@@ -15,15 +15,15 @@ from scipy import integrate, stats
 
 import evpsim
 from evpsim.cli import main
-from evpsim.datasets import package_data
-from evpsim.kde import (
+from evpsim.io.shipped import package_data
+from evpsim.truths.kde import (
     fit_kde,
     kde_bandwidth,
     list_kde_fits,
     load_kde,
 )
-from evpsim.results import read_netcdf
-from evpsim.searchfiles import read_jsonl_scores, read_scores
+from evpsim.io.results import read_netcdf
+from evpsim.io.searchfiles import read_jsonl_scores, read_scores
 from evpsim.truths import Discrete, make_truth
 
 REPO = Path(__file__).resolve().parent.parent
@@ -195,7 +195,7 @@ def test_list_kde_fits_and_env_dir(tmp_path, monkeypatch):
     fits = list_kde_fits()
     assert fits["kde:reuters-lstm"] == "Tang2020 KDE of 152 Reuters LSTM dev F1 (bw 0.0592)"
     fit = fit_kde(_scores(), name="custom", bins=32)
-    evpsim.results.write_netcdf(fit, tmp_path / "custom.nc")
+    evpsim.io.results.write_netcdf(fit, tmp_path / "custom.nc")
     monkeypatch.setenv("EVPSIM_KDE_DIR", str(tmp_path))
     assert "kde:custom" in list_kde_fits() and "kde:reuters-lstm" in list_kde_fits()
     np.testing.assert_array_equal(make_truth("kde:custom").pmf, fit["pmf"].values)
@@ -209,7 +209,7 @@ def test_load_errors(tmp_path):
     import xarray as xr
 
     path = tmp_path / "other.nc"
-    evpsim.results.write_netcdf(xr.Dataset({"a": ("n", [1.0])}), path)
+    evpsim.io.results.write_netcdf(xr.Dataset({"a": ("n", [1.0])}), path)
     with pytest.raises(ValueError, match="is not a KDE fit written by evpsim fit-kde"):
         load_kde(str(path))
     with pytest.raises(ValueError, match="column applies only to file: truths"):
@@ -331,13 +331,13 @@ def test_loo_log_likelihood_equals_the_definition():
     hs = [0.004, 0.02]
     brute = [sum(np.log(np.mean(stats.norm.pdf(xs[i], np.delete(xs, i), h)))
                  for i in range(xs.size)) for h in hs]
-    np.testing.assert_allclose(evpsim.kde.loo_log_likelihood(xs, hs), brute, rtol=1e-10)
+    np.testing.assert_allclose(evpsim.truths.kde.loo_log_likelihood(xs, hs), brute, rtol=1e-10)
 
 
 def test_cv_bandwidth_is_a_maximum_and_near_the_normal_reference_for_normal_data():
     xs = np.random.default_rng(6).normal(0.7, 0.05, 400)
-    h = evpsim.kde.cv_bandwidth(xs)
-    ll = evpsim.kde.loo_log_likelihood(xs, [h * 0.97, h, h * 1.03])
+    h = evpsim.truths.kde.cv_bandwidth(xs)
+    ll = evpsim.truths.kde.loo_log_likelihood(xs, [h * 0.97, h, h * 1.03])
     assert ll[1] >= ll[0] and ll[1] >= ll[2]
     # for normal scores the likelihood's optimum and the normal reference are close
     assert 0.6 < h / kde_bandwidth(xs) < 1.4
@@ -345,7 +345,7 @@ def test_cv_bandwidth_is_a_maximum_and_near_the_normal_reference_for_normal_data
 
 def test_cv_bandwidth_refuses_heavily_tied_scores():
     with pytest.raises(ValueError, match="keeps growing as the bandwidth shrinks"):
-        evpsim.kde.cv_bandwidth([0.5] * 10 + [0.6] * 10 + [0.7] * 10)
+        evpsim.truths.kde.cv_bandwidth([0.5] * 10 + [0.6] * 10 + [0.7] * 10)
 
 
 def test_fit_kde_cli_with_cv_bandwidth(tmp_path, capsys):
@@ -354,6 +354,6 @@ def test_fit_kde_cli_with_cv_bandwidth(tmp_path, capsys):
                  "--out", str(out)]) == 0
     fit = read_netcdf(out)
     assert fit.attrs["bandwidth_rule"] == "cv"
-    expected = evpsim.kde.cv_bandwidth(read_scores(evpsim.search_path("reuters-mlp")))
+    expected = evpsim.truths.kde.cv_bandwidth(read_scores(evpsim.search_path("reuters-mlp")))
     assert fit.attrs["bandwidth"] == pytest.approx(expected, rel=1e-12)
     assert "(cv)" in capsys.readouterr().out

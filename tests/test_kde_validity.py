@@ -4,10 +4,10 @@ set beside the searches themselves."""
 import numpy as np
 import pytest
 
-from evpsim.datasets import shipped_scores
+from evpsim.io.shipped import shipped_scores
 from evpsim.reproduce import PAPERS, reproduce
 from evpsim.reproduce import kde_validity as kv
-from evpsim.results import read_netcdf
+from evpsim.io.results import read_netcdf
 from evpsim.truths import empirical
 
 

@@ -11,8 +11,8 @@ import pytest
 import xarray as xr
 
 import evpsim
-from evpsim.leaderboard import budgets, cell, default_estimators, leaderboard
-from evpsim.leaderboard_report import (QUICK_NOTE, estimator_table, interval_table, summary,
+from evpsim.studies.leaderboard import budgets, cell, default_estimators, leaderboard
+from evpsim.report.leaderboard import (QUICK_NOTE, estimator_table, interval_table, summary,
                                        write_report)
 
 SMALL = dict(replicates=3000, coverage_replicates=60, resamples=150,
@@ -170,7 +170,7 @@ def test_the_default_ci_methods_include_every_kind(capsys):
     them), and its help says so."""
     from evpsim.cli import main
     from evpsim.intervals import default_ci_methods as battery_default, get_ci_method
-    from evpsim.leaderboard import default_ci_methods
+    from evpsim.studies.leaderboard import default_ci_methods
 
     names = default_ci_methods()
     assert {get_ci_method(m).kind for m in names} == {"bootstrap", "resampling", "band"}

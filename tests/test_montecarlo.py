@@ -5,8 +5,8 @@ import pytest
 
 import evpsim
 from conftest import outputs_by_thread_count
-from evpsim.batteries.bias import QUANTITIES
-from evpsim.montecarlo import MonteCarlo, run
+from evpsim.studies.bias import QUANTITIES
+from evpsim.engine.montecarlo import MonteCarlo, run
 
 
 def _max_z(ds):
@@ -30,9 +30,9 @@ def test_monte_carlo_agrees_with_exact(spec, B, data_dir):
 def test_same_result_for_any_chunk_batching_and_workers():
     truth = evpsim.make_truth("tang-big")
     plan = MonteCarlo(20_000, seed=3, chunk_size=1000)
-    from evpsim.batteries.bias import _lstat_job
+    from evpsim.studies.bias import _lstat_job
     from evpsim.estimators import resolve_estimators
-    from evpsim.targets import MEAN
+    from evpsim.estimators.targets import MEAN
 
     ns = np.arange(1, 13)
     job = _lstat_job(truth, 12, resolve_estimators("V"), [0], ns, truth.theta(ns), MEAN)

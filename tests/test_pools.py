@@ -5,7 +5,7 @@ import pytest
 
 import evpsim
 from evpsim.cli import main
-from evpsim.datasets import SEARCHES, shipped_scores
+from evpsim.io.shipped import SEARCHES, shipped_scores
 
 POOLS = [name for name, entry in SEARCHES.items() if name.startswith("sklearn-")]
 

@@ -11,10 +11,10 @@ from scipy.special import logsumexp
 
 import evpsim
 from evpsim.estimators import Context
-from evpsim.exact import max_moments, order_statistic_moments
-from evpsim.kde import CV_FALLBACK, fit_kde, fit_kde_cv, load_kde, loo_log_likelihood
-from evpsim.python_estimators import OPDA_EXTRA
-from evpsim.targets import MEAN, as_target
+from evpsim.truths.exact import max_moments, order_statistic_moments
+from evpsim.truths.kde import CV_FALLBACK, fit_kde, fit_kde_cv, load_kde, loo_log_likelihood
+from evpsim.estimators.python_builtins import OPDA_EXTRA
+from evpsim.estimators.targets import MEAN, as_target
 
 
 def samples_with_and_without_ties(seed, count):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from evpsim.leaderboard_report import QUICK_NOTE
+from evpsim.report.leaderboard import QUICK_NOTE
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.M | re.S)

@@ -9,7 +9,7 @@ import pytest
 from evpsim.cli import main
 from evpsim.reproduce import reproduce
 from evpsim.reproduce.tang2020 import about_verdict
-from evpsim.results import read_netcdf
+from evpsim.io.results import read_netcdf
 
 
 def test_dodge2019_reproduction(tmp_path, data_dir):

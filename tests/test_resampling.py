@@ -14,8 +14,8 @@ from evpsim._kernels import resampling as R
 from evpsim._kernels import subsample as S
 from evpsim._kernels import tails as T
 from evpsim.estimators import resolve_estimators
-from evpsim.summaries import clopper_pearson
-from evpsim.weights import weights_v
+from evpsim.engine.summaries import clopper_pearson
+from evpsim.estimators.weights import weights_v
 from conftest import outputs_by_thread_count
 
 NEW = "studentized,smoothed,gpd-tail,m-out-of-n"

@@ -8,7 +8,7 @@ import pytest
 import xarray as xr
 
 import evpsim
-from evpsim.results import read_netcdf, write_netcdf
+from evpsim.io.results import read_netcdf, write_netcdf
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
-from evpsim.searchfiles import (
+from evpsim.io.searchfiles import (
     DIVERGED,
     EMPTY_CELL,
     EMPTY_CURVE,

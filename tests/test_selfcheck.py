@@ -6,7 +6,7 @@ from conftest import DATA, DATA_MISSING
 
 import evpsim
 from evpsim._format import spans
-from evpsim.selfcheck import metric_range
+from evpsim.studies.selfcheck import metric_range
 
 if not DATA.is_dir():
     pytest.skip(DATA_MISSING, allow_module_level=True)
@@ -82,7 +82,7 @@ def test_metric_range():
 
 
 def test_stopping_rule_stops_once_settled_and_not_before():
-    from evpsim.selfcheck import Settled
+    from evpsim.studies.selfcheck import Settled
 
     rule = Settled(1000, 0.95)
     assert rule.stops == [64, 128, 256, 512] and rule.cp_level == pytest.approx(0.9875)
@@ -112,7 +112,7 @@ def test_check_stops_where_settled_and_equals_the_shorter_run():
 
 
 def test_resamples_by_B_and_method():
-    from evpsim.selfcheck import check_resamples
+    from evpsim.studies.selfcheck import check_resamples
 
     assert check_resamples(50, "percentile") == check_resamples(900, "percentile,ks") == 2000
     assert check_resamples(200, "gpd-tail") == 500
@@ -160,7 +160,7 @@ def test_progress_redraws_while_nothing_finishes():
     import io
     import time
 
-    from evpsim.montecarlo import Progress
+    from evpsim.engine.montecarlo import Progress
 
     out = io.StringIO()
     bar = Progress("run", 4, delay=0, stream=out, tick=0.02)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evpsim.datasets import package_data
-from evpsim.searchfiles import DIVERGED, read_searches
+from evpsim.io.shipped import package_data
+from evpsim.io.searchfiles import DIVERGED, read_searches
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "kde_fits" / "sklearn_searches.py"

@@ -15,10 +15,10 @@ import pytest
 import xarray as xr
 
 import evpsim
-from evpsim.montecarlo import Progress
+from evpsim.engine.montecarlo import Progress
 from evpsim.cli import main
-from evpsim.sweeps import Grid, load_toml, sweep
-from evpsim.sweeps.backends import Signals
+from evpsim.engine.sweeps import Grid, load_toml, sweep
+from evpsim.engine.sweeps.backends import Signals
 
 #: attributes that say when and how a result was made, not what it holds
 RUN_ATTRS = ("created_utc", "command", "backend", "workers", "cells_computed")
@@ -104,7 +104,7 @@ def uninterrupted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("whole")
     assert main([*SWEEP_ARGS, "--store", str(folder / "cells"), "--quiet",
                  "--out", str(folder / "whole.nc")]) == 0
-    return evpsim.results.read_netcdf(folder / "whole.nc")
+    return evpsim.io.results.read_netcdf(folder / "whole.nc")
 
 
 def stop(tmp_path, where, signum, after):
@@ -180,7 +180,7 @@ def test_ten_signals_at_random_points_stop_every_backend_and_it_resumes(tmp_path
         # the kept cells were not computed again, and the result is the uninterrupted one
         store = folder / "cells"
         assert all(store.joinpath(name).stat().st_mtime_ns == t for name, t in kept.items())
-        assert_same(uninterrupted, evpsim.results.read_netcdf(folder / "resumed.nc"))
+        assert_same(uninterrupted, evpsim.io.results.read_netcdf(folder / "resumed.nc"))
 
 
 def test_a_lost_signal_exception_still_stops_the_sweep(capsys):
@@ -300,10 +300,10 @@ def test_cli_table_first_cell_command_and_figure(tmp_path, capsys):
     command = text.split("the first cell alone: ")[1].splitlines()[0]
     assert command.startswith("evpsim falseconc --dist normal --B 10 --estimators U,V ")
     assert fig.stat().st_size > 10_000
-    ds = evpsim.results.read_netcdf(out)
+    ds = evpsim.io.results.read_netcdf(out)
     assert command.endswith("--seed 0")
     assert main(command.split()[1:] + ["--out", str(tmp_path / "one.nc"), "--quiet"]) == 0
-    one = evpsim.results.read_netcdf(tmp_path / "one.nc")
+    one = evpsim.io.results.read_netcdf(tmp_path / "one.nc")
     assert np.array_equal(one["below"].values,
                           ds["below"].sel(dist="normal", B=10, n=one["n"]).values)
 
@@ -318,7 +318,7 @@ def test_compare_sweeps_and_toml_grids(tmp_path, capsys):
     assert main(["sweep", "compare", "--grid", str(grid), "--store", str(tmp_path / "c"),
                  "--out", str(tmp_path / "c.nc"), "--quiet"]) == 0
     assert "wrong at n = B" in capsys.readouterr().out
-    ds = evpsim.results.read_netcdf(tmp_path / "c.nc")
+    ds = evpsim.io.results.read_netcdf(tmp_path / "c.nc")
     assert ds["wrong"].dims == ("a", "b", "B", "estimator")
     assert ds["truth_b_description"].dims == ("b",)
 
@@ -565,8 +565,8 @@ def test_the_first_cell_alone_reproduces_the_cell_bit_for_bit(case, tmp_path, ca
     words = shlex.split(command)
     assert words[:2] == ["evpsim", battery]
     assert main(words[1:] + ["--out", str(tmp_path / "one.nc"), "--quiet"]) == 0
-    ds = evpsim.results.read_netcdf(tmp_path / "sweep.nc")
-    one = evpsim.results.read_netcdf(tmp_path / "one.nc")
+    ds = evpsim.io.results.read_netcdf(tmp_path / "sweep.nc")
+    one = evpsim.io.results.read_netcdf(tmp_path / "one.nc")
     axes = ds.attrs["grid_axes"].split(", ")
     first = {a: ds[a].values[0] for a in axes if a != "B"}
     cell = ds.sel(first)

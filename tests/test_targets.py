@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import evpsim
-from evpsim.targets import MEAN, Target, as_target
+from evpsim.estimators.targets import MEAN, Target, as_target
 
 
 def _brute_tau(values, q, n):

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 import evpsim
-from evpsim.searchfiles import read_scores
+from evpsim.io.searchfiles import read_scores
 from evpsim.truths import TruncatedNormal, bag, make_truth
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evpsim.leaderboard_report import QUICK_NOTE
+from evpsim.report.leaderboard import QUICK_NOTE
 from evpsim.reproduce import Report
 from evpsim.reproduce.tang2020 import about_verdict
 
@@ -75,7 +75,7 @@ def test_about_verdict_at_two_sizes_never_contradicts():
 def test_the_first_figures_shade_curves_default_interval():
     """The front page's and the gallery's first figure is the one the gallery says was
     drawn by a ``curve`` command that names no CI method (so curve's default)."""
-    from evpsim.intervals import CURVE_CI_METHOD
+    from evpsim.intervals.family import CURVE_CI_METHOD
 
     docs = ROOT / "docs"
     first = {page: re.search(r"figures/([\w.-]+\.png)", (docs / page).read_text()).group(1)

@@ -58,14 +58,14 @@ def _cli(args, out):
 
 
 def _read(path):
-    from evpsim.results import read_netcdf
+    from evpsim.io.results import read_netcdf
 
     return read_netcdf(path)
 
 
 def _roundtrip(ds, folder, name):
     """``ds`` as a reader of the file gets it back: written as netCDF and read."""
-    from evpsim.results import write_netcdf
+    from evpsim.io.results import write_netcdf
 
     path = Path(folder) / f"{name}.nc"
     write_netcdf(ds, path)
@@ -239,7 +239,7 @@ def _leaderboard(folder):
 
 
 def _shipped_fit(name):
-    from evpsim.datasets import package_data
+    from evpsim.io.shipped import package_data
 
     return package_data("kde_fits", f"{name}.nc")
 

@@ -10,7 +10,7 @@
   by selection, CI coverage tallies.
 
 Shared numba options live in :mod:`.options`. Two rules keep a first run's
-compilation short: kernels are serial (``nogil``; :mod:`evpsim.threads`
+compilation short: kernels are serial (``nogil``; :mod:`evpsim.engine.threads`
 runs their pieces side by side), and arrays are copied by loops, never by
 slice assignment (``a[:] = b`` compiles its error message's string
 formatting, seconds per dimensionality).

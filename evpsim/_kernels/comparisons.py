@@ -14,7 +14,7 @@ included, in blocks of :data:`BLOCK`, one loop per sampler kind, sorted by a
 bitmap of their table indices or by :func:`.sampling.sort_sample`.
 
 Chunk ``j`` of a run draws from stream ``span.stream0 + j``
-(:mod:`evpsim.streams` gives unrelated experiments of one seed disjoint
+(:mod:`evpsim.engine.streams` gives unrelated experiments of one seed disjoint
 stream ranges). Estimates are L-statistics (``func is None``, the weights
 ``wts`` transposed to (B, R)) or a general jitted ``func(xs, n)`` evaluated
 at ``ns[k]`` (numba prunes the unused branch at compile time).

@@ -1,4 +1,4 @@
-"""Exact moments of order statistics (see :mod:`evpsim.exact`)."""
+"""Exact moments of order statistics (see :mod:`evpsim.truths.exact`)."""
 
 import math
 

@@ -1,7 +1,7 @@
 """Simulated searches in the order their trials ran, for estimators written in Python.
 
 The batteries' kernels draw each search and sort it at once. An estimator
-written in Python (:mod:`evpsim.pyrun`) gets the same searches as arrays,
+written in Python (:mod:`evpsim.estimators.pyrun`) gets the same searches as arrays,
 each row in the order its trials were drawn (so that ``naive``, the best of
 the first n, sees the order): :func:`search_chunks` draws exactly as
 :func:`.comparisons.draw_block` does, and so as the bias battery's

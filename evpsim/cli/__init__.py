@@ -20,7 +20,7 @@ import signal
 import sys
 
 from .._startup import compile_notice, end_now, release
-from ..threads import shutdown as shutdown_threads
+from ..engine.threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument, os_reason
 from .._version import __version__
 from .common import GIVEN, UserError, epilog, import_user_modules, paragraph
@@ -185,7 +185,7 @@ def main(argv=None):
         return 0
     if extra:
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
-    from ..results import command_line
+    from ..io.results import command_line
 
     command_line(["evpsim", *(sys.argv[1:] if argv is None else argv)])
     previous = signal.signal(signal.SIGTERM, _terminate)

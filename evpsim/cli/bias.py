@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._format import formatter, render
-from ..batteries.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
-from ..estimators import get_estimator
-from ..results import curve_symbol
-from ..targets import as_target
+from ..studies.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
+from ..estimators.family import get_estimator
+from ..io.results import curve_symbol
+from ..estimators.targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
                      check_outputs, default, estimator_notes, integer, pair, refuse_unused,
@@ -171,7 +171,7 @@ def run(args):
         else:
             print("\nMonte Carlo vs exact: not checked; every estimate is exact (the truth is "
                   "a single value), so no standard error is above zero")
-    from ..plots import plot_bias
+    from ..report.plots import plot_bias
 
     save_outputs(args, ds, plot_bias)
     return 0

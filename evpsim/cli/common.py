@@ -15,9 +15,9 @@ import textwrap
 import time
 
 from .._format import spans
-from ..results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
-from ..results import atomic_write_all, check_output
-from ..truths import list_truths, make_truth
+from ..io.results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
+from ..io.results import atomic_write_all, check_output
+from ..truths.distributions import list_truths, make_truth
 
 __all__ = ["UserError", "GIVEN", "given", "refuse_unused", "refuse_unused_estimator_options",
            "refuse_unused_resamples", "note_idle_workers", "integer", "number", "default",
@@ -129,7 +129,7 @@ def add_failed_args(parser):
     Their defaults are :func:`evpsim.read_searches`'; ``--bounds`` and
     ``--minimize``, which set the worst score, are the command's own.
     """
-    from ..searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
+    from ..io.searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
 
     rule = name_or_number(FAILED_RULES, " nor ".join(FAILED_RULES), "a score")
     parser.add_argument("--failed", type=rule, default=default(read_searches, "failed"),
@@ -239,7 +239,7 @@ def import_user_modules(flags, environ):
 
 def ci_methods_note():
     """The CI methods and what each is, a line each, for ``--help``."""
-    from ..intervals import list_ci_methods
+    from ..intervals.family import list_ci_methods
 
     methods = list_ci_methods()
     width = max(map(len, methods))
@@ -277,7 +277,7 @@ def add_estimator_arg(parser):
 
 def add_curve_args(parser, budgets=True):
     """``--curve`` and, with ``budgets``, ``--n`` / ``--n-max`` (budgets beyond B)."""
-    from ..targets import TARGET_HELP
+    from ..estimators.targets import TARGET_HELP
 
     parser.add_argument("--curve", default="mean", metavar="CURVE",
                         help=f"the curve the estimators are judged against: {TARGET_HELP} "
@@ -333,8 +333,8 @@ def quick_from_args(args):
 def refuse_unused_estimator_options(args):
     """``--python-replicates`` and ``--bounds`` need an estimator written in Python among
     the run's (L-statistics run on every search and use no score range)."""
-    from ..estimators import get_estimator, list_estimators, resolve_estimators
-    from ..targets import as_target
+    from ..estimators.family import get_estimator, list_estimators, resolve_estimators
+    from ..estimators.targets import as_target
 
     if not given(args, "python_replicates", "bounds"):
         return
@@ -351,7 +351,7 @@ def refuse_unused_estimator_options(args):
 def refuse_unused_resamples(args, dests):
     """Options of ``dests`` (resample counts) need a bootstrap or resampling CI method
     among ``--ci-methods`` (default: some)."""
-    from ..intervals import resolve_ci_methods
+    from ..intervals.family import resolve_ci_methods
 
     if args.ci_methods is None or not given(args, *dests):
         return
@@ -413,7 +413,7 @@ def note_idle_workers(args):
     the result is the same)."""
     import sys
 
-    from ..montecarlo import MonteCarlo
+    from ..engine.montecarlo import MonteCarlo
 
     if args.workers <= 1:
         return

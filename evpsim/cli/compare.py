@@ -8,9 +8,9 @@ import numpy as np
 import xarray as xr
 
 from .._format import formatter, interval, rate, render
-from ..batteries.compare import compare_curves, comparison_errors
-from ..estimators import get_estimator
-from ..targets import as_target
+from ..studies.compare import compare_curves, comparison_errors
+from ..estimators.family import get_estimator
+from ..estimators.targets import as_target
 from .common import (Timer, UserError, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, budgets_from_args, check_outputs, default,
                      estimator_notes, integer, pair, refuse_unused,
@@ -232,7 +232,7 @@ def run(args):
         _print_curves(ds, args.all)
     else:
         _print_errors(ds, args.all)
-    from ..plots import plot_compare_curves, plot_comparison_errors
+    from ..report.plots import plot_compare_curves, plot_comparison_errors
 
     save_outputs(args, ds, plot_compare_curves if curves_mode else plot_comparison_errors)
     return 0

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from .._format import formatter, interval, rate, render
 from .._format import number as in_prose
-from ..batteries.coverage import CP_LEVEL, coverage
-from ..estimators import get_estimator
-from ..results import curve_symbol
-from ..targets import as_target
+from ..studies.coverage import CP_LEVEL, coverage
+from ..estimators.family import get_estimator
+from ..io.results import curve_symbol
+from ..estimators.targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
                      check_outputs, ci_methods_note, default, given, integer, number, pair,
@@ -106,7 +106,7 @@ def refuse_unused_options(args):
     """``--resamples`` needs a method that resamples, ``--bounds`` one that uses the
     score range, ``--estimators`` one that is not a band (also used by ``sweep
     coverage``)."""
-    from ..intervals import resolve_ci_methods
+    from ..intervals.family import resolve_ci_methods
 
     refuse_unused_resamples(args, ("resamples",))
     if args.ci_methods is None or not given(args, "bounds", "estimators"):
@@ -167,7 +167,7 @@ def run(args):
     if lines:
         print()
         print("\n".join(lines))
-    from ..plots import plot_coverage
+    from ..report.plots import plot_coverage
 
     save_outputs(args, ds, plot_coverage)
     return 0

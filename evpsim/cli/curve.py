@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as check
-from ..curves import curve
-from ..estimators import get_estimator, resolve_estimators
-from ..intervals import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
-from ..targets import as_target
-from ..searchfiles import describe_reading
+from ..curves.curve import curve
+from ..estimators.family import get_estimator, resolve_estimators
+from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
+from ..estimators.targets import as_target
+from ..io.searchfiles import describe_reading
 from .._format import formatter, interval, number, render
-from ..procedures import no_tail
-from ..selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES, SHORTFALL,
+from ..intervals.resampling import no_tail
+from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES, SHORTFALL,
                          coverage_warnings, fit_lines, fit_warnings, kde_options, metric_range,
                          model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
@@ -150,7 +150,7 @@ def _split(text):
 
 
 def _read(args):
-    from ..datasets import read_results
+    from ..io.shipped import read_results
 
     select = _split(args.select)
     if select is not None and args.group is None:
@@ -436,7 +436,7 @@ def _check_lines(ds, ns_of, seconds):
 
 def _check_bandwidth(text):
     """argparse type of ``--check-bandwidth``: a rule's name or a positive number."""
-    from ..kde import RULES
+    from ..truths.kde import RULES
 
     return name_or_number(RULES, f"a rule ({', '.join(RULES)})")(text)
 
@@ -632,7 +632,7 @@ def run(args):
         print("\n".join(_budget_lines(ds)))
     if args.check:
         ds = _self_check(args, searches, ds, ns_of)
-    from ..plots import plot_curve
+    from ..report.plots import plot_curve
 
     save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
                                                      log_x=args.log_x,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .._format import formatter, interval, number, rate, render
-from ..batteries.falseconc import falseconc
-from ..mctheta import TRUTH_METHODS
-from ..results import curve_symbol
-from ..targets import as_target
+from ..studies.falseconc import falseconc
+from ..truths.mctheta import TRUTH_METHODS
+from ..io.results import curve_symbol
+from ..estimators.targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
                      check_outputs, default, estimator_notes, integer, pair, refuse_unused,
@@ -119,7 +119,7 @@ def run(args):
     print(f"\nat n = {at}: " + "; ".join(
         f"{e} below {rate(float(last['below'].sel(estimator=e)), 3)}"
         for e in ds["estimator"].values))
-    from ..plots import plot_falseconc
+    from ..report.plots import plot_falseconc
 
     save_outputs(args, ds, plot_falseconc)
     return 0

@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 from .._format import interval, number
-from ..kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
-from ..searchfiles import REDUCTIONS, describe_reading
-from ..selfcheck import FIT_DROPPED, mass_lost
+from ..truths.kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
+from ..io.searchfiles import REDUCTIONS, describe_reading
+from ..studies.selfcheck import FIT_DROPPED, mass_lost
 from .common import (UserError, add_failed_args, add_subcommand, check_outputs, default,
                      integer, pair, paragraph, save_outputs)
 
@@ -89,7 +89,7 @@ def run(args):
     if args.out is None:
         args.out = f"{args.name}.nc"
     check_outputs(args)
-    from ..datasets import read_results
+    from ..io.shipped import read_results
 
     searches = read_results([args.input], column=args.column, field=args.field,
                             group=args.group, select=args.select, reduce=args.reduce,
@@ -131,7 +131,7 @@ def run(args):
               + ("; --failed drop leaves the failed trials out (the fit is then of the trials "
                  "that succeeded)" if search.failed and search.failed_score is not None else ""))
     print(f"  exact theta_1 = {number(theta[0])}, theta_{scores.size} = {number(theta[1])}")
-    from ..plots import plot_kde
+    from ..report.plots import plot_kde
 
     save_outputs(args, fit, lambda ds, path: plot_kde(ds, scores, path))
     print(f"use the fit as --dist kde:{args.out}")

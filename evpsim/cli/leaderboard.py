@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..results import check_output_folder
+from ..io.results import check_output_folder
 from .common import (QUICK_ENV, Timer, UserError, add_subcommand, add_where_args, integer,
                      integers, quick_from_args, where_from_args)
 from . import Terminated
@@ -19,7 +19,7 @@ RESAMPLING_COST = ("a --quick run took 1.5-1.6 times the CPU time of one without
 
 
 def add_parser(subparsers):
-    from ..leaderboard import BUDGETS, CURVES, QUICK, SIZES
+    from ..studies.leaderboard import BUDGETS, CURVES, QUICK, SIZES
 
     full, quick = SIZES["full"], SIZES["quick"]
     p = add_subcommand(
@@ -89,8 +89,8 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..leaderboard import leaderboard
-    from ..leaderboard_report import estimator_table, write_report
+    from ..studies.leaderboard import leaderboard
+    from ..report.leaderboard import estimator_table, write_report
 
     out = check_output_folder(args.out)
     quick = quick_from_args(args)

@@ -16,7 +16,7 @@ HELP = "a battery over a grid of truths x B, checkpointed, on local workers or d
 
 def _sweep_defaults(option):
     """``option``'s sweep default per battery, for ``--help``."""
-    from ..sweeps.grid import BATTERIES
+    from ..engine.sweeps.grid import BATTERIES
 
     return "; ".join(f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}"
                      for name, b in BATTERIES.items()
@@ -66,7 +66,7 @@ def add_parser(subparsers):
                   "--estimators V --ci-methods percentile --replicates 100 --resamples 500 "
                   "--out coverage-sweep.nc",
                   "evpsim sweep bias --dist normal,tang-small --B 10:30:10 --method exact"])
-    from ..sweeps.grid import BATTERIES
+    from ..engine.sweeps.grid import BATTERIES
 
     p.add_argument("battery", choices=list(BATTERIES), metavar="BATTERY",
                    help=", ".join(BATTERIES))
@@ -112,7 +112,7 @@ def add_parser(subparsers):
 
 def _grid(args):
     """The grid from the flags or the TOML file."""
-    from ..sweeps import Grid, load_toml, sweep
+    from ..engine.sweeps import Grid, load_toml, sweep
 
     flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
     options = {k: getattr(args, k) for k in ("estimators", "curve", "ci_methods", "replicates",
@@ -139,7 +139,7 @@ def _grid(args):
 
 def _table(ds, grid):
     """Each cell's headline per estimator (and CI method)."""
-    from ..sweeps.combine import headline
+    from ..engine.sweeps.combine import headline
 
     head = headline(ds, grid.battery)
     value = head["value"]
@@ -230,8 +230,9 @@ def sweep_command(args, grid, store):
 def _refuse_unused(args):
     """The battery command's refusals of options that would do nothing: a sweep's cells
     run as that command (:func:`cell_command`)."""
-    from ..sweeps.grid import BATTERIES
-    from . import bias, coverage
+    from ..engine.sweeps.grid import BATTERIES
+    from . import bias
+    from . import coverage
 
     if args.battery == "bias":
         bias.refuse_unused_options(args, args.method or BATTERIES["bias"].options["method"],
@@ -243,7 +244,7 @@ def _refuse_unused(args):
 
 
 def run(args):
-    from ..sweeps import Store, StoreMismatch, sweep
+    from ..engine.sweeps import Store, StoreMismatch, sweep
 
     check_outputs(args)
     _refuse_unused(args)
@@ -283,7 +284,7 @@ def run(args):
     print(f"checkpoints in {store} (run the same command again to resume or reuse)")
     print("\n".join(_table(ds, grid)))
     print(f"the first cell alone: {cell_command(grid, cells[0])}")
-    from ..plots import plot_sweep
+    from ..report.plots import plot_sweep
 
     save_outputs(args, ds, plot_sweep)
     return 0

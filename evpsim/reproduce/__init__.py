@@ -25,8 +25,8 @@ from pathlib import Path
 
 from .. import _validate as check
 from .._validate import InvalidArgument
-from ..datasets import find_search_file, user_data_dir
-from ..results import check_output_folder, new_mode
+from ..io.shipped import find_search_file, user_data_dir
+from ..io.results import check_output_folder, new_mode
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "Claim", "Report"]
@@ -50,7 +50,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False):
     data : str or Path, optional
         Folder of the original search files that evpsim may not ship (the
         SST runs), default ``$EVPSIM_DATA`` (see
-        :func:`evpsim.datasets.user_data_dir`). Files not there are taken
+        :func:`evpsim.io.shipped.user_data_dir`). Files not there are taken
         from the copies shipped with evpsim; files not shipped either are
         replaced by their committed KDE fits, or the figures needing them
         skipped, as ``summary.md`` says.

@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..curves import first_reaching, evp_curve
-from ..kde import load_kde
-from ..results import provenance, write_netcdf
-from ..searchfiles import read_scores
+from ..curves.curve import first_reaching, evp_curve
+from ..truths.kde import load_kde
+from ..io.results import provenance, write_netcdf
+from ..io.searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Dodge et al. (2019), Show Your Work: expected validation performance"
@@ -126,7 +126,7 @@ def run(report, out, files, quick=False):
     The protocol of :mod:`evpsim.reproduce`. ``quick`` is unused: every number
     here is exact or computed from the runs in full.
     """
-    from ..plots import plot_evp_curves, plot_evp_time
+    from ..report.plots import plot_evp_curves, plot_evp_time
 
     fig1, basis = _curves(report, files, SST5, "Fig. 1")
     fig1.attrs.update(provenance(experiment="dodge2019 fig1",

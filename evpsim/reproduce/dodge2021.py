@@ -25,13 +25,13 @@ import numpy as np
 import xarray as xr
 
 from .._format import spans
-from ..batteries.bias import bias
-from ..batteries.compare import comparison_errors
-from ..curves import evp_curve
-from ..mctheta import monte_carlo_theta
-from ..results import provenance, write_netcdf
-from ..searchfiles import read_scores
-from ..truths import TruncatedNormal, make_truth
+from ..studies.bias import bias
+from ..studies.compare import comparison_errors
+from ..curves.curve import evp_curve
+from ..truths.mctheta import monte_carlo_theta
+from ..io.results import provenance, write_netcdf
+from ..io.searchfiles import read_scores
+from ..truths.distributions import TruncatedNormal, make_truth
 from .summary import Claim
 
 TITLE = ("Dodge et al. (2021), Expected Validation Performance and Estimation of a Random "
@@ -265,7 +265,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
-    from ..plots import plot_bias, plot_comparison_errors, plot_estimator_curves
+    from ..report.plots import plot_bias, plot_comparison_errors, plot_estimator_curves
 
     scores = None if _missing(files) else {m: read_scores(files[f]) for m, f in FILES.items()}
     figs = [("dodge2021_fig1", _fig1(report, quick), plot_bias),

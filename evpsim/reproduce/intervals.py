@@ -13,7 +13,7 @@ Tang's pair, the bag, KDE fits of the papers' searches in both
 constructions and the shipped searches as empirical truths, the
 scikit-learn pools among them), at B = 25, 50 and 100, n on a log grid up
 to 2B (beyond B for V), each cell (truth, B) a run of the sweep battery
-``intervals`` (:func:`evpsim.interval_study.cell`).
+``intervals`` (:func:`evpsim.studies.interval_study.cell`).
 
 The goal: a coverage estimate of at least 0.93 in every cell at B = 50
 and 100 (M >= 1,000 searches a cell) with median width at most twice the
@@ -25,7 +25,7 @@ counted first, those whose estimate is below it beside them.
 
 The full run takes about 2 hours on two cores (see ``summary.md``); with
 ``$EVPSIM_STUDY_STORE`` naming a folder, its finished cells are kept there as
-they come in, and a run with the same grid resumes from them (:class:`evpsim.sweeps.Store`).
+they come in, and a run with the same grid resumes from them (:class:`evpsim.engine.sweeps.Store`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import _validate as check
-from ..interval_study import (BASELINES, CANDIDATES, GOAL_COVERAGE, GOAL_WIDTH,
+from ..studies.interval_study import (BASELINES, CANDIDATES, GOAL_COVERAGE, GOAL_WIDTH,
                               summarise, verdict)
-from ..results import write_netcdf
+from ..io.results import write_netcdf
 from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the EVP curve at every n"
@@ -72,9 +72,9 @@ STORE_ENV = "EVPSIM_STUDY_STORE"
 
 
 def study_grid(truths, Bs, sizes, seed=SEED):
-    """The :class:`~evpsim.sweeps.Grid` of the study: the ``intervals`` battery on every
+    """The :class:`~evpsim.engine.sweeps.Grid` of the study: the ``intervals`` battery on every
     truth and B."""
-    from ..sweeps import Grid
+    from ..engine.sweeps import Grid
 
     options = {**sizes, "ci_methods": list(BASELINES + CANDIDATES)}
     return Grid.make("intervals", {"dist": list(truths), "B": list(Bs)}, options, seed)
@@ -83,7 +83,7 @@ def study_grid(truths, Bs, sizes, seed=SEED):
 def study(truths, Bs, sizes, *, seed=SEED, progress=False, store=None):
     """The study's cells, combined: :func:`evpsim.sweep` of :func:`study_grid`
     (checkpointed in ``store``, if given)."""
-    from ..sweeps import sweep
+    from ..engine.sweeps import sweep
 
     return sweep(None, grid=study_grid(truths, Bs, sizes, seed), progress=progress,
                  store=store)
@@ -111,7 +111,7 @@ def _ratio(v):
 
 
 def table(summary, part):
-    """A markdown table of :func:`~evpsim.interval_study.summarise`'s numbers."""
+    """A markdown table of :func:`~evpsim.studies.interval_study.summarise`'s numbers."""
     head = ["B", "estimator", "CI method", "cells", "min coverage [95% CP]", "worst cell",
             f"cells surely < {GOAL_COVERAGE:g}", f"cells with estimate < {GOAL_COVERAGE:g}",
             "miss below",
@@ -237,14 +237,14 @@ def run(report, out, files, quick=False):
     The protocol of :mod:`evpsim.reproduce`; ``quick`` runs :data:`QUICK`'s
     grid at reduced sizes.
     """
-    from ..plots import plot_interval_study
+    from ..report.plots import plot_interval_study
 
     truths = QUICK["truths"] if quick else TRUTHS
     Bs = QUICK["Bs"] if quick else BS
     sizes = SIZES[quick]
     store = os.environ.get(STORE_ENV) or None
     if store is not None:  # checked before the first progress line
-        from ..sweeps import Store
+        from ..engine.sweeps import Store
 
         with _store_named(store):
             Store(store, study_grid(truths, Bs, sizes))

@@ -17,11 +17,11 @@ truth predicts is set beside what holds on the pool:
 
 * theta_n at n = 10, 20, 50;
 * coverage of 95% percentile-bootstrap intervals of U and V at those n
-  (:func:`~evpsim.batteries.coverage.coverage`);
-* V's exact bias at n = B (from :func:`~evpsim.exact.order_statistic_means`);
+  (:func:`~evpsim.studies.coverage.coverage`);
+* V's exact bias at n = B (from :func:`~evpsim.truths.exact.order_statistic_means`);
 * the rate at which searches of B trials rank the two closest pools (the
   pair whose pool theta_B differ least) opposite to their truths
-  (:func:`~evpsim.batteries.compare.comparison_errors`), on the two KDEs
+  (:func:`~evpsim.studies.compare.comparison_errors`), on the two KDEs
   fitted to subsets of those pools against the two pools.
 
 Each prediction error (KDE minus pool) is summarised over the subsets by its
@@ -45,14 +45,14 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ..batteries.compare import comparison_errors
-from ..batteries.coverage import coverage
-from ..datasets import shipped_scores
-from ..estimators import estimator_weights
-from ..exact import order_statistic_means
-from ..kde import fit_kde, load_kde
-from ..results import provenance, write_netcdf
-from ..truths import empirical
+from ..studies.compare import comparison_errors
+from ..studies.coverage import coverage
+from ..io.shipped import shipped_scores
+from ..estimators.family import estimator_weights
+from ..truths.exact import order_statistic_means
+from ..truths.kde import fit_kde, load_kde
+from ..io.results import provenance, write_netcdf
+from ..truths.distributions import empirical
 from .summary import Claim
 
 TITLE = "Do KDE truths fitted to B runs predict the real distribution? (Tang et al. 2020, §4.1)"
@@ -417,7 +417,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the sizes.
     """
-    from ..plots import plot_kde_validity
+    from ..report.plots import plot_kde_validity
 
     sizes = SIZES[quick]
     ds = validity({name: shipped_scores(name) for name in POOLS}, BS, sizes, report.step)

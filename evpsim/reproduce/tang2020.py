@@ -32,12 +32,12 @@ import numpy as np
 import xarray as xr
 
 from .._format import spans
-from ..batteries.compare import compare_curves
-from ..batteries.coverage import coverage
-from ..batteries.falseconc import falseconc_against
-from ..kde import kde_dirs, load_kde
-from ..results import provenance, read_netcdf, write_netcdf
-from ..searchfiles import read_scores
+from ..studies.compare import compare_curves
+from ..studies.coverage import coverage
+from ..studies.falseconc import falseconc_against
+from ..truths.kde import kde_dirs, load_kde
+from ..io.results import provenance, read_netcdf, write_netcdf
+from ..io.searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Tang et al. (2020), Showing Your Work Doesn't Always Work"
@@ -362,7 +362,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
-    from ..plots import plot_compare_curves, plot_coverage, plot_kde, plot_rate_by_truth
+    from ..report.plots import plot_compare_curves, plot_coverage, plot_kde, plot_rate_by_truth
 
     sizes = SIZES[quick]
     fits = {t: _committed_fit(name) for t, name in MODELS.items()}

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 import evpsim
-from evpsim.results import read_netcdf, write_netcdf
+from evpsim.io.results import read_netcdf, write_netcdf
 
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
 B = 25

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 import evpsim
-from evpsim.interval_study import BASELINES, CANDIDATES, GOAL_COVERAGE, summarise
+from evpsim.studies.interval_study import BASELINES, CANDIDATES, GOAL_COVERAGE, summarise
 from evpsim.reproduce.intervals import study, table
 
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
@@ -87,7 +87,7 @@ print(table(summarise(ds, "beyond"), "beyond"))
 # %%
 from IPython.display import Image, display  # noqa: E402
 
-from evpsim.plots import plot_interval_study  # noqa: E402
+from evpsim.report.plots import plot_interval_study  # noqa: E402
 
 plot_interval_study(ds, "intervals_coverage.png", "intervals_width.png", best="gpd-tail")
 display(Image("intervals_coverage.png"))
@@ -125,7 +125,7 @@ for m in ds["ci_method"].values:
 # counts how often the interval covered the KDE's exact curve.
 
 # %%
-from evpsim.datasets import shipped_scores  # noqa: E402
+from evpsim.io.shipped import shipped_scores  # noqa: E402
 
 xs = shipped_scores("reuters-mlp")
 res = evpsim.curve({"MLP": xs}, bounds=(0, 1), resamples=1000 if QUICK else 10_000)

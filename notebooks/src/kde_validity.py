@@ -38,11 +38,11 @@ import numpy as np
 from IPython.display import Image, display
 
 import evpsim
-from evpsim.datasets import shipped_scores
+from evpsim.io.shipped import shipped_scores
 from evpsim.reproduce import reproduce
-from evpsim.plots import plot_score_distributions
+from evpsim.report.plots import plot_score_distributions
 from evpsim.reproduce.kde_validity import BOUNDS, KDES, NS, POOLS
-from evpsim.results import read_netcdf
+from evpsim.io.results import read_netcdf
 
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
 OUT = Path("kde-validity")

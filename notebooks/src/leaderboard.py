@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 import evpsim
-from evpsim.leaderboard import leaderboard
-from evpsim.leaderboard_report import estimator_table, interval_table, summary
+from evpsim.studies.leaderboard import leaderboard
+from evpsim.report.leaderboard import estimator_table, interval_table, summary
 
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
 TRUTHS = ["normal", "tang-big", "kde:reuters-lstm-centered", "data:reuters-mlp",
@@ -108,7 +108,7 @@ rel = rel.sel(n=rel["n"].values[np.isfinite(rel).any("dist").values])
 print(rel.round(3).to_pandas().to_string())
 
 # %%
-from evpsim.plots import plot_leaderboard_rmse  # noqa: E402
+from evpsim.report.plots import plot_leaderboard_rmse  # noqa: E402
 
 fig_path = "leaderboard_rmse.png"
 plot_leaderboard_rmse(lb, "mean", "V", fig_path)

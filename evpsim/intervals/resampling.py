@@ -1,0 +1,127 @@
+"""CI methods that draw their own resamples: their tables, and one sample's intervals.
+
+The methods of kind ``"resampling"`` (:mod:`evpsim.intervals`) run in
+:mod:`evpsim._kernels.resampling`; this module builds what the kernels
+read about the estimators and budgets (:func:`tables`) and runs them on
+one sample, its resamples shared over the threads (:func:`sample_intervals`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _validate as check
+from .._kernels import resampling as _R
+from .._kernels.rng import rng_init
+from .._kernels.subsample import sizes
+from ..engine.threads import map_threads, ranges
+from ..estimators.weights import weights_v
+
+__all__ = ["tables", "sample_intervals", "memory", "no_tail"]
+
+
+def memory(E, B, N, codes, resamples=0, copies=0):
+    """Bytes of the :func:`tables` of E estimators at N budgets for the methods
+    ``codes``, and of the pivots of ``copies`` samples in flight."""
+    J = sizes(B).size if _R.M_OUT_OF_N in codes else 1
+    tabs = 8 * (E * N + N) * B + (8 * E * N * int(sizes(B).sum()) if J > 1 else 0)
+    return tabs + copies * 8 * E * N * resamples * J
+
+
+def tables(ests, B, ns, codes):
+    """The kernels' :class:`~evpsim._kernels.resampling.Tables`.
+
+    Parameters
+    ----------
+    ests : list of Estimator
+        L-statistic estimators of the mean curve.
+    B : int
+        Sample size.
+    ns : array_like of int
+        The budgets (columns: every estimator at every budget).
+    codes : sequence of int
+        The methods to run (the m-out-of-n tables are built only for it).
+    """
+    ns = np.asarray(ns, dtype=np.int64)
+    check.check_memory(memory(len(ests), B, ns.size, codes),
+                       f"the tables of {len(ests)} estimators at {ns.size:,} budgets, B = {B:,}",
+                       "B")
+    wt = np.ascontiguousarray(np.concatenate([e.weight_rows(B, ns) for e in ests]).T)
+    vwt = np.ascontiguousarray(weights_v(B, ns).T)
+    col = np.tile(np.arange(ns.size, dtype=np.int64), len(ests))
+    if _R.M_OUT_OF_N in codes:
+        ms = sizes(B)
+        mn = np.maximum(1.0, ns[None, :] * ms[:, None] / B)
+        parts = [_interpolated(ests, m, budgets).T for m, budgets in zip(ms, mn)]
+        mwt = np.concatenate([p.ravel() for p in parts])
+        moff = np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
+    else:
+        ms, mn = np.zeros(0, dtype=np.int64), np.zeros((0, ns.size))
+        mwt, moff = np.zeros(0), np.zeros(1, dtype=np.int64)
+    return _R.Tables(wt, _ends(wt, len(ests)), col, ns, vwt, _ends(vwt, 1)[:, 0], ms,
+                     np.ascontiguousarray(mn), mwt, moff)
+
+
+def _ends(at, E):
+    """(B, E): for each row of ``at`` (B, E N) and block of N columns, one past the last
+    column whose weight exceeds the kernels' ``TINY``."""
+    big = np.abs(at.reshape(at.shape[0], E, -1)) > _R.TINY
+    last = big.shape[2] - np.argmax(big[:, :, ::-1], axis=2)
+    return np.where(big.any(axis=2), last, 0).astype(np.int64)
+
+
+def _interpolated(ests, m, budgets):
+    """(K, m) weights of every estimator at the real budgets ``budgets`` for samples of
+    m: linear in the budget between the integer budgets on either side."""
+    lo = np.floor(budgets).astype(np.int64)
+    hi = np.ceil(budgets).astype(np.int64)
+    frac = (budgets - lo)[:, None]
+    return np.concatenate([(1.0 - frac) * e.weight_rows(m, lo) + frac * e.weight_rows(m, hi)
+                           for e in ests])
+
+
+def no_tail(xs):
+    """Why ``gpd-tail`` has no interval for the ascending sample ``xs``, or ``""``.
+
+    Its tail is fitted to the excesses of the top k scores over the next,
+    for k up to ``min(B // 2, K_MAX)``: when the top ``min(B // 2, K_MAX) +
+    1`` scores are tied, every excess is 0 and there is no tail (its scale
+    would be 0, and resamples without spread give pivots of +-inf).
+
+    Examples
+    --------
+    >>> no_tail(np.array([0.5] + [0.7] * 11))
+    'its 11 best scores are tied, leaving no tail to fit'
+    >>> no_tail(np.linspace(0, 1, 12))
+    ''
+    """
+    if not _R.tail_tied(xs):
+        return ""
+    tied = int(np.count_nonzero(xs == xs[-1]))
+    return f"its {tied} best scores are tied, leaving no tail to fit"
+
+
+def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=None):
+    """Intervals (M, K, 2) of the methods ``codes`` for the ascending sample ``xs``.
+
+    The results of :func:`evpsim._kernels.resampling.sample_intervals` for
+    the generator of stream ``(seed, stream)``, each method's blocks of
+    resamples shared over the threads. ``bounds`` cuts the ends. ``gpd-tail``
+    gives NaN where it has no tail to fit (:func:`no_tail`).
+    """
+    lo, hi = (-np.inf, np.inf) if bounds is None else bounds
+    st = rng_init(seed, stream)
+    K = tabs.wt.shape[1]
+    out = np.empty((len(codes), K, 2))
+    for g, code in enumerate(codes):
+        if code == _R.GPD_TAIL and _R.tail_tied(xs):
+            out[g] = np.nan
+            continue
+        params, ref = _R.setup(code, xs, tabs)
+        piv = np.empty((K, _R.total_resamples(code, tabs, resamples)))
+        mseed = _R.method_seed(st, code)
+        map_threads(lambda span, c=code, p=params, r=ref, s=mseed, out=piv:
+                    _R.pivots(c, s, xs, tabs, p, r, *span, out),
+                    ranges(_R.blocks(code, tabs, resamples)))
+        _R.finish(code, xs, tabs, params, ref, piv, level, lo, hi, out[g])
+    return out

@@ -1,0 +1,127 @@
+"""A researcher's models as given: each model's scores, label and trial durations, checked.
+
+:func:`as_models` turns what :func:`evpsim.curve` accepts (one model's
+scores, a mapping by label, a list of score lists, searches read from
+files) into :class:`Model` objects; the self-check reads them the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _validate as check
+
+__all__ = ["Model", "as_models"]
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model's scores as :func:`curve` uses them.
+
+    Attributes
+    ----------
+    label : str
+        The model's name.
+    scores : ndarray
+        Its B scores, in the order given.
+    mean_duration : float
+        Mean wall-clock seconds per trial (NaN when unknown).
+    source : str
+        Where the scores came from (a file name, or ``""``).
+    metric : str
+        The field or column the scores were read from (or ``""``).
+    records : int
+        Records read for the model, kept and dropped (its B when the
+        scores were given directly).
+    dropped : dict
+        ``{reason: count}`` of the records dropped while reading.
+    """
+
+    label: str
+    scores: np.ndarray
+    mean_duration: float = np.nan
+    source: str = ""
+    metric: str = ""
+    records: int = 0
+    dropped: dict = field(default_factory=dict)
+
+
+def _mean_duration(durations, label):
+    if durations is None:
+        return np.nan
+    try:
+        d = np.asarray(check.unmasked(durations, "durations"), dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise check.InvalidType("durations", f"durations of model {label!r} must be seconds "
+                                             f"(numbers), got {durations!r}") from None
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        raise check.InvalidArgument("durations", f"model {label!r} has no finite duration")
+    if (d < 0).any():
+        raise check.InvalidArgument("durations", f"model {label!r} has a negative duration")
+    return float(d.mean())
+
+
+def as_models(scores, labels=None, durations=None):
+    """Normalise :func:`curve`'s ``scores`` argument into a list of :class:`Model`.
+
+    ``scores`` is one model's scores (a sequence of numbers), a mapping
+    ``{label: scores}``, a sequence of score sequences, or searches read by
+    :func:`evpsim.read_searches` (objects with ``label``, ``scores`` and
+    ``durations``). ``durations`` (seconds per trial, or their mean) is a
+    mapping by label or a sequence aligned with the models.
+    """
+    if hasattr(scores, "scores") and hasattr(scores, "label"):
+        scores = [scores]
+    if isinstance(scores, dict):
+        if not scores:
+            raise check.InvalidArgument("scores", "scores is an empty mapping: give "
+                                                  "{label: scores} for at least one model")
+        items = [(str(k), v, None, None) for k, v in scores.items()]
+    elif (isinstance(scores, (list, tuple)) and scores
+          and all(hasattr(s, "scores") and hasattr(s, "label") for s in scores)):
+        items = [(s.label, s.scores, getattr(s, "durations", None), s) for s in scores]
+    elif (isinstance(scores, (list, tuple)) and scores
+          and all(isinstance(s, (list, tuple, np.ndarray)) for s in scores)):
+        items = [(f"model {k + 1}", s, None, None) for k, s in enumerate(scores)]
+    else:
+        items = [("model", scores, None, None)]
+    if labels is not None:
+        if isinstance(labels, str):
+            labels = [labels]
+        if not isinstance(labels, (list, tuple, np.ndarray)):
+            raise check.InvalidType("labels", f"labels must be a string or a list of strings, "
+                                              f"got {labels!r}")
+        labels = [check.string(lb, "labels") for lb in labels]
+        if len(labels) != len(items):
+            raise check.InvalidArgument("labels", f"labels: {len(labels)} given for "
+                                                  f"{len(items)} model(s)")
+        items = [(lb,) + it[1:] for lb, it in zip(labels, items)]
+    names = [it[0] for it in items]
+    if len(set(names)) != len(names):
+        raise check.InvalidArgument("labels", f"labels must differ, got {names}")
+    if durations is not None:
+        if isinstance(durations, dict):
+            unknown = set(durations) - set(names)
+            if unknown:
+                raise check.InvalidArgument("durations", f"durations for unknown model(s) "
+                                                         f"{sorted(unknown)}")
+            durations = [durations.get(n) for n in names]
+        elif not isinstance(durations, (list, tuple, np.ndarray)):
+            raise check.InvalidType("durations", f"durations must be a mapping by label or a "
+                                                 f"sequence with one entry per model, got "
+                                                 f"{durations!r}")
+        elif len(durations) != len(items):
+            raise check.InvalidArgument("durations", f"durations: {len(durations)} given for "
+                                                     f"{len(items)} model(s)")
+        items = [it[:2] + (d,) + it[3:] for it, d in zip(items, durations)]
+    out = []
+    for label, xs, dur, search in items:
+        name = "scores" if len(items) == 1 else f"scores of {label!r}"
+        xs = check.spread(check.scores(xs, name), name, f"the range of the {name}")
+        out.append(Model(label, xs, _mean_duration(dur, label), getattr(search, "source", ""),
+                         getattr(search, "metric", ""), getattr(search, "records", xs.size),
+                         dict(getattr(search, "dropped", {}))))
+    return out

@@ -1,0 +1,289 @@
+"""The coverage battery: do intervals for theta_n contain it?
+
+Tang et al. (2020, section 4.2-4.3, Fig. 4) drew M = 1000 samples of size
+B = 50 from a ground truth, built 95% percentile-bootstrap intervals for
+the expected maximum theta_n from R = 5000 resamples, and found empirical
+coverage falling to about 0.7 by n = 20. :func:`coverage` repeats that for
+every n, every estimator and every CI method of :mod:`evpsim.intervals` in
+one pass (:func:`evpsim.bootstrap_intervals` gives the same intervals for
+a researcher's own scores).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from .. import _validate as check
+from .._kernels import bootstrap as K
+from .._kernels import resampling as R
+from ..intervals.family import (band_bounds, bootstrap_memory, check_resampling, interval_coords,
+                         lstatistic_estimators, resolve_ci_methods, split_ci_methods,
+                         weight_tables)
+from ..intervals.resampling import memory as procedure_memory
+from ..intervals.resampling import tables as procedure_tables
+from ..engine.montecarlo import Job, MonteCarlo, Progress, run, run_looks
+from ..io.results import provenance
+from ..engine.streams import coverage_streams
+from ..engine.summaries import add_rate
+from ..estimators.targets import as_target
+from ..truths.distributions import make_truth
+
+__all__ = ["coverage", "COVERAGE_CHUNK", "CP_LEVEL"]
+
+#: samples per chunk: each does R resamples, so far fewer than the bias battery's
+COVERAGE_CHUNK = 8
+#: level of the Clopper-Pearson bounds on every coverage rate
+CP_LEVEL = 0.95
+
+
+def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.95,
+             replicates=1000, resamples=5000, seed=0, bounds=None, ns=None, curve="mean",
+             workers=1, progress=False, chunk_size=COVERAGE_CHUNK, stop=None):
+    """Coverage of confidence intervals for theta_n, for every n, estimator and method.
+
+    For each of ``replicates`` samples of size B from the truth, every
+    bootstrap method builds a two-sided interval at ``level`` for every
+    budget n = 1..B from ``resamples`` bootstrap resamples of each
+    estimator, every band method builds one from the sample alone, and each
+    is checked against the exact theta_n.
+
+    Parameters
+    ----------
+    truth : str or Truth
+        Ground truth (see :func:`evpsim.truths.make_truth`).
+    B : int
+        Size of each sample (trials per search), at least 2.
+    estimators : str or sequence, optional
+        L-statistic estimators (default U, V, W for the mean curve,
+        ``quantile`` for a quantile curve).
+    ci_methods : str or sequence, optional
+        CI methods (default every registered one but the slow resampling
+        methods, which run when named; see :func:`evpsim.list_ci_methods`).
+    level : float
+        Two-sided confidence level of the intervals, in (0, 1).
+    replicates : int
+        M, the number of samples.
+    resamples : int
+        R, bootstrap resamples per sample (at least 2).
+    seed : int
+        Seed; sample ``i`` and its resamples use the random stream
+        ``(seed, i)``, whatever the truth and B: runs at one seed on
+        different truths draw from the same random numbers, so their
+        coverages are correlated (give each truth its own seed to compare
+        truths as independent experiments); every estimator and CI method
+        sees the same samples, so comparisons between them are paired.
+    bounds : (float, float), optional
+        Known range of the scores for band methods, to which the
+        resampling methods' intervals are also cut; it must contain the
+        truth's support, which is the default.
+    ns : sequence of int, optional
+        The budgets to compute (default 1..B; beyond B for estimators that
+        extrapolate, where band methods bound the curve too). The samples
+        and resamples are those of the full run, so each budget's counts
+        are its counts there. Fewer budgets save the estimates and
+        quantiles of the others, not the resampling.
+    curve : str or Target
+        The curve the intervals are for: ``"mean"`` (theta_n), ``"median"``
+        or ``"quantile:Q"`` (tau_Q(n), the band methods bounding it through
+        the quantiles of their CDF bounds); see :mod:`evpsim.estimators.targets`.
+    workers : int
+        Worker processes; the result does not depend on it.
+    progress : bool or Progress
+        Show a progress line on stderr for runs longer than ~1.5 s (or
+        report to this :class:`~evpsim.engine.montecarlo.Progress`, in samples per
+        job).
+    chunk_size : int
+        Samples per chunk. Counts do not depend on it; width sums may move
+        in the last bit.
+    stop : object, optional
+        Stop early: ``stop.looks`` holds sample counts (multiples of
+        ``chunk_size``) at which ``stop(hits, m)`` is called with the
+        covered counts (estimator, ci_method, n) of the first ``m``
+        samples; True ends the run there, and the result is then that of
+        ``replicates=m`` (see :func:`evpsim.engine.montecarlo.run_looks`).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``estimator``, ``ci_method``, ``n``, with
+
+        * ``coverage``: fraction of samples whose interval contains theta_n,
+          with Clopper-Pearson 95% bounds ``coverage_lower`` and
+          ``coverage_upper``;
+        * ``miss_below`` / ``miss_above``: fraction of intervals lying
+          entirely below / above theta_n;
+        * ``undefined``: fraction of intervals that could not be formed
+          (BCa when the jackknife estimates are all equal or every
+          bootstrap estimate lies on one side of the estimate, as in
+          ``scipy.stats.bootstrap``; ``gpd-tail`` when a sample's best
+          scores are tied, leaving no tail to fit); such a sample counts
+          as not covered, at that n and in ``coverage_all``; the four
+          fractions sum to one;
+        * ``mean_width``: mean width of the defined intervals;
+        * ``coverage_all`` (estimator, ci_method): fraction of samples whose
+          intervals contain theta_n for every n computed at once;
+        * ``theta`` (n): the exact expected maximum, or ``tau`` (n) the
+          exact quantile curve, as scalar coordinate ``curve`` says.
+
+        Band methods do not use the estimator: their rows are the same for
+        every estimator. Coordinate ``ci_method_kind`` says which is which.
+        Scalar coordinates ``truth``, ``truth_description``, ``truth_lo``,
+        ``truth_hi``, ``B`` and the band methods' score range ``bounds_lo``,
+        ``bounds_hi`` (NaN without band methods) identify the run, so
+        results of several truths or sizes combine with
+        ``xr.concat(results, dim="truth", coords="different")``.
+
+    Raises
+    ------
+    ValueError
+        For B < 2, a level outside (0, 1), resamples < 2, unknown or
+        repeated estimator or CI method names, a general (non-L-statistic)
+        estimator, bounds that do not contain the truth's support, or a
+        request whose bootstrap arrays do not fit in memory.
+
+    Notes
+    -----
+    Each resample is a vector of multinomial counts over the sorted sample,
+    and every budget of every estimator is read off a table of cumulative
+    weights (see :mod:`evpsim._kernels.bootstrap`), so estimators must be
+    L-statistics; general ones are rejected.
+
+    BCa's acceleration comes from the jackknife of each budget's estimator
+    on the B samples of size B - 1; at n = B it uses budget B - 1 (the
+    largest a sample of size B - 1 supports for U). As in
+    ``scipy.stats.bootstrap``, BCa intervals are undefined (NaN) when the
+    jackknife estimates are all equal, e.g. U at n = B with a tied maximum.
+
+    Band methods hold for every n at once and for every distribution with
+    the given range, so per n they are conservative, often covering in
+    every sample, and wide: nothing in a sample excludes mass between its
+    maximum and the upper bound.
+
+    Resampling methods draw R resamples of their own from each sample (the
+    m-out-of-n bootstrap splits them over its resample sizes), from
+    streams derived from the replicate's; see
+    :mod:`evpsim._kernels.resampling`.
+
+    A user's bootstrap method is compiled into its own kernel on first use
+    in each process (about 5 s); built-in methods are cached.
+
+    Examples
+    --------
+    >>> import evpsim
+    >>> ds = evpsim.coverage("normal", B=10, estimators="V", ci_methods="percentile,dkw",
+    ...                      replicates=40, resamples=200)
+    >>> sorted(ds["coverage"].dims)
+    ['ci_method', 'estimator', 'n']
+    >>> bool((ds["coverage"].sel(ci_method="dkw") >= 0.9).all())
+    True
+    """
+    truth = make_truth(truth)
+    B = check.B(B)
+    level = check.level(level)
+    resamples = check.integer(resamples, "resamples", minimum=2)
+    target = as_target(curve)
+    ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
+    ests = lstatistic_estimators(estimators, target, B, ns)
+    meths = resolve_ci_methods(ci_methods)
+    builtin, user, bands, resampling = split_ci_methods(meths)
+    check_resampling(resampling, target, B)
+    lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
+    bar = progress if isinstance(progress, Progress) else None
+    options = MonteCarlo(replicates, seed, chunk_size, workers, bar is not None or progress)
+    E = len(ests)
+    if builtin or user or resampling:
+        import numba
+
+        threads = numba.get_num_threads() * options.workers
+        check.check_memory(bootstrap_memory(E, B, resamples, copies=threads)
+                           + procedure_memory(E, B, ns.size, [m.code for m in resampling],
+                                              resamples, copies=threads),
+                           f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
+                           f"threads", "resamples" if resamples > 2 * B else "B")
+
+    theta = target.exact(truth, ns)
+    jobs, rows = [], []  # rows: indices of each job's methods
+    if builtin or user:
+        boot_args = (B, truth.sampler, *weight_tables(ests, B, ns, target), theta, resamples,
+                     level)
+        if builtin:
+            codes = np.array([m.code for m in builtin], dtype=np.int64)
+            jobs.append(Job(K.coverage_boot_chunks, (*boot_args, codes), coverage_streams()))
+            rows.append([meths.index(m) for m in builtin])
+        for m in user:
+            jobs.append(Job(K.coverage_user_chunks, (*boot_args, m.func), coverage_streams()))
+            rows.append([meths.index(m)])
+    if resampling:
+        codes = np.array([m.code for m in resampling], dtype=np.int64)
+        jobs.append(Job(R.coverage_resampling_chunks,
+                        (B, truth.sampler, procedure_tables(ests, B, ns, codes), theta, codes,
+                         resamples, level, lo, hi), coverage_streams()))
+        rows.append([meths.index(m) for m in resampling])
+    if bands:
+        jobs.append(Job(K.coverage_band_chunks,
+                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1,
+                         target.q ** (1.0 / ns) if target.kind == "quantile" else np.empty(0)),
+                        coverage_streams()))
+        rows.append([meths.index(m) for m in bands])
+
+    def gather(parts):
+        tallies = np.zeros((len(meths), E, ns.size + 1, K.NSLOTS))
+        for idx, part in zip(rows, parts):
+            tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
+        return tallies
+
+    label = f"coverage ({options.replicates:,} samples of B={B}, {resamples:,} resamples)"
+    if stop is None and bar is None:
+        tallies = gather(run(jobs, options, label))
+    else:
+        parts, done = run_looks(
+            jobs, options, stop.looks if stop is not None else (),
+            lambda sums, m: stop(np.moveaxis(gather(sums)[:, :, :ns.size, K.HIT], 0, 1), m),
+            bar=bar)
+        tallies = gather(parts)
+        options = options.with_replicates(done)
+    return _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples,
+                    (lo, hi) if bands else None, target)
+
+
+def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples, bounds,
+             target):
+    """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies at budgets ``ns``."""
+    Mrep = options.replicates
+    N = ns.size
+    per_n = np.moveaxis(tallies[:, :, :N, :], 0, 1)  # (E, M, N, 4)
+    hits = per_n[..., K.HIT]
+    below, above = per_n[..., K.BELOW], per_n[..., K.ABOVE]
+    defined = hits + below + above
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_width = np.where(defined > 0, per_n[..., K.WIDTH] / defined, np.nan)
+    dims = ("estimator", "ci_method", "n")
+    # the bands' score range is a coordinate like the truth's: it survives xr.concat
+    nan = float("nan")
+    ranges = {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
+                                                                "of the band methods, lower"}),
+              "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
+                                                                "of the band methods, upper"})}
+    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B,
+                            **ranges, "curve": target.name})
+    sym = target.symbol
+    ds[sym] = ("n", theta, {"long_name": f"exact {target.description}"})
+    add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
+             f"{level:g} intervals containing {sym}_n")
+    ds["miss_below"] = (dims, below / Mrep,
+                        {"long_name": f"fraction of intervals entirely below {sym}_n"})
+    ds["miss_above"] = (dims, above / Mrep,
+                        {"long_name": f"fraction of intervals entirely above {sym}_n"})
+    ds["undefined"] = (dims, 1.0 - defined / Mrep,
+                       {"long_name": "fraction of intervals that could not be formed (NaN)"})
+    ds["mean_width"] = (dims, mean_width, {"long_name": "mean width of the defined intervals"})
+    ds["coverage_all"] = (("estimator", "ci_method"), tallies[:, :, N, K.HIT].T / Mrep,
+                          {"long_name": "fraction of samples covered at every n computed "
+                                        "at once"})
+    ds.attrs.update(provenance(
+        experiment="coverage", estimators=[e.name for e in ests], curve=target.name,
+        ci_methods=[m.name for m in meths], level=level, replicates=Mrep,
+        resamples=resamples, seed=options.seed, chunk_size=options.chunk_size,
+        workers=options.workers, coverage_ci_level=CP_LEVEL))
+    return ds

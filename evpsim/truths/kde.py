@@ -1,0 +1,563 @@
+"""Discretized kernel density estimates (KDEs) of real search results.
+
+Tang et al. (2020, section 4.1) turn the validation scores of a real
+hyperparameter search into a ground truth: a Gaussian KDE with a
+rule-of-thumb bandwidth, discretized on a grid. A fit is an
+:class:`xarray.Dataset` (variables ``pmf`` on the support points ``x`` and
+the grid's interval ``edges``; attributes for the source, the number of
+runs, the bandwidth and its rule, the grid, the construction and the
+metric) and, through :func:`load_kde`, a :class:`~evpsim.truths.Discrete`
+truth, so exact theta, exact moments and sampling work unchanged.
+
+Two constructions:
+
+``"tang2020"``
+    Tang et al.'s, for faithful reproduction: ``bins + 1`` equally spaced
+    grid points over ``[min - 3 bw, max + 3 bw]``, each interval's mass
+    placed at its left edge, the mass outside the grid dropped and the rest
+    renormalised (statsmodels' ``KDEUnivariate`` grid and CDF, as in the
+    ``meanmax`` code).
+``"centered"``
+    The better default for new work: the same grid, clipped to the
+    metric's ``bounds`` when given, with each interval's mass at its centre,
+    so no mass falls on impossible scores (Tang et al.'s LSTM truth puts
+    about 4% of its mass below an F1 of 0). Mass beyond the bounds is
+    dropped and the rest renormalised: the KDE conditioned on the bounds.
+
+Interval masses come exactly from the Gaussian mixture's CDF; there is no
+numerical integration.
+
+The project's committed fits ship inside the package
+(``evpsim/data/kde_fits/``, built by ``kde_fits/build.py``; more in the
+folder named by the environment variable ``EVPSIM_KDE_DIR``) and are used as
+``kde:NAME``; any fit file as ``kde:PATH.nc``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+from scipy.special import ndtr
+
+from .. import _validate as check
+from .._kernels.kde import loo_log_kernel_sums
+from ..io.shipped import package_data
+from ..io.results import UnreadableFile, read_netcdf
+from .distributions import Discrete, register_truth_prefix
+
+__all__ = [
+    "CONSTRUCTIONS",
+    "RULES",
+    "KDETruth",
+    "fit_kde",
+    "fit_kde_cv",
+    "kde_bandwidth",
+    "cv_bandwidth",
+    "loo_log_likelihood",
+    "kde_dirs",
+    "list_kde_fits",
+    "load_kde",
+    "mass_outside",
+]
+
+#: Rules of thumb: ``constant * A * N**(-1/5)`` with
+#: ``A = min(sd (ddof=1), IQR / 1.349)`` (statsmodels' ``bandwidths``).
+_CONSTANTS = {
+    "normal-reference": (4.0 / 3.0) ** 0.2,  # 1.059224..., Tang et al.'s "Scott's rule"
+    "scott": 1.059,
+    "silverman": 0.9,
+}
+#: Bandwidth rules: the rules of thumb, and ``"cv"`` (leave-one-out likelihood)
+RULES = (*_CONSTANTS, "cv")
+#: the cross-validation search: log-spaced factors of the normal-reference bandwidth
+_CV_FACTORS = np.geomspace(1 / 50, 5, 81)
+CONSTRUCTIONS = ("tang2020", "centered")
+ENV_DIR = "EVPSIM_KDE_DIR"
+_CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def kde_bandwidth(scores, rule="normal-reference"):
+    """Rule-of-thumb bandwidth of a Gaussian KDE.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        At least two finite scores.
+    rule : {"normal-reference", "scott", "silverman", "cv"}
+        ``constant * A * N**(-1/5)`` with ``A = min(sd, IQR / 1.349)`` (the
+        sample standard deviation with ``ddof=1``; ``A = sd`` when the IQR
+        is 0) and constant ``(4/3)**(1/5) = 1.059224`` (normal reference,
+        what Tang et al. call Scott's rule), ``1.059`` (statsmodels'
+        ``bw_scott``) or ``0.9`` (Silverman's). ``"cv"``: the bandwidth
+        that maximises the leave-one-out log-likelihood of the scores
+        (:func:`cv_bandwidth`).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, fewer than two scores, or scores that are all
+        equal or so close that the bandwidth would be 0.
+
+    Examples
+    --------
+    >>> round(kde_bandwidth([0.1, 0.2, 0.4, 0.8]), 6)
+    0.193396
+    """
+    check.choice(rule, "rule", RULES)
+    xs = check.scores(scores)
+    if xs.min() == xs.max():
+        raise check.InvalidArgument("scores", f"all {xs.size} scores equal {xs[0]:g}: the "
+                                              f"bandwidth would be 0")
+    sd = float(np.std(xs, ddof=1))
+    q75, q25 = np.percentile(xs, [75, 25])
+    iqr = float(q75 - q25) / 1.349
+    spread = min(sd, iqr) if iqr > 0 else sd
+    bw = _CONSTANTS["normal-reference" if rule == "cv" else rule] * spread * xs.size ** -0.2
+    if not bw > 0:  # squares of differences below ~1e-154 underflow to 0
+        raise check.InvalidArgument("scores", f"the scores differ by at most "
+                                              f"{xs.max() - xs.min():.3g}: too little for a "
+                                              f"bandwidth (it underflows to 0)")
+    return _loo_maximum(xs, bw) if rule == "cv" else bw
+
+
+def loo_log_likelihood(scores, bandwidths):
+    """Leave-one-out log-likelihood of the scores under a Gaussian KDE.
+
+    ``sum_i log( mean_{j != i} phi((x_i - x_j) / h) / h )`` for each
+    bandwidth ``h``: every score's density under the KDE of the others.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        At least two finite scores.
+    bandwidths : array_like of float
+        Positive bandwidths.
+
+    Returns
+    -------
+    ndarray of float
+        One log-likelihood per bandwidth.
+
+    Examples
+    --------
+    >>> ll = loo_log_likelihood([0.1, 0.2, 0.4, 0.8], [0.05, 0.2, 1.0])
+    >>> int(ll.argmax())
+    1
+    """
+    xs = check.scores(scores, min_size=2)
+    hs = np.atleast_1d(np.asarray(bandwidths, dtype=float))
+    if not np.all(hs > 0):
+        raise check.InvalidArgument("bandwidths", "bandwidths must be positive")
+    out = loo_log_kernel_sums(np.sort(xs), hs)
+    return out - xs.size * (np.log(hs) + 0.5 * np.log(2 * np.pi) + np.log(xs.size - 1))
+
+
+def cv_bandwidth(scores):
+    """The bandwidth that maximises the leave-one-out log-likelihood.
+
+    Searched over 81 log-spaced multiples (1/50 to 5) of the
+    normal-reference bandwidth, then refined between the grid points around
+    the best one. Leave-one-out is computed directly (``O(n^2)`` per
+    bandwidth): exact, and faster at these sizes than scikit-learn's
+    ``KernelDensity`` inside a ``GridSearchCV``, whose k-fold splits would
+    also make the answer depend on a shuffle.
+
+    Raises
+    ------
+    ValueError
+        For the errors of :func:`kde_bandwidth`, or when the likelihood
+        keeps growing at the smallest bandwidth searched, as it does when
+        many scores are tied: then no bandwidth is best by this criterion.
+
+    Examples
+    --------
+    >>> round(cv_bandwidth([0.61, 0.64, 0.7, 0.72, 0.75, 0.8, 0.83, 0.9]), 4)
+    0.0881
+    """
+    return kde_bandwidth(scores, "cv")
+
+
+def _loo_maximum(xs, reference):
+    from scipy.optimize import minimize_scalar
+
+    hs = reference * _CV_FACTORS
+    ll = loo_log_likelihood(xs, hs)
+    k = int(np.argmax(ll))
+    if k == 0:
+        raise check.InvalidArgument(
+            "bandwidth", f"the leave-one-out likelihood of these {xs.size} scores keeps "
+                         f"growing as the bandwidth shrinks below {hs[0]:.3g} (many tied "
+                         f"scores?): no bandwidth is best by cross-validation; give a rule "
+                         f"of thumb or a number")
+    lo, hi = np.log(hs[k - 1]), np.log(hs[min(k + 1, hs.size - 1)])
+    best = minimize_scalar(lambda t: -loo_log_likelihood(xs, [np.exp(t)])[0],
+                           bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    return float(np.exp(best.x))
+
+
+def _interval_masses(xs, bw, edges):
+    """Masses of the mixture of N(x_i, bw^2) on each interval, and outside.
+
+    Each kernel's mass on ``[a, b]`` is ``Phi(b) - Phi(a)``, taken from the
+    upper tail (``Phi(-a) - Phi(-b)``) when ``a > 0`` so that small masses
+    keep their relative precision.
+    """
+    z = (edges[None, :] - xs[:, None]) / bw
+    cdf, sf = ndtr(z), ndtr(-z)  # each edge once: the intervals share them
+    masses = np.where(z[:, :-1] > 0, sf[:, :-1] - sf[:, 1:], cdf[:, 1:] - cdf[:, :-1]).mean(axis=0)
+    outside = float(np.mean(cdf[:, 0] + sf[:, -1]))
+    return masses, outside
+
+
+def mass_outside(fit, scores):
+    """The KDE mass that fell below and above a fit's grid: ``(below, above)``.
+
+    Their sum is the fit's ``mass_outside_grid``: with the centered
+    construction, the mass its kernels spill past the metric's bounds
+    (scores piling up at a bound, as failed runs counted at the worst score
+    or runs at chance level, spill half their mass past it).
+
+    Parameters
+    ----------
+    fit : xarray.Dataset
+        A result of :func:`fit_kde`.
+    scores : array_like
+        The scores it was fitted to.
+
+    Examples
+    --------
+    >>> fit = fit_kde([0.0, 0.0, 0.5, 0.8], construction="centered", bounds=(0, 1),
+    ...               bandwidth=0.1)
+    >>> below, above = mass_outside(fit, [0.0, 0.0, 0.5, 0.8])
+    >>> round(below, 4), round(above, 4), round(below + above, 4)
+    (0.25, 0.0057, 0.2557)
+    """
+    xs = np.asarray(scores, dtype=float)
+    bw = float(fit.attrs["bandwidth"])
+    return (float(np.mean(ndtr((float(fit.attrs["grid_lo"]) - xs) / bw))),
+            float(np.mean(ndtr((xs - float(fit.attrs["grid_hi"])) / bw))))
+
+
+def check_name(name):
+    """Raise unless ``name`` is a fit's name: letters, digits, ``.``, ``_``, ``-``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise check.InvalidArgument("name", f"name must be letters, digits, '.', '_' or '-', "
+                                            f"got {name!r}")
+    return name
+
+
+def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bins=511,
+            bounds=None, name="kde", model=None, metric=None, source=None, note=None):
+    """Fit a discretized Gaussian KDE to validation scores.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The scores of one hyperparameter search (at least two, not all
+        equal).
+    bandwidth : str or float
+        A rule of :data:`RULES` (default ``"normal-reference"``) or a
+        positive bandwidth.
+    construction : {"tang2020", "centered"}
+        Masses at the intervals' left edges on the unclipped grid (Tang et
+        al.) or at their centres on a grid clipped to ``bounds``.
+    bins : int
+        Number of grid intervals (default 511: Tang et al.'s 512-point
+        grid).
+    bounds : (float, float), optional
+        The metric's range, e.g. ``(0, 1)``; ``"centered"`` only. Every
+        score must lie within it; either end may be infinite.
+    name : str
+        Short name (letters, digits, ``.``, ``_``, ``-``), used as
+        ``kde:NAME`` for committed fits.
+    model, metric, source, note : str, optional
+        What was tuned (e.g. ``"Reuters LSTM"``), the metric (``"dev
+        F1"``), where the scores come from (a file name) and a remark; all
+        recorded as attributes, the first two in the description.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``pmf`` on coordinate ``x`` (the support points, ascending) and
+        ``edges`` (the ``bins + 1`` grid points), with attributes ``name,
+        description, construction, kernel, bandwidth, bandwidth_rule, runs,
+        source, model, metric, note, bins, grid_lo, grid_hi, bounds_lo,
+        bounds_hi, mass_outside_grid`` (KDE mass dropped before
+        renormalising), ``scores_min, scores_max``. No time or version
+        attributes: refitting the same scores gives the same file contents.
+
+    Raises
+    ------
+    ValueError
+        For bad arguments; for a grid whose arrays would not fit in memory;
+        for a bandwidth that stretches the grid beyond ``+-1e70``; for
+        intervals narrower than floating-point resolution (scores almost
+        equal, or too many bins).
+
+    Examples
+    --------
+    >>> fit = fit_kde([0.61, 0.64, 0.65, 0.70, 0.72], bins=8)
+    >>> fit.sizes["x"], round(float(fit["pmf"].sum()), 12)
+    (8, 1.0)
+    >>> load_kde(fit).theta([1]).round(4)
+    array([0.6443])
+    """
+    xs = check.scores(scores)
+    if isinstance(bandwidth, str):
+        check.choice(bandwidth, "bandwidth", RULES)
+    else:
+        check.number(bandwidth, "bandwidth", low=0)
+    construction = check.choice(construction, "construction", CONSTRUCTIONS)
+    bins = check.integer(bins, "bins", minimum=2)
+    check.check_memory(4 * 8 * (bins + 1) * xs.size, f"{bins:,} bins for {xs.size:,} scores",
+                       "bins")
+    if bounds is not None:
+        if construction != "centered":
+            raise check.InvalidArgument("bounds", "bounds apply only to the 'centered' "
+                                                  "construction ('tang2020' is Tang et al.'s "
+                                                  "unclipped grid)")
+        lo, hi = check.bounds(bounds, xs.min(), xs.max(), "the scores")
+    else:
+        lo, hi = -math.inf, math.inf
+    check_name(name)
+    for key, val in (("model", model), ("metric", metric), ("source", source), ("note", note)):
+        if val is not None and not isinstance(val, str):
+            raise check.InvalidType(key, f"{key} must be a string, got {type(val).__name__}")
+
+    import xarray as xr
+
+    if isinstance(bandwidth, str):
+        rule, bw = bandwidth, kde_bandwidth(xs, bandwidth)
+    else:
+        rule, bw = "given", float(bandwidth)
+    grid_lo = max(float(xs.min()) - _CUT * bw, lo)
+    grid_hi = min(float(xs.max()) + _CUT * bw, hi)
+    arg = "bandwidth" if rule == "given" else "scores"
+    if max(abs(grid_lo), abs(grid_hi)) > check.MAX_SCORE:
+        raise check.InvalidArgument(arg, f"bandwidth {bw:.3g} stretches the grid to "
+                                         f"[{grid_lo:.3g}, {grid_hi:.3g}], beyond the "
+                                         f"+-{check.MAX_SCORE:.0e} that scores may span; "
+                                         f"choose a smaller bandwidth")
+    edges = np.linspace(grid_lo, grid_hi, int(bins) + 1)
+    if not np.all(np.diff(edges) > 0) or np.unique(
+            edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+    ).size < bins:
+        raise check.InvalidArgument(arg, f"{bins:,} intervals on [{grid_lo:.17g}, "
+                                         f"{grid_hi:.17g}] (bandwidth {bw:.3g}) are narrower "
+                                         f"than floating-point resolution; use fewer bins or "
+                                         f"a larger bandwidth")
+    masses, outside = _interval_masses(xs, bw, edges)
+    pmf = masses / masses.sum()
+    support = edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+    what = " ".join(s for s in (model, metric) if s) or "scores"
+    where = f" on [{lo:g}, {hi:g}]" if bounds is not None else ""
+    title = "Tang2020" if construction == "tang2020" else "centered"
+    description = f"{title} KDE of {xs.size} {what}{where} (bw {bw:.3g})"
+    attrs = {
+        "name": name,
+        "description": description,
+        "construction": construction,
+        "kernel": "gaussian",
+        "bandwidth": bw,
+        "bandwidth_rule": rule,
+        "runs": int(xs.size),
+        "source": source or "",
+        "model": model or "",
+        "metric": metric or "",
+        "note": note or "",
+        "bins": int(bins),
+        "grid_lo": grid_lo,
+        "grid_hi": grid_hi,
+        "bounds_lo": lo,
+        "bounds_hi": hi,
+        "mass_outside_grid": outside,
+        "scores_min": float(xs.min()),
+        "scores_max": float(xs.max()),
+    }
+    return xr.Dataset(
+        {"pmf": ("x", pmf, {"long_name": "probability mass at the support point"}),
+         "edges": ("edge", edges, {"long_name": "edges of the grid's intervals"})},
+        coords={"x": ("x", support, {"long_name": f"support point ({metric or 'score'})"})},
+        attrs=attrs)
+
+
+#: the rule a :func:`fit_kde_cv` fit records where cross-validation finds no best bandwidth
+CV_FALLBACK = "normal-reference (cv found no best bandwidth)"
+
+
+def fit_kde_cv(scores, **options):
+    """:func:`fit_kde` with the cross-validated bandwidth, or the normal-reference
+    rule where cross-validation finds none.
+
+    The leave-one-out likelihood has no maximum when many scores are tied
+    (it grows without bound as the bandwidth shrinks, see
+    :func:`cv_bandwidth`); there the fit takes the normal-reference
+    bandwidth and records the rule :data:`CV_FALLBACK`.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        As for :func:`fit_kde`.
+    **options
+        Any other argument of :func:`fit_kde` but ``bandwidth``.
+
+    Returns
+    -------
+    xarray.Dataset
+        The fit, as :func:`fit_kde` returns it; attribute
+        ``bandwidth_rule`` is ``"cv"`` or :data:`CV_FALLBACK`.
+
+    Examples
+    --------
+    >>> fit_kde_cv([0.5] * 10 + [0.6] * 10 + [0.7] * 10, bins=8).attrs["bandwidth_rule"]
+    'normal-reference (cv found no best bandwidth)'
+    >>> fit_kde_cv([0.61, 0.64, 0.7, 0.72, 0.75, 0.8], bins=8).attrs["bandwidth_rule"]
+    'cv'
+    """
+    try:
+        return fit_kde(scores, bandwidth="cv", **options)
+    except check.InvalidArgument as err:
+        if err.argument != "bandwidth":
+            raise
+    fit = fit_kde(scores, bandwidth="normal-reference", **options)
+    fit.attrs["bandwidth_rule"] = CV_FALLBACK
+    return fit
+
+
+class KDETruth(Discrete):
+    """A discretized KDE as a ground truth: a :class:`Discrete` truth.
+
+    Made by :func:`load_kde`. ``fit`` holds the fit's attributes;
+    :meth:`params` adds the source, bandwidth and construction to the
+    provenance of every result computed from it.
+    """
+
+    def __init__(self, fit):
+        super().__init__(fit["x"].values, fit["pmf"].values, name=f"kde:{fit.attrs['name']}",
+                         description=fit.attrs["description"])
+        self.fit = dict(fit.attrs)
+
+    def params(self):
+        keys = ("construction", "bandwidth", "bandwidth_rule", "runs", "source", "bins",
+                "grid_lo", "grid_hi")
+        return {**super().params(), **{f"kde_{k}": _plain(self.fit[k]) for k in keys}}
+
+
+def _plain(value):
+    """A netCDF attribute as a JSON-able Python value."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def kde_dirs():
+    """Folders searched for committed fits, in order.
+
+    ``$EVPSIM_KDE_DIR`` when set, then the fits shipped inside the package
+    (``evpsim/data/kde_fits/``, read through :mod:`importlib.resources`).
+    """
+    dirs = []
+    if os.environ.get(ENV_DIR):
+        folder = Path(os.environ[ENV_DIR])
+        if not folder.is_dir():  # a typo must not silently fall back to the shipped fits
+            raise check.InvalidArgument(
+                ENV_DIR, f"the environment variable {ENV_DIR} names {str(folder)!r}, which "
+                         f"{'is not a folder' if folder.exists() else 'does not exist'}: "
+                         f"name the folder of your KDE fits, or unset it")
+        dirs.append(folder)
+    return dirs + [package_data("kde_fits")]
+
+
+def _committed():
+    """``{name: path}`` of the committed fits (earlier folders win)."""
+    found = {}
+    for folder in reversed(kde_dirs()):
+        if folder.is_dir():
+            found.update({p.stem: p for p in sorted(folder.glob("*.nc"))})
+    return dict(sorted(found.items()))
+
+
+def list_kde_fits():
+    """``{"kde:NAME": description}`` of every committed fit."""
+    return {f"kde:{name}": _read_fit(path).attrs.get("description", "")
+            for name, path in _committed().items()}
+
+
+def load_kde(spec):
+    """A committed or saved KDE fit as a ground truth.
+
+    Parameters
+    ----------
+    spec : str, path or xarray.Dataset
+        The name of a committed fit (see :func:`list_kde_fits`), the path
+        of a fit written by ``evpsim fit-kde`` (ending in ``.nc``), or a
+        Dataset from :func:`fit_kde`.
+
+    Returns
+    -------
+    KDETruth
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a missing file or folder, or a file that is not
+        a fit.
+    TypeError
+        For a ``spec`` of another type.
+    """
+    import xarray as xr
+
+    if isinstance(spec, xr.Dataset):
+        fit = spec
+    elif isinstance(spec, (str, os.PathLike)):
+        text = str(spec)
+        if text.endswith(".nc") or os.sep in text or "/" in text:
+            path = Path(text)
+            if path.is_dir():
+                raise check.InvalidArgument("spec", f"KDE fit {text!r} is a folder, not a "
+                                                    f"fit file")
+            if not path.is_file():
+                raise check.InvalidArgument("spec", f"no KDE fit file {text!r}")
+        else:
+            fits = _committed()
+            if text not in fits:
+                raise check.InvalidArgument(
+                    "spec", f"unknown KDE fit {text!r}; committed fits: "
+                            f"{', '.join(fits) or 'none'} (or give a path ending in .nc)")
+            path = fits[text]
+        fit = _read_fit(path)
+    else:
+        raise check.InvalidType("spec", f"spec must be a name, a path or a Dataset, got "
+                                        f"{type(spec).__name__}")
+    missing = [k for k in ("pmf", "x") if k not in fit.variables]
+    missing += [k for k in ("name", "description") if k not in fit.attrs]
+    if missing:
+        what = "" if isinstance(spec, xr.Dataset) else f"{str(path)!r} is "
+        raise check.InvalidArgument("spec", f"{what}not a KDE fit written by evpsim fit-kde "
+                                            f"(it has no {', '.join(missing)})")
+    return KDETruth(fit)
+
+
+def _read_fit(path):
+    """The Dataset of the fit file ``path``; a file that cannot be read is named, with why."""
+    try:
+        return read_netcdf(path)
+    except UnreadableFile as err:
+        raise check.InvalidArgument("spec", f"cannot read KDE fit {str(path)!r}: "
+                                            f"{err.reason}") from None
+
+
+def _kde_truth(arg, **_):
+    return load_kde(arg)
+
+
+register_truth_prefix("kde", _kde_truth,
+                      "discretized KDE: a committed fit by NAME (see below) or a fit file "
+                      "PATH.nc written by 'evpsim fit-kde'")
