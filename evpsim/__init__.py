@@ -10,41 +10,27 @@ from . import _startup
 _startup.guard()  # Ctrl-C while the evpsim command imports: one line, not a traceback
 
 from ._version import __version__
+from .curves.curve import budget_to_reach, curve, evp_curve
+from .engine.summaries import clopper_pearson
+from .engine.sweeps import sweep
+from .estimators.family import (Estimator, estimate, estimator_weights, get_estimator,
+                                list_estimators, register_estimator, unregister_estimator)
 from .intervals.bands import ld_band
+from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_methods,
+                               register_ci_method, unregister_ci_method)
+from .io.searchfiles import Search, read_scores, read_searches
+from .io.shipped import list_searches, search_path
+from .report.plots import plot_curve
 from .studies.bias import bias
 from .studies.compare import compare_curves, comparison_errors
 from .studies.coverage import coverage
 from .studies.falseconc import falseconc
-from .curves.curve import budget_to_reach, curve, evp_curve
-from .io.shipped import list_searches, search_path
-from .estimators.family import (
-    Estimator,
-    estimate,
-    estimator_weights,
-    get_estimator,
-    list_estimators,
-    register_estimator,
-    unregister_estimator,
-)
+from .studies.selfcheck import check_warnings, self_check
+from .truths.distributions import (Discrete, TruncatedNormal, Truth, empirical, list_truths,
+                                   make_truth)
 from .truths.exact import lstatistic_moments, order_statistic_means, order_statistic_moments
-from .intervals.family import (
-    bootstrap_intervals, get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method,
-)
 from .truths.kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
 from .truths.mctheta import monte_carlo_theta
-from .report.plots import plot_curve
-from .io.searchfiles import Search, read_scores, read_searches
-from .studies.selfcheck import check_warnings, self_check
-from .engine.summaries import clopper_pearson
-from .engine.sweeps import sweep
-from .truths.distributions import (
-    Discrete,
-    Truth,
-    TruncatedNormal,
-    empirical,
-    list_truths,
-    make_truth,
-)
 
 __all__ = [
     "__version__",

@@ -88,9 +88,11 @@ from importlib import metadata
 from typing import Callable, NamedTuple
 
 from . import _validate as check
-from .estimators.family import get_estimator, list_estimators, register_estimator, unregister_estimator
-from .intervals.family import get_ci_method, list_ci_methods, register_ci_method, unregister_ci_method
 from .engine.registry import _first_line
+from .estimators.family import (get_estimator, list_estimators, register_estimator,
+                                unregister_estimator)
+from .intervals.family import (get_ci_method, list_ci_methods, register_ci_method,
+                               unregister_ci_method)
 
 __all__ = ["PluginWarning", "load_plugins", "DISABLE"]
 

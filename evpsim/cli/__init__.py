@@ -20,9 +20,9 @@ import signal
 import sys
 
 from .._startup import compile_notice, end_now, release
-from ..engine.threads import shutdown as shutdown_threads
 from .._validate import InvalidArgument, os_reason
 from .._version import __version__
+from ..engine.threads import shutdown as shutdown_threads
 from .common import GIVEN, UserError, epilog, import_user_modules, paragraph
 
 #: subcommand modules in the overview's groups

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._format import formatter, render
-from ..studies.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
 from ..estimators.family import get_estimator
-from ..io.results import curve_symbol
 from ..estimators.targets import as_target
+from ..io.results import curve_symbol
+from ..studies.bias import METHODS, MIN_CHECK_REPLICATES, QUANTITIES, bias
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, estimator_notes, integer, pair, refuse_unused,
-                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
-                     select_ns,
+                     check_outputs, default, estimator_notes, integer, note_idle_workers, pair,
+                     refuse_unused, refuse_unused_estimator_options, save_outputs, select_ns,
                      truth_from_args)
 
 HELP = "bias, variance and MSE of EVP estimators, exact and Monte Carlo"

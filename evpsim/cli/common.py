@@ -15,7 +15,9 @@ import textwrap
 import time
 
 from .._format import spans
-from ..io.results import ENGINE, FIGURE_SUFFIXES as FIGURES, NETCDF_SUFFIXES as NETCDF
+from ..io.results import ENGINE
+from ..io.results import FIGURE_SUFFIXES as FIGURES
+from ..io.results import NETCDF_SUFFIXES as NETCDF
 from ..io.results import atomic_write_all, check_output
 from ..truths.distributions import list_truths, make_truth
 

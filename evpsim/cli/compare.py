@@ -8,14 +8,13 @@ import numpy as np
 import xarray as xr
 
 from .._format import formatter, interval, rate, render
-from ..studies.compare import compare_curves, comparison_errors
 from ..estimators.family import get_estimator
 from ..estimators.targets import as_target
+from ..studies.compare import compare_curves, comparison_errors
 from .common import (Timer, UserError, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, budgets_from_args, check_outputs, default,
-                     estimator_notes, integer, pair, refuse_unused,
-                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
-                     select_ns, spans)
+                     estimator_notes, integer, note_idle_workers, pair, refuse_unused,
+                     refuse_unused_estimator_options, save_outputs, select_ns, spans)
 from .falseconc import add_truth_method_args, refuse_unused_truth_options
 
 HELP = "two models' EVP curves; how often estimators rank them wrongly"

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from .._format import formatter, interval, rate, render
+from .._format import formatter, interval
 from .._format import number as in_prose
-from ..studies.coverage import CP_LEVEL, coverage
+from .._format import rate, render
 from ..estimators.family import get_estimator
-from ..io.results import curve_symbol
 from ..estimators.targets import as_target
+from ..io.results import curve_symbol
+from ..studies.coverage import CP_LEVEL, coverage
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, ci_methods_note, default, given, integer, number, pair,
-                     refuse_unused, refuse_unused_resamples, note_idle_workers, save_outputs,
-                     select_ns,
+                     check_outputs, ci_methods_note, default, given, integer, note_idle_workers,
+                     number, pair, refuse_unused, refuse_unused_resamples, save_outputs, select_ns,
                      truth_from_args)
 
 HELP = "coverage of intervals for the EVP (Tang et al. 2020, Fig. 4)"

@@ -5,20 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as check
+from .._format import formatter, interval, number, render
 from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
-from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..estimators.targets import as_target
-from ..io.searchfiles import describe_reading
-from .._format import formatter, interval, number, render
+from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..intervals.resampling import no_tail
-from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES, SHORTFALL,
-                         coverage_warnings, fit_lines, fit_warnings, kde_options, metric_range,
-                         model_error, self_check)
+from ..io.searchfiles import describe_reading
+from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
+                                 SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
+                                 kde_options, metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
-                     check_outputs, ci_methods_note, default, integer, name_or_number, pair,
-                     paragraph, refuse_unused, refuse_unused_resamples, save_outputs)
+                     check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
+from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from .._format import formatter, interval, number, rate, render
+from ..estimators.targets import as_target
+from ..io.results import curve_symbol
 from ..studies.falseconc import falseconc
 from ..truths.mctheta import TRUTH_METHODS
-from ..io.results import curve_symbol
-from ..estimators.targets import as_target
 from .common import (Timer, add_B_arg, add_curve_args, add_estimator_arg, add_mc_args,
                      add_output_args, add_subcommand, add_truth_args, budgets_from_args,
-                     check_outputs, default, estimator_notes, integer, pair, refuse_unused,
-                     refuse_unused_estimator_options, note_idle_workers, save_outputs,
-                     select_ns,
+                     check_outputs, default, estimator_notes, integer, note_idle_workers, pair,
+                     refuse_unused, refuse_unused_estimator_options, save_outputs, select_ns,
                      truth_from_args)
 
 HELP = "how often estimates fall below the true EVP (Tang 2020, Fig. 3)"

@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from .._format import interval, number
-from ..truths.kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
 from ..io.searchfiles import REDUCTIONS, describe_reading
 from ..studies.selfcheck import FIT_DROPPED, mass_lost
-from .common import (UserError, add_failed_args, add_subcommand, check_outputs, default,
-                     integer, pair, paragraph, save_outputs)
+from ..truths.kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
+from .common import (UserError, add_failed_args, add_subcommand, check_outputs, default, integer,
+                     pair, paragraph, save_outputs)
 
 HELP = "fit a KDE ground truth to the scores of a real search"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 
 from ..io.results import check_output_folder
+from . import Terminated
 from .common import (QUICK_ENV, Timer, UserError, add_subcommand, add_where_args, integer,
                      integers, quick_from_args, where_from_args)
-from . import Terminated
 from .sweep import names
 
 HELP = "rank every estimator and interval over every truth, budget and n"
@@ -89,8 +89,8 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..studies.leaderboard import leaderboard
     from ..report.leaderboard import estimator_table, write_report
+    from ..studies.leaderboard import leaderboard
 
     out = check_output_folder(args.out)
     quick = quick_from_args(args)

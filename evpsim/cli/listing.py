@@ -8,11 +8,11 @@ with its description wrapped beneath.
 import textwrap
 
 from .._format import render
-from ..io.shipped import list_searches
 from ..estimators.family import get_estimator, list_estimators
 from ..intervals.family import get_ci_method, list_ci_methods
-from ..truths.kde import list_kde_fits
+from ..io.shipped import list_searches
 from ..truths.distributions import list_truths
+from ..truths.kde import list_kde_fits
 from .common import add_subcommand
 
 #: the width of the estimators' and CI methods' tables, descriptions wrapped to it

@@ -231,8 +231,7 @@ def _refuse_unused(args):
     """The battery command's refusals of options that would do nothing: a sweep's cells
     run as that command (:func:`cell_command`)."""
     from ..engine.sweeps.grid import BATTERIES
-    from . import bias
-    from . import coverage
+    from . import bias, coverage
 
     if args.battery == "bias":
         bias.refuse_unused_options(args, args.method or BATTERIES["bias"].options["method"],

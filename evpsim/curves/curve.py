@@ -19,12 +19,12 @@ import numpy as np
 import xarray as xr
 
 from .. import _validate as check
+from ..estimators.family import get_estimator
+from ..estimators.targets import Target, as_target
+from ..intervals.family import (bootstrap_intervals, curve_ci_method, free_lower_bound,
+                                interval_estimators, resolve_ci_methods)
 from ..io.models import Model, as_models
 from ..io.results import provenance
-from ..estimators.targets import Target, as_target
-from ..estimators.family import get_estimator
-from ..intervals.family import (bootstrap_intervals, curve_ci_method, free_lower_bound,
-                        interval_estimators, resolve_ci_methods)
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
            "share_ahead"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from .._validate import InvalidArgument, InvalidType
 
-
 #: every registry made, by the kind of its items (what a sweep's workers must know)
 REGISTRIES = {}
 

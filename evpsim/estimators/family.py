@@ -31,8 +31,8 @@ from typing import Callable
 import numpy as np
 
 from .. import _validate as check
-from .python_builtins import BUILTINS as _PYTHON_BUILTINS
 from ..engine.registry import Registry, _first_line, jit_function
+from .python_builtins import BUILTINS as _PYTHON_BUILTINS
 from .targets import MEAN, Target, as_target
 from .weights import weights_quantile, weights_u, weights_v, weights_w
 

@@ -56,15 +56,15 @@ import numpy as np
 from .. import _validate as check
 from .._kernels import bootstrap as _K
 from .._kernels import resampling as _R
-from .bands import dkw_band, ks_band, ld_band, ld_upper_band
+from ..engine.registry import Registry, jit_function
+from ..engine.threads import map_threads, ranges
 from ..estimators.family import Context, resolve_estimators
+from ..estimators.pyrun import search_counts
+from ..estimators.targets import MEAN, as_target
+from .bands import dkw_band, ks_band, ld_band, ld_upper_band
 from .resampling import memory as procedure_memory
 from .resampling import sample_intervals
 from .resampling import tables as procedure_tables
-from ..estimators.pyrun import search_counts
-from ..estimators.targets import MEAN, as_target
-from ..engine.registry import Registry, jit_function
-from ..engine.threads import map_threads, ranges
 
 __all__ = [
     "bootstrap_intervals",

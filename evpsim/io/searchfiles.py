@@ -31,7 +31,8 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field as _field
+from dataclasses import dataclass
+from dataclasses import field as _field
 from pathlib import Path
 
 import numpy as np

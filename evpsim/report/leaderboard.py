@@ -258,8 +258,8 @@ def write_report(ds, out):
     """
     from pathlib import Path
 
-    from .plots import plot_leaderboard_coverage, plot_leaderboard_rmse
     from ..io.results import ENGINE, atomic_write_all
+    from .plots import plot_leaderboard_coverage, plot_leaderboard_rmse
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

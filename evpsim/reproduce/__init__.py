@@ -25,8 +25,8 @@ from pathlib import Path
 
 from .. import _validate as check
 from .._validate import InvalidArgument
-from ..io.shipped import find_search_file, user_data_dir
 from ..io.results import check_output_folder, new_mode
+from ..io.shipped import find_search_file, user_data_dir
 from .summary import Claim, Report
 
 __all__ = ["PAPERS", "reproduce", "Claim", "Report"]

@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..curves.curve import first_reaching, evp_curve
-from ..truths.kde import load_kde
+from ..curves.curve import evp_curve, first_reaching
 from ..io.results import provenance, write_netcdf
 from ..io.searchfiles import read_scores
+from ..truths.kde import load_kde
 from .summary import Claim
 
 TITLE = "Dodge et al. (2019), Show Your Work: expected validation performance"

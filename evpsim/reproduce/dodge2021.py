@@ -25,13 +25,13 @@ import numpy as np
 import xarray as xr
 
 from .._format import spans
-from ..studies.bias import bias
-from ..studies.compare import comparison_errors
 from ..curves.curve import evp_curve
-from ..truths.mctheta import monte_carlo_theta
 from ..io.results import provenance, write_netcdf
 from ..io.searchfiles import read_scores
+from ..studies.bias import bias
+from ..studies.compare import comparison_errors
 from ..truths.distributions import TruncatedNormal, make_truth
+from ..truths.mctheta import monte_carlo_theta
 from .summary import Claim
 
 TITLE = ("Dodge et al. (2021), Expected Validation Performance and Estimation of a Random "

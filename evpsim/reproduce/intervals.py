@@ -36,9 +36,9 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import _validate as check
-from ..studies.interval_study import (BASELINES, CANDIDATES, GOAL_COVERAGE, GOAL_WIDTH,
-                              summarise, verdict)
 from ..io.results import write_netcdf
+from ..studies.interval_study import (BASELINES, CANDIDATES, GOAL_COVERAGE, GOAL_WIDTH, summarise,
+                                      verdict)
 from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the EVP curve at every n"

@@ -45,14 +45,14 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
+from ..estimators.family import estimator_weights
+from ..io.results import provenance, write_netcdf
+from ..io.shipped import shipped_scores
 from ..studies.compare import comparison_errors
 from ..studies.coverage import coverage
-from ..io.shipped import shipped_scores
-from ..estimators.family import estimator_weights
+from ..truths.distributions import empirical
 from ..truths.exact import order_statistic_means
 from ..truths.kde import fit_kde, load_kde
-from ..io.results import provenance, write_netcdf
-from ..truths.distributions import empirical
 from .summary import Claim
 
 TITLE = "Do KDE truths fitted to B runs predict the real distribution? (Tang et al. 2020, §4.1)"

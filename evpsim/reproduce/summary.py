@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..report.leaderboard import QUICK_NOTE
 from ..io.results import atomic_write
+from ..report.leaderboard import QUICK_NOTE
 
 #: where the search files that evpsim may not ship are public
 PUBLIC_REPOSITORY = "https://github.com/dodgejesse/reproducibility"

@@ -32,12 +32,12 @@ import numpy as np
 import xarray as xr
 
 from .._format import spans
+from ..io.results import provenance, read_netcdf, write_netcdf
+from ..io.searchfiles import read_scores
 from ..studies.compare import compare_curves
 from ..studies.coverage import coverage
 from ..studies.falseconc import falseconc_against
 from ..truths.kde import kde_dirs, load_kde
-from ..io.results import provenance, read_netcdf, write_netcdf
-from ..io.searchfiles import read_scores
 from .summary import Claim
 
 TITLE = "Tang et al. (2020), Showing Your Work Doesn't Always Work"

@@ -14,15 +14,15 @@ import xarray as xr
 
 from .. import _validate as check
 from .._kernels import moments as K
-from ..estimators.family import Context, get_estimator, resolve_estimators
-from ..truths.exact import lstatistic_moments
 from ..engine.montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
-from ..estimators.pyrun import BiasSums, PythonJob, search_counts
-from ..io.results import provenance
 from ..engine.streams import bias_streams
 from ..engine.summaries import summarise_power_sums
+from ..estimators.family import Context, get_estimator, resolve_estimators
+from ..estimators.pyrun import BiasSums, PythonJob, search_counts
 from ..estimators.targets import as_target
+from ..io.results import provenance
 from ..truths.distributions import make_truth
+from ..truths.exact import lstatistic_moments
 
 __all__ = ["bias", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
 

@@ -44,15 +44,15 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import comparisons as K
 from .._kernels.sampling import Sampler
-from ..estimators.family import Context, check_rows_memory, estimate_rows, resolve_estimators
-from ..truths.mctheta import TRUTH_METHODS, theta_by_simulation
 from ..engine.montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
-from ..estimators.pyrun import PairCounts, PythonJob, search_counts
-from ..io.results import provenance
 from ..engine.streams import search_streams, truth_streams
 from ..engine.summaries import add_rate, summarise_power_sums
+from ..estimators.family import Context, check_rows_memory, estimate_rows, resolve_estimators
+from ..estimators.pyrun import PairCounts, PythonJob, search_counts
 from ..estimators.targets import Target, as_target
+from ..io.results import provenance
 from ..truths.distributions import Truth, empirical, make_truth, tie_tolerance
+from ..truths.mctheta import TRUTH_METHODS, theta_by_simulation
 
 __all__ = ["compare_curves", "comparison_errors"]
 

@@ -17,16 +17,16 @@ import xarray as xr
 from .. import _validate as check
 from .._kernels import bootstrap as K
 from .._kernels import resampling as R
-from ..intervals.family import (band_bounds, bootstrap_memory, check_resampling, interval_coords,
-                         lstatistic_estimators, resolve_ci_methods, split_ci_methods,
-                         weight_tables)
-from ..intervals.resampling import memory as procedure_memory
-from ..intervals.resampling import tables as procedure_tables
 from ..engine.montecarlo import Job, MonteCarlo, Progress, run, run_looks
-from ..io.results import provenance
 from ..engine.streams import coverage_streams
 from ..engine.summaries import add_rate
 from ..estimators.targets import as_target
+from ..intervals.family import (band_bounds, bootstrap_memory, check_resampling, interval_coords,
+                                lstatistic_estimators, resolve_ci_methods, split_ci_methods,
+                                weight_tables)
+from ..intervals.resampling import memory as procedure_memory
+from ..intervals.resampling import tables as procedure_tables
+from ..io.results import provenance
 from ..truths.distributions import make_truth
 
 __all__ = ["coverage", "COVERAGE_CHUNK", "CP_LEVEL"]

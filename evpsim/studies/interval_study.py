@@ -82,10 +82,10 @@ def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, re
         B. Scalar coordinates of the truth, ``B``, ``bounds_lo``,
         ``bounds_hi``.
     """
-    from .coverage import coverage
     from ..intervals.family import resolve_ci_methods
-    from .leaderboard import budgets, metric_bounds
     from ..truths.distributions import make_truth
+    from .coverage import coverage
+    from .leaderboard import budgets, metric_bounds
 
     truth = make_truth(dist)
     B = check.B(B)
@@ -143,8 +143,8 @@ def _median_widths(truth, B, ests, meths, ns, count, resamples, seed, bounds):
 def _oracle_widths(truth, B, ests, ns, count, seed):
     """(estimator, n): the 97.5% minus the 2.5% quantile of ``est - theta_n``, over
     searches drawn from the stream of searches of B trials (:mod:`evpsim.engine.streams`)."""
-    from ..estimators.family import resolve_estimators
     from ..engine.streams import search_streams
+    from ..estimators.family import resolve_estimators
 
     xs = np.sort(truth.sample(count * B, seed=seed, stream=search_streams(B)).reshape(count, B),
                  axis=1)

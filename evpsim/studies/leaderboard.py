@@ -187,10 +187,10 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         for the others); scalar coordinates ``truth``, ``B``, ``curve``,
         ``bounds_lo``, ``bounds_hi``.
     """
-    from .bias import bias
-    from .coverage import coverage
     from ..intervals.family import check_resampling, resolve_ci_methods, split_ci_methods
     from ..truths.distributions import make_truth
+    from .bias import bias
+    from .coverage import coverage
 
     coverage_replicates = _renamed_samples(samples, coverage_replicates, 1000)
     truth = make_truth(dist)

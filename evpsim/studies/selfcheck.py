@@ -23,12 +23,12 @@ import xarray as xr
 
 from .. import _validate as check
 from .._format import spans
+from ..estimators.targets import Target, as_target
+from ..intervals.family import curve_ci_method
+from ..io.models import as_models
+from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
-from ..io.models import as_models
-from ..intervals.family import curve_ci_method
-from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside
-from ..estimators.targets import Target, as_target
 
 __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
            "model_error", "check_resamples", "Settled",

@@ -45,8 +45,8 @@ from scipy.special import ndtr
 
 from .. import _validate as check
 from .._kernels.kde import loo_log_kernel_sums
-from ..io.shipped import package_data
 from ..io.results import UnreadableFile, read_netcdf
+from ..io.shipped import package_data
 from .distributions import Discrete, register_truth_prefix
 
 __all__ = [
