@@ -110,10 +110,14 @@ def floor(room_):
 
 
 def allowed(room_):
-    """The rooms ``room_`` may import: those on the floors below it, and :data:`SAME_FLOOR`'s."""
+    """The rooms ``room_`` may import: those on the floors below it, and :data:`SAME_FLOOR`'s.
+
+    :data:`NEVER`'s are not, nor is the package's face (``evpsim/__init__.py``),
+    which is for users: no room takes names from it.
+    """
     below = {r for r in ROOMS if floor(r) < floor(room_)}
     below |= {b for a, b in SAME_FLOOR if a == room_}
-    return below - {b for a, b in NEVER if a == room_}
+    return below - {b for a, b in NEVER if a == room_} - {"evpsim"}
 
 
 def arrows(found=None):
