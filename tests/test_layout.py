@@ -247,6 +247,13 @@ def test_an_object_pickled_under_its_old_path_loads():
     assert back.theta([1, 10]).tolist() == truth.theta([1, 10]).tolist()
 
 
+def test_the_changelog_gives_every_old_path_its_home():
+    text = (ROOT / "CHANGELOG.md").read_text()
+    unreleased = text.split("\n## [", 2)[1]
+    rows = dict(re.findall(r"^  \| `(evpsim[\w.]*)` \| `(evpsim[\w.]*)` \|$", unreleased, re.M))
+    assert rows == MOVED
+
+
 # --------------------------------------------------------------------------- long functions
 
 LIMIT = 80
@@ -296,3 +303,4 @@ def test_lines_of_a_function_are_counted_without_its_docstring():
 def test_no_function_outside_the_kernels_is_over_80_lines():
     found = long_functions()
     assert not found, f"{len(found)} functions over {LIMIT} lines:\n" + "\n".join(found)
+
