@@ -16,7 +16,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
 
 # the reader of imports, shared with tests/test_layout.py and the docs' picture
-from evpsim_architecture import PACKAGE, modules  # noqa: E402
+from evpsim_architecture import PACKAGE  # noqa: E402
+from evpsim_architecture import modules  # noqa: E402
 from evpsim_architecture import is_module as _is_module  # noqa: E402
 from evpsim_architecture import module_name as _module_name  # noqa: E402
 

@@ -209,7 +209,8 @@ def test_old_paths_users_imported():
     "from evpsim.curves import share_ahead; from evpsim.curves.curve import share_ahead as s\n"
     "assert share_ahead is s",
     "from evpsim.intervals import bootstrap_intervals\n"
-    "from evpsim.intervals.family import bootstrap_intervals as b; assert bootstrap_intervals is b",
+    "from evpsim.intervals.family import bootstrap_intervals as b\n"
+    "assert bootstrap_intervals is b",
 ], ids=["kde", "batteries.coverage", "leaderboard", "sweeps.grid", "curves", "intervals"])
 def test_an_old_path_imported_first_thing(code):
     """In a fresh process, the old path is the first of evpsim imported."""
