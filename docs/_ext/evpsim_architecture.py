@@ -121,10 +121,11 @@ def allowed(room_):
 
 
 def arrows(found=None):
-    """``{(importer, imported)}`` between rooms, each with the modules whose import it is.
+    """The imports between rooms, in ``found`` (:func:`modules` by default).
 
-    Returns a dict ``{(room, room): sorted ["module -> module", ...]}``; imports
-    of ``evpsim...`` modules in no room are under the room ``None``.
+    Returns ``{(importing room, imported room): ["module -> module", ...]}``,
+    the imports behind each arrow sorted; an ``evpsim...`` path in no room
+    (an old path, say) is under the room None.
     """
     found = modules() if found is None else found
     out = {}
