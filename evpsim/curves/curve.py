@@ -581,17 +581,9 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
         # bootstrap estimates in the larger-is-better direction: (resample, estimator, n)
         boot_a = per_model[a]["bootstrap_distribution"].values[..., :nn]
         boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
-        d = boot_a - boot_b
         gap = est[a, :, :nn] - est[b, :, :nn]
-        q_lo, q_hi = np.full((E, nn), np.nan), np.full((E, nn), np.nan)
-        for e in range(E):
-            # the resamples both models' estimates have at every n: a Python estimator
-            # runs on fewer resamples than the others and may fail on some (NaN)
-            keep = np.isfinite(d[:, e]).all(axis=1)
-            if keep.sum() >= 2:
-                q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
-                share[p, e, :nn], share_se[p, e, :nn] = share_ahead(d[keep, e], gap[e],
-                                                                     return_se=True)
+        q_lo, q_hi, share[p, :, :nn], share_se[p, :, :nn] = _bootstrap_difference(
+            boot_a - boot_b, gap, alpha)
         share[p, :, :nn] = np.where(np.isfinite(gap), share[p, :, :nn], np.nan)
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
@@ -618,6 +610,36 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
     ds["share_ahead_se"] = (dims, share_se, {
         "long_name": "approximate Monte Carlo standard error of share_ahead"})
     ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})
+
+
+def _bootstrap_difference(d, gap, alpha):
+    """One pair's percentile interval of the bootstrap differences and share ahead.
+
+    Parameters
+    ----------
+    d : ndarray
+        Bootstrap differences (resample, estimator, n), larger is better.
+    gap : ndarray
+        The estimated differences (estimator, n).
+    alpha : float
+        The share of resamples left out at each end of the interval.
+
+    Returns
+    -------
+    lower, upper, share, share_se : ndarray
+        (estimator, n); NaN for an estimator with fewer than 2 resamples
+        that both models' estimates have at every n.
+    """
+    E, nn = gap.shape
+    q_lo, q_hi, share, share_se = (np.full((E, nn), np.nan) for _ in range(4))
+    for e in range(E):
+        # the resamples both models' estimates have at every n: a Python estimator
+        # runs on fewer resamples than the others and may fail on some (NaN)
+        keep = np.isfinite(d[:, e]).all(axis=1)
+        if keep.sum() >= 2:
+            q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
+            share[e], share_se[e] = share_ahead(d[keep, e], gap[e], return_se=True)
+    return q_lo, q_hi, share, share_se
 
 
 def share_ahead(differences, estimate, return_se=False):
