@@ -402,11 +402,14 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     fits = [_fit(run.sign * model.scores, run.bandwidth, run.construction, run.flipped, k,
                  model) for k, model in enumerate(models)]
     truths = [load_kde(fit) for fit in fits]
-    covs = [_model_coverage(run, k, truth) for k, truth in enumerate(truths)]
-    ds = xr.concat([_coverage_part(run, cov) for cov in covs], dim="model", join="outer")
-    ds["check_searches"] = ("model", [int(cov.attrs["replicates"]) for cov in covs],
-                            {"long_name": "searches simulated (the run stops once every "
-                                          "verdict is settled)"})
+    parts, done = [], []
+    for k, truth in enumerate(truths):
+        cov = _model_coverage(run, k, truth)
+        done.append(int(cov.attrs["replicates"]))
+        parts.append(_coverage_part(run, cov))
+    ds = xr.concat(parts, dim="model", join="outer")
+    ds["check_searches"] = ("model", done, {"long_name": "searches simulated (the run stops "
+                                                         "once every verdict is settled)"})
     ds["check_resamples"] = ("model", run.sizes,
                              {"long_name": "resamples per simulated search"})
     ds = ds.assign_coords(
