@@ -632,7 +632,7 @@ def run(args):
         print("\n".join(_budget_lines(ds)))
     if args.check:
         ds = _self_check(args, searches, ds, ns_of)
-    from ..report.plots import plot_curve
+    from ..report import plot_curve
 
     save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
                                                      log_x=args.log_x,

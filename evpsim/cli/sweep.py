@@ -283,7 +283,7 @@ def run(args):
     print(f"checkpoints in {store} (run the same command again to resume or reuse)")
     print("\n".join(_table(ds, grid)))
     print(f"the first cell alone: {cell_command(grid, cells[0])}")
-    from ..report.plots import plot_sweep
+    from ..report import plot_sweep
 
     save_outputs(args, ds, plot_sweep)
     return 0

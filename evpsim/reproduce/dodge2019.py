@@ -126,7 +126,7 @@ def run(report, out, files, quick=False):
     The protocol of :mod:`evpsim.reproduce`. ``quick`` is unused: every number
     here is exact or computed from the runs in full.
     """
-    from ..report.plots import plot_evp_curves, plot_evp_time
+    from ..report import plot_evp_curves, plot_evp_time
 
     fig1, basis = _curves(report, files, SST5, "Fig. 1")
     fig1.attrs.update(provenance(experiment="dodge2019 fig1",

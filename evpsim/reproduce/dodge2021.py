@@ -265,7 +265,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
-    from ..report.plots import plot_bias, plot_comparison_errors, plot_estimator_curves
+    from ..report import plot_bias, plot_comparison_errors, plot_estimator_curves
 
     scores = None if _missing(files) else {m: read_scores(files[f]) for m, f in FILES.items()}
     figs = [("dodge2021_fig1", _fig1(report, quick), plot_bias),

@@ -237,7 +237,7 @@ def run(report, out, files, quick=False):
     The protocol of :mod:`evpsim.reproduce`; ``quick`` runs :data:`QUICK`'s
     grid at reduced sizes.
     """
-    from ..report.plots import plot_interval_study
+    from ..report import plot_interval_study
 
     truths = QUICK["truths"] if quick else TRUTHS
     Bs = QUICK["Bs"] if quick else BS

@@ -417,7 +417,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the sizes.
     """
-    from ..report.plots import plot_kde_validity
+    from ..report import plot_kde_validity
 
     sizes = SIZES[quick]
     ds = validity({name: shipped_scores(name) for name in POOLS}, BS, sizes, report.step)

@@ -362,7 +362,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
-    from ..report.plots import plot_compare_curves, plot_coverage, plot_kde, plot_rate_by_truth
+    from ..report import plot_compare_curves, plot_coverage, plot_kde, plot_rate_by_truth
 
     sizes = SIZES[quick]
     fits = {t: _committed_fit(name) for t, name in MODELS.items()}
