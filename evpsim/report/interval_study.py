@@ -110,14 +110,10 @@ def _width_lines(ax, x, ratio, style, color, label, shade):
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        The panel.
-    x : numpy.ndarray
-        n / B.
+    ax, x, style, color, label
+        As :func:`_coverage_lines` takes them.
     ratio : numpy.ndarray
         Width over the percentile interval's, dims (truth, n).
-    style, color, label
-        The line's style, colour and label.
     shade : bool
         Shade the range over truths.
     """
