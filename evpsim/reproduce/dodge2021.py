@@ -156,6 +156,34 @@ def _fig2(report, files, scores, quick):
     without replacement, as the paper drew them, or, without the runs
     (``scores`` None), i.i.d. draws from their committed KDE fits (a KDE has no
     pool)."""
+    ds, fits = _fig2_rates(report, files, scores, quick)
+    better = ", ".join(sorted(set(ds["better"].values.tolist())))
+    _fig2_claims(report, ds, better, *_fig2_basis(ds, better, scores, fits))
+    return ds
+
+
+def _fig2_rates(report, files, scores, quick):
+    """Fig. 2's comparison of the two models, with the rate the paper called its
+    incorrect conclusion.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Told when the KDE fits stand in for missing runs.
+    files : dict
+        The search files found.
+    scores : dict or None
+        The runs' scores per model; None: they were not found.
+    quick : bool
+        Reduced sizes.
+
+    Returns
+    -------
+    (xarray.Dataset, str or None)
+        The result of :func:`~evpsim.studies.compare.comparison_errors` with
+        ``cnn_below``, and the KDE fits it ran on (None: the runs).
+    """
+    fits = None
     if scores is None:
         specs = [f"kde:{FITS[m]}" for m in FILES]
         fits = ", ".join(specs)
@@ -171,14 +199,31 @@ def _fig2(report, files, scores, quick):
     ds["cnn_below"] = ds["b_higher_count"] / M
     ds["cnn_below"].attrs["long_name"] = ("rate of est(CNN) < est(LBoE): the paper's "
                                           "'incorrect conclusion'")
+    return ds, fits
+
+
+def _fig2_basis(ds, better, scores, fits):
+    """What Fig. 2's claims are judged on, in words.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        As :func:`_fig2_rates` returns it.
+    better : str
+        The model the truth makes better (or the models, where it changes with B).
+    scores : dict or None
+        The runs' scores per model; None: the KDE fits stood in.
+    fits : str or None
+        The KDE fits, when they stood in.
+
+    Returns
+    -------
+    (str, str, str, str)
+        The words that say the claims rest on the fits ("" on the runs),
+        what the truth is of, what makes the better model, and how the
+        searches were drawn.
+    """
     Bs = ds["B"].values
-    rates = ds["cnn_below"]
-    others = rates.sel(estimator=["V", "W"]).max("estimator")
-    u_most = int((rates.sel(estimator="U") > others).sum())
-    at = [Bs[0], Bs[-1]]
-    cells = "; ".join(f"B = {b}: " + ", ".join(
-        f"{e} {float(rates.sel(estimator=e, B=b)):.4f}" for e in ESTIMATORS) for b in at)
-    better = ", ".join(sorted(set(ds["better"].values.tolist())))
     if scores is None:
         judged = f"judged on the KDE fits {fits} of the public runs, not the runs; "
         truth_of = "the fits"
@@ -197,6 +242,31 @@ def _fig2(report, files, scores, quick):
         how = ("each search drawing B of the 100 runs without replacement, as the paper did; the "
                "truth is the exact EVP of each pool's empirical distribution, under which U is "
                "only approximately unbiased for searches without replacement.")
+    return judged, truth_of, truth, how
+
+
+def _fig2_claims(report, ds, better, judged, truth_of, truth, how):
+    """Fig. 2's two claims, and a note of its sizes and draws.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims and the note.
+    ds : xarray.Dataset
+        As :func:`_fig2_rates` returns it.
+    better : str
+        As :func:`_fig2_basis` takes it.
+    judged, truth_of, truth, how : str
+        As :func:`_fig2_basis` returns them.
+    """
+    M = ds.attrs["replicates"]
+    Bs = ds["B"].values
+    rates = ds["cnn_below"]
+    others = rates.sel(estimator=["V", "W"]).max("estimator")
+    u_most = int((rates.sel(estimator="U") > others).sum())
+    at = [Bs[0], Bs[-1]]
+    cells = "; ".join(f"B = {b}: " + ", ".join(
+        f"{e} {float(rates.sel(estimator=e, B=b)):.4f}" for e in ESTIMATORS) for b in at)
     report.claims.append(Claim(
         "Fig. 2, as measured: the rate at which est(CNN) < est(LBoE) at n = B is highest "
         "for U, B = 15..30", "U highest (read as U's incorrect conclusions)",
@@ -222,7 +292,6 @@ def _fig2(report, files, scores, quick):
         f"{truth}, not against the paper's assumption that the CNN is better"))
     report.notes.append(f"Fig. 2: {M:,} pairs of searches per B (the paper: "
                         f"{PAPER['pairs']:,}), {how}")
-    return ds
 
 
 def _fig3(report, scores):
