@@ -92,19 +92,63 @@ def _fig1(report, quick):
     ex = {q: ds[f"exact_{q}"] for q in ("bias", "variance", "mse")}
     ns = ds["n"].values
     scale = float(ds["theta"].max())
-    tol = 1e-12 * scale
+    _fig1_claims(report, ex, ns, tol=1e-12 * scale)
+    theta_mc, theta_se = monte_carlo_theta(truth, B_BAG, replicates=PAPER["truth_maxima"],
+                                           seed=SEED)
+    ds["paper_mc_theta"] = ("n", theta_mc, {
+        "long_name": f"Monte Carlo truth from {PAPER['truth_maxima']:,} maxima (the paper's way)"})
+    ds["paper_mc_theta_se"] = ("n", theta_se, {"long_name": "its standard error"})
+    err = float(np.abs(theta_mc - ds["theta"].values).max())
+    report.notes.append(
+        f"Fig. 1: evpsim's Monte Carlo ({SIZES[quick]['searches']:,} searches; the paper "
+        f"used {PAPER['searches']:,}) agrees with the exact moments: max |z| = "
+        f"{ds.attrs['max_abs_z']:.2f} over every estimator, n and quantity. A Monte Carlo "
+        f"truth from {PAPER['truth_maxima']:,} maxima per n, as in the paper, errs by up to "
+        f"{err:.1e} (SE up to {theta_se.max():.1e}); V's bias at n = {ns[-1]} is "
+        f"{float(ex['bias'].sel(estimator='V', n=ns[-1])):.1e}.")
+    return ds
 
-    def order(q):
-        """Whether W <= V <= U at every n, and whether both gaps grow with n."""
-        u, v, w = (ex[q].sel(estimator=e).values for e in ESTIMATORS)
-        ordered = bool(np.all(w <= v + tol) and np.all(v <= u + tol))
-        growing = all(bool(np.all(np.diff(gap) >= -tol)) for gap in (u - v, v - w))
-        words = (f"order {'holds' if ordered else 'fails'} at every n, gaps "
-                 f"{'grow' if growing else 'do not always grow'} with n")
-        return ordered and growing, words
 
+def _order(values, tol):
+    """Whether W <= V <= U at every n, and whether both gaps grow with n.
+
+    Parameters
+    ----------
+    values : xarray.DataArray
+        One quantity (bias, variance), dims ``estimator`` (U, V, W) and ``n``.
+    tol : float
+        Differences this small count as ties.
+
+    Returns
+    -------
+    (bool, str)
+        Whether both hold, and the words that say which does.
+    """
+    u, v, w = (values.sel(estimator=e).values for e in ESTIMATORS)
+    ordered = bool(np.all(w <= v + tol) and np.all(v <= u + tol))
+    growing = all(bool(np.all(np.diff(gap) >= -tol)) for gap in (u - v, v - w))
+    words = (f"order {'holds' if ordered else 'fails'} at every n, gaps "
+             f"{'grow' if growing else 'do not always grow'} with n")
+    return ordered and growing, words
+
+
+def _fig1_claims(report, ex, ns, tol):
+    """Fig. 1's claims on bias, variance and MSE, from the exact values.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims.
+    ex : dict
+        ``"bias"``, ``"variance"``, ``"mse"`` -> the exact values, dims
+        ``estimator`` and ``n``.
+    ns : numpy.ndarray
+        The budgets.
+    tol : float
+        Differences this small count as ties.
+    """
     u_bias = float(np.abs(ex["bias"].sel(estimator="U")).max())
-    holds, words = order("bias")
+    holds, words = _order(ex["bias"], tol)
     report.claims.append(Claim(
         "Fig. 1 (top): Bias(W) <= Bias(V) <= Bias(U) = 0, the gaps growing with n",
         "holds", f"exact: {words}; max abs Bias(U) = {u_bias:.1e}; at n = {ns[-1]} Bias(V) = "
@@ -112,7 +156,7 @@ def _fig1(report, quick):
         f"{float(ex['bias'].sel(estimator='W', n=ns[-1])):.4f}",
         "agrees" if holds and u_bias <= tol else "differs",
         f"evpsim's values are exact (the paper's: {PAPER['searches']:,} simulated searches)"))
-    holds, words = order("variance")
+    holds, words = _order(ex["variance"], tol)
     report.claims.append(Claim(
         "Fig. 1 (middle): Var(W) <= Var(V) <= Var(U), the gaps growing with n", "holds",
         f"exact: {words}; at n = {ns[-1]} Var = " + ", ".join(
@@ -130,20 +174,6 @@ def _fig1(report, quick):
             f"{e} {float(ex['mse'].sel(estimator=e, n=ns[-1])):.2e}" for e in ESTIMATORS),
         "agrees" if np.array_equal(v_best, ns) else (
             "partly" if v_best.size >= ns.size / 2 else "differs"), ""))
-    theta_mc, theta_se = monte_carlo_theta(truth, B_BAG, replicates=PAPER["truth_maxima"],
-                                           seed=SEED)
-    ds["paper_mc_theta"] = ("n", theta_mc, {
-        "long_name": f"Monte Carlo truth from {PAPER['truth_maxima']:,} maxima (the paper's way)"})
-    ds["paper_mc_theta_se"] = ("n", theta_se, {"long_name": "its standard error"})
-    err = float(np.abs(theta_mc - ds["theta"].values).max())
-    report.notes.append(
-        f"Fig. 1: evpsim's Monte Carlo ({SIZES[quick]['searches']:,} searches; the paper "
-        f"used {PAPER['searches']:,}) agrees with the exact moments: max |z| = "
-        f"{ds.attrs['max_abs_z']:.2f} over every estimator, n and quantity. A Monte Carlo "
-        f"truth from {PAPER['truth_maxima']:,} maxima per n, as in the paper, errs by up to "
-        f"{err:.1e} (SE up to {theta_se.max():.1e}); V's bias at n = {ns[-1]} is "
-        f"{float(ex['bias'].sel(estimator='V', n=ns[-1])):.1e}.")
-    return ds
 
 
 def _missing(files):
