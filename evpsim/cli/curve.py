@@ -46,6 +46,28 @@ def add_parser(subparsers):
                   "--bounds 0,1 --plot curves.png",
                   "evpsim curve data:reuters-lstm --bounds 0,1 --target 0.8 --check "
                   "--check-replicates 200 --check-resamples 500"])
+    _add_reading_args(p)
+    _add_curve_args(p)
+    _add_check_args(p)
+    _add_figure_args(p)
+    add_output_args(p)
+    p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
+                                            "n_max": "n_max",
+                                            "python_resamples": "python_resamples",
+                                            "path": "results",
+                                            "bandwidth": "check_bandwidth",
+                                            "construction": "check_construction"})
+    return p
+
+
+def _add_reading_args(p):
+    """The score files and how to read them: RESULTS and the group "reading the results".
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
@@ -68,6 +90,17 @@ def add_parser(subparsers):
                    help="the scores are losses: curves of the expected minimum")
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
+
+
+def _add_curve_args(p):
+    """The group "curves and intervals": estimators, curve, CI methods, level, resamples,
+    seed, bounds, target.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     c = p.add_argument_group("curves and intervals")
     c.add_argument("--estimators", default=None, metavar="LIST",
                    help="comma-separated estimators (default: V for the mean curve, quantile "
@@ -100,6 +133,16 @@ def add_parser(subparsers):
                         "guesses 0,1 or 0,100 without it")
     c.add_argument("--target", type=real,
                    help="a score to reach: report the smallest budget that reaches it")
+
+
+def _add_check_args(p):
+    """The group "self-check": --check and its sizes, bandwidth, construction and workers.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     k = p.add_argument_group("self-check")
     k.add_argument("--check", action="store_true",
                    help="simulate searches of your B from a KDE fitted to your scores and "
@@ -128,6 +171,16 @@ def add_parser(subparsers):
                         "(Tang et al.'s, unclipped) (default: %(default)s)")
     k.add_argument("--workers", type=integer, default=default(self_check, "workers"),
                    help="worker processes of the self-check (default: %(default)s)")
+
+
+def _add_figure_args(p):
+    """The group "figure": the x axis, its scale and the CI method shaded.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     f = p.add_argument_group("figure")
     f.add_argument("--x-axis", choices=("n", "time"), default="n",
                    help="trials, or expected wall-clock (needs --time-field) (default: n)")
@@ -135,14 +188,6 @@ def add_parser(subparsers):
     f.add_argument("--plot-ci-method", metavar="NAME",
                    help="shade this CI method only, or none (default: every CI method, a "
                         "panel each)")
-    add_output_args(p)
-    p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
-                                            "n_max": "n_max",
-                                            "python_resamples": "python_resamples",
-                                            "path": "results",
-                                            "bandwidth": "check_bandwidth",
-                                            "construction": "check_construction"})
-    return p
 
 
 def _split(text):
@@ -632,7 +677,7 @@ def run(args):
         print("\n".join(_budget_lines(ds)))
     if args.check:
         ds = _self_check(args, searches, ds, ns_of)
-    from ..report.plots import plot_curve
+    from ..report import plot_curve
 
     save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
                                                      log_x=args.log_x,
