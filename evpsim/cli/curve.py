@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -140,9 +139,13 @@ def add_parser(subparsers):
     f = p.add_argument_group("figure")
     f.add_argument("--x-axis", choices=("n", "time"), default="n",
                    help="trials, or expected wall-clock (needs --time-field) (default: n)")
-    f.add_argument("--log-x", action=argparse.BooleanOptionalAction, default=None,
-                   help=f"log-scaled x axis (default: where the largest B is "
-                        f"{LOG_X_FROM} or more)")
+    scale = f.add_mutually_exclusive_group()
+    scale.add_argument("--log-x", action="store_const", const=True, default=None,
+                       help=f"log-scaled x axis (default where the largest B is {LOG_X_FROM} "
+                            f"or more)")
+    scale.add_argument("--linear-x", dest="log_x", action="store_const", const=False,
+                       help="linear x axis (default where every B is below "
+                            f"{LOG_X_FROM})")
     f.add_argument("--plot-ci-method", metavar="NAME",
                    help="shade this CI method only, or none (default: every CI method, a "
                         "panel each)")

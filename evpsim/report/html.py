@@ -35,6 +35,7 @@ figcaption { font-size: 0.9em; color: #444; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; font-size: 0.9em; }
 dt { font-weight: bold; } dd { margin: 0; font-family: monospace; word-break: break-all; }
 .warning { color: #8a4b00; }
+pre { font-size: 0.85em; margin: 0.2em 0 0.6em; }
 """
 
 
@@ -60,8 +61,19 @@ def _table(t):
 
 
 def _paragraphs(lines):
-    return "\n".join(f'<p class="{"warning" if ln.startswith("warning:") else "note"}">'
-                     f"{escape(ln.strip())}</p>" for ln in lines)
+    """A paragraph per line; indented lines (a table printed as text) kept as they are."""
+    out, block = [], []
+    for ln in [*lines, ""]:
+        if ln.startswith("  "):
+            block.append(ln)
+            continue
+        if block:
+            out.append(f"<pre>{escape(chr(10).join(block))}</pre>")
+            block = []
+        if ln:
+            kind = "warning" if ln.startswith("warning:") else "note"
+            out.append(f'<p class="{kind}">{escape(ln)}</p>')
+    return "\n".join(out)
 
 
 def _figure(uri, caption):
