@@ -6,8 +6,8 @@ The browser is the system's Chromium (Debian's ``chromium`` package); Playwright
 browsers are never downloaded. Without a Chromium the browser tests are skipped, unless
 :data:`REQUIRED_ENV` is set (as ``.ci/run`` does), when they fail.
 
-``EVPSIM_REPORT_SCREENSHOT=docs/figures/curve_report.png`` saves the screenshot of the
-report shown in the docs' gallery.
+The screenshot of the docs' gallery is taken by the same machinery:
+``python tests/test_html_report.py report.html docs/figures/curve_report.png``.
 """
 
 import csv
@@ -21,8 +21,6 @@ import pytest
 FIXTURES = Path(__file__).parent / "data"
 #: set (to anything but empty or 0), a missing browser fails the tests rather than skips them
 REQUIRED_ENV = "EVPSIM_BROWSER_REQUIRED"
-#: where to save the screenshot of the report, if set
-SCREENSHOT_ENV = "EVPSIM_REPORT_SCREENSHOT"
 #: the system's Chromium, where Debian installs it
 CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
 #: Chromium's flags: headless, as root (no sandbox), and quiet (no network of its own)
@@ -106,9 +104,6 @@ def opened(chromium, report):
             shot = html.with_name("report.png")
             page.screenshot(path=str(shot), full_page=True)
             seen["screenshot"] = shot
-            keep = os.environ.get(SCREENSHOT_ENV)
-            if keep:
-                page.screenshot(path=keep, full_page=False)
         finally:
             browser.close()
     return seen
@@ -155,7 +150,7 @@ def test_the_tables_hold_the_numbers_of_the_csv(opened, report):
 
 def test_what_was_read_counts_the_failed_trial(opened):
     reading = next(t for t in opened["tables"] if t[0] == "reading")
-    assert reading[1] == "what was read"
+    assert reading[1] == "the searches read"
     rows = {r[0]: r for r in reading[2]}
     # model, read from, records, trials, failed, pruned, dropped, sampler
     assert rows["mlp"][1:5] == ["results.jsonl", "10", "10", "1"]
@@ -170,3 +165,23 @@ def test_the_report_is_one_file_that_names_its_command(report, opened):
     assert f"evpsim curve {RUN[0]}" in text and "--html" in text  # the provenance
     assert f"wrote {html}" in out
     assert opened["screenshot"].stat().st_size > 10_000
+
+
+def screenshot(html, png, chromium="/usr/bin/chromium", height=1500):
+    """Save the top ``height`` pixels of report ``html``, 1200 wide, as ``png``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": height})
+            page.goto(Path(html).resolve().as_uri(), wait_until="load")
+            page.screenshot(path=str(png))
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    import sys
+
+    screenshot(*sys.argv[1:3])

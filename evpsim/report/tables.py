@@ -410,8 +410,8 @@ def reading_table(searches):
                Column("dropped", tuple(count(s.dropped) for s in searches)),
                Column("sampler", tuple(recorded(s, "sampler") for s in searches),
                       numeric=False, align="<")]
-    return Table("reading", "what was read", tuple(columns),
-                 (f"{MISSING}: not recorded in what was read",))
+    return Table("reading", "the searches read", tuple(columns),
+                 (f"{MISSING}: not recorded where the trials were read from",))
 
 
 def tables_text(tables):
