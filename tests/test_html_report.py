@@ -60,7 +60,7 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """``(report.html, tables.csv, stdout)`` of one run."""
+    """``(report.html, tables.csv, stdout)`` of one run (its Dataset in result.nc beside)."""
     import io
     import sys
 
@@ -71,7 +71,8 @@ def report(tmp_path_factory):
     buf = io.StringIO()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sys, "stdout", buf)
-        status = main(["curve", *map(str, RUN), "--html", str(html), "--table", str(table)])
+        status = main(["curve", *map(str, RUN), "--html", str(html), "--table", str(table),
+                       "--out", str(folder / "result.nc")])
     assert status == 0
     return html, table, buf.getvalue()
 
@@ -157,13 +158,18 @@ def test_what_was_read_counts_the_failed_trial(opened):
     assert rows["mlp"][7] == "-"  # a JSON Lines file records no sampler
 
 
-def test_the_report_is_one_file_that_names_its_command(report, opened):
+def test_the_report_is_one_file_that_names_its_command(report):
+    """Without a browser too: no script, no address to load, the command that made it."""
     html, _, out = report
     text = html.read_text()
     assert "<script" not in text and "http://" not in text and "https://" not in text
     assert "Content-Security-Policy" in text
     assert f"evpsim curve {RUN[0]}" in text and "--html" in text  # the provenance
     assert f"wrote {html}" in out
+
+
+def test_a_screenshot_is_taken(opened):
+    assert opened["screenshot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert opened["screenshot"].stat().st_size > 10_000
 
 
@@ -185,3 +191,25 @@ if __name__ == "__main__":
     import sys
 
     screenshot(*sys.argv[1:3])
+
+
+def test_the_figure_shows_the_bound_and_the_self_check(report, tmp_path):
+    """--plot's figure: the curves with each model's bound dashed, the self-check's
+    coverage below, a linear x axis below B = 100 and a log one from there."""
+    from evpsim.io.results import read_netcdf
+    from evpsim.report.curvefigure import plot_check_coverage, plot_curve_figure
+
+    ds = read_netcdf(report[0].with_name("result.nc"))
+    fig = plot_curve_figure(ds, tmp_path / "c.png")
+    top, below = fig.axes
+    assert below.get_title() == "self-check: coverage of percentile intervals"
+    assert top.get_xscale() == below.get_xscale() == "linear"  # B = 10
+    dashed = [ln for ln in top.get_lines() if ln.get_linestyle() == "--"]
+    assert len(dashed) == 2  # a bound per model
+    assert list(dashed[0].get_ydata()) == list(ds["free_bound"].sel(model="mlp").values)
+    assert "95% lower bound, any F" in [t.get_text() for t in top.get_legend().get_texts()]
+    assert len(plot_curve_figure(ds, check=False).axes) == 1
+    assert plot_curve_figure(ds, log_x=True).axes[0].get_xscale() == "log"
+    wide = ds.assign_coords(B=ds["B"] * 0 + 100)
+    assert plot_check_coverage(wide).axes[0].get_xscale() == "log"
+    assert (tmp_path / "c.png").stat().st_size > 0
