@@ -212,3 +212,20 @@ def test_text_is_escaped_for_latex_and_markdown(tmp_path):
     assert r"| a_b\|c | -0.5 | [-1.25, -] |" in md
     assert (tmp_path / "t.csv").read_text().splitlines()[1:] == [
         "model,V,V ld lower,V ld upper", "a_b|c,-0.5,-1.25,"]
+
+
+def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
+    import numpy as np
+
+    from evpsim.io.searchfiles import Search
+    from evpsim.report.tables import reading_table
+
+    plain = Search("cnn", np.array([0.4, 0.5, 0.6]), None, "results.jsonl", "acc", 5,
+                   {"field missing": 1}, failed={"empty learning curve": 1}, failed_score=0.4)
+    study = Search("mlp", np.array([0.7, 0.8]), None, "sqlite:///study.db", "value", 4, {})
+    study.sampler, study.pruned = "RandomSampler", {"pruned": 2}  # as a study's reader sets
+    t = reading_table([plain, study])
+    assert t.headers == ["model", "read from", "records", "trials", "failed", "pruned",
+                         "dropped", "sampler"]
+    assert t.rows == [["cnn", "results.jsonl", "5", "3", "1", "-", "1", "-"],
+                      ["mlp", "sqlite:///study.db", "4", "2", "0", "2", "0", "RandomSampler"]]

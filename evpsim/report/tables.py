@@ -392,13 +392,19 @@ def reading_table(searches):
     Parameters
     ----------
     searches : list of evpsim.io.searchfiles.Search
+        Their ``pruned`` (``{reason: count}`` or a count) and ``sampler`` (its
+        name) are shown where a search has them, as the readers of tools that
+        record them (a study's pruned trials, its sampler) set them; elsewhere
+        :data:`MISSING`, not recorded.
     """
     def count(d):
         return str(sum(d.values())) if d else "0"
 
-    def recorded(s, name):  # read by the readers of tools that record it, else not known
+    def recorded(s, name):
         value = getattr(s, name, None)
-        return count(value) if isinstance(value, dict) else (str(value) if value else MISSING)
+        if value is None or value == "":
+            return MISSING
+        return count(value) if isinstance(value, dict) else str(value)
 
     columns = [Column("model", tuple(s.label for s in searches), numeric=False, align="<"),
                Column("read from", tuple(s.source for s in searches), numeric=False,
