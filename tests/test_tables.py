@@ -215,15 +215,22 @@ def test_text_is_escaped_for_latex_and_markdown(tmp_path):
 
 
 def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
+    from dataclasses import dataclass, field
+
     import numpy as np
 
     from evpsim.io.searchfiles import Search
     from evpsim.report.tables import reading_table
 
+    @dataclass(frozen=True, eq=False)
+    class Study(Search):  # a search as the readers of tools that record these give it
+        pruned: dict = field(default_factory=dict)
+        sampler: str = ""
+
     plain = Search("cnn", np.array([0.4, 0.5, 0.6]), None, "results.jsonl", "acc", 5,
                    {"field missing": 1}, failed={"empty learning curve": 1}, failed_score=0.4)
-    study = Search("mlp", np.array([0.7, 0.8]), None, "sqlite:///study.db", "value", 4, {})
-    study.sampler, study.pruned = "RandomSampler", {"pruned": 2}  # as a study's reader sets
+    study = Study("mlp", np.array([0.7, 0.8]), None, "sqlite:///study.db", "value", 4, {},
+                  pruned={"pruned": 2}, sampler="RandomSampler")
     t = reading_table([plain, study])
     assert t.headers == ["model", "read from", "records", "trials", "failed", "pruned",
                          "dropped", "sampler"]
