@@ -51,9 +51,9 @@ def chromium():
     found = next((p for p in map(shutil.which, CHROMIUM) if p), None)
     if found is None:
         _missing("no Chromium found (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
         _missing("Playwright is not installed (pip install 'evpsim-toolkit[browser]')")
     return found
 

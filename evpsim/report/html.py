@@ -26,7 +26,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em;
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3em; }
 th, td { padding: 0.15em 0.7em; white-space: nowrap; }
-thead th { border-bottom: 1px solid #444; } tbody tr:last-child td { border-bottom: 1px solid #444; }
+thead th { border-bottom: 1px solid #444; }
+tbody tr:last-child td { border-bottom: 1px solid #444; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.text, th.text { text-align: left; }
 p.note { font-size: 0.9em; color: #444; margin: 0.2em 0; }
