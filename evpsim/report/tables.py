@@ -24,9 +24,9 @@ import numpy as np
 
 from .._format import formatter, number, render
 
-__all__ = ["Column", "Table", "table_ns", "curve_tables", "check_tables", "reading_table",
-           "budget_lines", "pair_B", "time_unit", "bound_header", "TABLE_SUFFIXES",
-           "write_tables", "tables_text"]
+__all__ = ["Column", "Table", "table_ns", "shown_ns", "curve_tables", "check_tables",
+           "reading_table", "budget_lines", "pair_B", "time_unit", "bound_header",
+           "TABLE_SUFFIXES", "MISSING", "write_tables"]
 
 #: what ``--table`` writes, by the file's ending
 TABLE_SUFFIXES = (".csv", ".tex", ".md", ".json")
@@ -102,6 +102,7 @@ class Table:
 
     @property
     def headers(self):
+        """The column headings."""
         return [c.header for c in self.columns]
 
     @property
@@ -418,14 +419,6 @@ def reading_table(searches):
                       numeric=False, align="<")]
     return Table("reading", "the searches read", tuple(columns),
                  (f"{MISSING}: not recorded where the trials were read from",))
-
-
-def tables_text(tables):
-    """All ``tables`` as text, a title and the table each, as the terminal shows them."""
-    blocks = []
-    for t in tables:
-        blocks.append("\n".join([t.title, *t.notes, *t.lines()]))
-    return "\n\n".join(blocks) + "\n"
 
 
 def _value(text):
