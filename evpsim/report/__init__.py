@@ -1,14 +1,19 @@
-"""What a person reads: figures and the leaderboard's report.
+"""What a person reads: figures, tables and reports.
 
 * :mod:`.drawing`: what every figure shares (colours, pyplot, saving);
 * :mod:`.curves`: a researcher's own curves (:func:`plot_curve`, EVP against
   trials or time);
+* :mod:`.curvefigure`: ``curve``'s figure, with the distribution-free bound and
+  the self-check's coverage;
 * :mod:`.batteries`: the batteries' figures (bias, false conclusions,
   comparisons, coverage, rates by truth, sweeps);
 * :mod:`.kde`: KDE truths, the pools they stand for, and their validity;
 * :mod:`.interval_study`: the intervals study's coverage and width;
 * :mod:`.leaderboard`: the leaderboard's summary, figures and report folder,
-  with its tables in :mod:`.leaderboard_tables`.
+  with its tables in :mod:`.leaderboard_tables`;
+* :mod:`.tables`: ``curve``'s tables as data, printed and written as CSV,
+  LaTeX, Markdown or JSON;
+* :mod:`.html`: ``curve``'s report, one self-contained HTML file.
 
 May import: :mod:`evpsim.truths`, :mod:`evpsim.engine`, :mod:`evpsim.io` and
 the ground floor. It draws and tabulates Datasets; it runs no study.
