@@ -58,16 +58,23 @@ MOVED = {
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path of :data:`MOVED` and loads it as the module at its new home."""
 
+    def __init__(self):
+        self._specs = {}  # the modules' own specs, by their names
+
     def find_spec(self, name, path=None, target=None):
         if name not in MOVED:
             return None
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):
-        return importlib.import_module(MOVED[spec.name])
+        module = importlib.import_module(MOVED[spec.name])
+        self._specs.setdefault(module.__name__, module.__spec__)
+        return module
 
     def exec_module(self, module):
-        """Nothing to run: the module ran at its new home."""
+        """Nothing to run (the module ran at its new home); give the module back its
+        own spec, which the import system has just set to the old path's."""
+        module.__spec__ = self._specs[module.__name__]
 
 
 def install():

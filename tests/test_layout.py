@@ -184,6 +184,23 @@ def test_an_old_module_path_is_the_module_at_its_new_home(old, new):
     assert not is_module(old), f"{old} is a module of its own again: drop it from MOVED"
 
 
+def test_old_paths_leave_the_packages_names_alone():
+    """Importing an old path of a submodule binds it on its parent as the import system
+    does; the parent is the package at the new home, whose own names (a function named
+    like one of its modules, say) must not be covered by it."""
+    code = ("import importlib, sys, evpsim\n"
+            "from evpsim._moved import MOVED\n"
+            "homes = {n: importlib.import_module(n) for n in set(MOVED.values())}\n"
+            "before = {n: dict(vars(m)) for n, m in homes.items()}\n"
+            "for old in sorted(MOVED): importlib.import_module(old)\n"
+            "changed = [f'{n}.{k}' for n, m in homes.items() for k, v in before[n].items()\n"
+            "           if vars(m)[k] is not v]\n"
+            "print(changed)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_old_paths_users_imported():
     import evpsim
     import evpsim.leaderboard

@@ -18,7 +18,7 @@ from functools import partial
 
 from ..registry import REGISTRIES
 from .backends import BACKENDS, Signals, check_backend, compute_cell, open_backend
-from .combine import combine
+from .combine import combine as combine_cells
 from .grid import BATTERIES, Grid, load_toml
 from .store import Store, StoreMismatch, cell_key
 
@@ -136,7 +136,7 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
                 ran_on = _compute(grid, kept, todo, (backend, workers, scheduler), signals,
                                   total=len(cells), before=len(results), progress=progress)
                 results.update({cell_key(c): kept.load(c) for c in todo})
-            ds = combine(grid, results)
+            ds = combine_cells(grid, results)
         ds.attrs.update(backend=backend, workers=ran_on, cells_computed=len(todo))
         signals.check()
         return ds
