@@ -9,8 +9,7 @@ from .._format import formatter, interval, number, render
 from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
-from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
-from ..intervals.resampling import no_tail
+from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
 from ..io.searchfiles import describe_reading
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
                                  SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
@@ -277,7 +276,7 @@ def _no_tail_lines(ds, searches):
     sign = -1.0 if bool(ds["minimize"]) else 1.0
     lines = []
     for model, s in zip(ds["model"].values, searches):
-        why = no_tail(np.sort(sign * s.scores))
+        why = no_interval("gpd-tail", np.sort(sign * s.scores))
         if why:
             lines.append(f"gpd-tail: no interval for {model}: {why}; --ci-methods "
                          f"percentile gives one")

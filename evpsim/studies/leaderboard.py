@@ -187,7 +187,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         for the others); scalar coordinates ``truth``, ``B``, ``curve``,
         ``bounds_lo``, ``bounds_hi``.
     """
-    from ..intervals.family import check_resampling, resolve_ci_methods, split_ci_methods
+    from ..intervals.family import check_ci_methods, resolve_ci_methods
     from ..truths.distributions import make_truth
     from .bias import bias
     from .coverage import coverage
@@ -209,7 +209,7 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     check.replicates(coverage_replicates, "coverage_replicates")
     check.integer(resamples, "resamples", minimum=2)
     if any(e.is_lstatistic for e in ests):
-        check_resampling(split_ci_methods(resolve_ci_methods(meths))[3], target, B)
+        check_ci_methods(resolve_ci_methods(meths), target, B)
     inside, beyond = ns[ns <= B], ns[ns > B]
     parts = []
     common = dict(seed=seed, workers=workers, curve=target)
