@@ -248,11 +248,20 @@ def _by_kind(methods):
 
 
 def check_ci_methods(methods, target, B):
-    """Refuse methods that cannot bound the curve ``target`` from B scores (resampling
-    methods: the mean curve only, and each from its smallest B)."""
+    """Refuse methods that cannot bound the curve ``target`` (their kind's
+    :attr:`~evpsim.intervals.kind.Kind.curves`) or take fewer than B scores
+    (:attr:`CIMethod.minimum_B`)."""
     for kind, ms in _by_kind(methods):
-        if ms:
-            kind.check(ms, target, B)
+        if ms and kind.curves is not None and target.kind not in kind.curves:
+            raise check.InvalidArgument(
+                "ci_methods", f"ci_methods: {', '.join(m.name for m in ms)} bound the "
+                              f"{' and '.join(kind.curves)} curve only, not the {target.name} "
+                              f"curve")
+    small = [m for m in methods if B < m.minimum_B]
+    if small:
+        raise check.InvalidArgument(
+            "ci_methods", f"ci_methods: {small[0].name} needs B >= {small[0].minimum_B}, "
+                          f"got B = {B}")
 
 
 def coverage_runs(ci_methods):
@@ -331,7 +340,12 @@ def interval_estimators(estimators, target=MEAN, B=None, ns=None):
 def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
     """Resolve ``estimators`` for the coverage battery, refusing those that are not
     L-statistics, and (with B and ``ns``) those that do not estimate ``target`` there."""
-    ests = interval_estimators(estimators, target, B, ns)
+    return _refuse_general(interval_estimators(estimators, target, B, ns))
+
+
+def _refuse_general(ests):
+    """``ests``, unless one is not an L-statistic: a coverage study simulates the
+    intervals of L-statistics only."""
     general = [e for e in ests if not e.is_lstatistic]
     if general:
         names = ", ".join(f"{e.name} (a {e.kind} estimator)" for e in general)
@@ -373,6 +387,7 @@ def ci_applies(ests, meths):
     return applies
 
 
+@dataclass(frozen=True)
 class IntervalPlan:
     """CI methods prepared for a study's estimators, curve, B and budgets.
 
@@ -380,32 +395,33 @@ class IntervalPlan:
     :data:`KINDS` its own methods: a study or a curve asks the plan, never
     a kind, for memory, coordinates and intervals.
 
-    Parameters
+    Attributes
     ----------
     setup : Setup
         The estimators, the curve, B, the budgets, the level and the
         resamples.
     methods : list of CIMethod
         The methods, in the order of the results.
-
-    Attributes
-    ----------
     applies : (E, M) bool array
         Whether each method runs for each estimator (:func:`ci_applies`).
     """
 
-    def __init__(self, setup, methods):
-        self.setup, self.methods = setup, methods
-        self.applies = ci_applies(setup.ests, methods)
-        self._parts = [(kind, ms, [methods.index(m) for m in ms])
-                       for kind, ms in _by_kind(methods)]
+    setup: Setup
+    methods: list
+    applies: np.ndarray
+
+    @property
+    def _parts(self):
+        """``[(kind, its methods, their indices), ...]`` over every kind."""
+        return [(kind, ms, [self.methods.index(m) for m in ms])
+                for kind, ms in _by_kind(self.methods)]
 
     @property
     def ests(self):
         """The estimators (list of Estimator)."""
         return self.setup.ests
 
-    def names(self, attribute):
+    def methods_of_kinds(self, attribute):
         """Names of the methods whose kind has ``attribute`` (a flag of
         :class:`~evpsim.intervals.kind.Kind`) set."""
         return [m.name for kind, ms, _ in self._parts if getattr(kind, attribute) for m in ms]
@@ -431,13 +447,18 @@ class IntervalPlan:
                     rows.append([self.methods.index(m) for m in which])
         return jobs, rows
 
-    def tallies(self, rows, parts):
-        """The jobs' tallies (M, E, N + 1, slots) in the methods' order: band tallies
-        (one row) broadcast over the estimators."""
-        tallies = np.zeros((len(self.methods), len(self.ests), self.setup.ns.size + 1, NSLOTS))
-        for idx, part in zip(rows, parts):
-            tallies[idx] = part
-        return tallies
+    def check_coverage_memory(self, workers):
+        """Refuse a coverage run whose resamples, on every thread of each of ``workers``
+        processes, cannot fit in memory (methods that draw none need no check)."""
+        if not self.methods_of_kinds("resamples"):
+            return
+        import numba
+
+        threads = numba.get_num_threads() * workers
+        E, B, resamples = len(self.ests), self.setup.B, self.setup.resamples
+        check.check_memory(self.memory(threads, B),
+                           f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
+                           f"threads", "resamples" if resamples > 2 * B else "B")
 
     def intervals(self, sample, distribution):
         """:class:`~evpsim.intervals.kind.Limits` of one :class:`~evpsim.intervals.kind.Sample`
@@ -481,11 +502,15 @@ def plan_intervals(estimators, ci_methods, target, B, ns, *, level=0.95, resampl
     -------
     IntervalPlan
     """
-    ests = (lstatistic_estimators if lstatistics_only else interval_estimators)(
-        estimators, target, B, ns)
     methods = resolve_ci_methods(ci_methods)
     check_ci_methods(methods, target, B)
-    return IntervalPlan(Setup(ests, target, B, ns, level, resamples), methods)
+    ests = resolve_estimators(estimators, target)
+    for e in ests:  # as interval_estimators, after the methods' own checks
+        e.check_use(B, ns, target)
+    if lstatistics_only:
+        _refuse_general(ests)
+    return IntervalPlan(Setup(ests, target, B, ns, level, resamples), methods,
+                        ci_applies(ests, methods))
 
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
@@ -586,10 +611,10 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     plan = plan_intervals(estimators, _own_methods(ci_methods, bounds), target, xs.size, ns,
                           level=level, resamples=resamples)
     bounds = _own_bounds(plan, bounds, xs)
-    if distribution and not plan.names("estimates"):
+    if distribution and not plan.methods_of_kinds("estimates"):
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
     counts = search_counts(plan.ests, resamples, python_resamples, "python_resamples") \
-        if plan.names("estimates") else np.zeros(len(plan.ests), dtype=np.int64)
+        if plan.methods_of_kinds("estimates") else np.zeros(len(plan.ests), dtype=np.int64)
     E, B, N = len(plan.ests), xs.size, ns.size
     check.check_memory(plan.memory(1, max(B, N)) + 8 * E * B * N,
                        f"{resamples:,} resamples of {E} x {N:,} estimates",
@@ -637,7 +662,7 @@ def _own_bounds(plan, bounds, xs):
     -------
     (float, float) or None
     """
-    bands = plan.names("needs_bounds")
+    bands = plan.methods_of_kinds("needs_bounds")
     if bands and bounds is None:
         raise check.InvalidArgument(
             "bounds", f"bounds: band methods ({', '.join(bands)}) need the "

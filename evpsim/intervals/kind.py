@@ -134,6 +134,9 @@ class Kind:
         without methods of its own.
     needs_bounds : bool
         Its methods need the known range of the scores.
+    curves : tuple of str or None
+        The curves (:attr:`Target.kind <evpsim.estimators.targets.Target.kind>`)
+        its methods bound; None: every curve.
     """
 
     name = ""
@@ -141,6 +144,7 @@ class Kind:
     resamples = False
     estimates = False
     needs_bounds = False
+    curves = None
 
     def builtins(self):
         """The built-in methods: a list of :class:`CIMethod
@@ -150,10 +154,6 @@ class Kind:
     def applies(self, estimator):
         """Whether the kind's methods run for ``estimator``."""
         return True
-
-    def check(self, methods, target, B):
-        """Refuse methods that cannot bound the curve ``target`` from B scores (raise
-        ``InvalidArgument``)."""
 
     def memory(self, methods, setup, copies, width):
         """Bytes its arrays take with ``copies`` samples in flight (``width``: the

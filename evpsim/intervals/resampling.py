@@ -142,6 +142,7 @@ class ResamplingKind(Kind):
     name = "resampling"
     by_default = False
     resamples = True
+    curves = ("mean",)
 
     def builtins(self):
         """``studentized``, ``smoothed``, ``gpd-tail`` and ``m-out-of-n``."""
@@ -171,19 +172,6 @@ class ResamplingKind(Kind):
     def applies(self, estimator):
         """L-statistics only: the resamples are reweighted through their weights."""
         return estimator.is_lstatistic
-
-    def check(self, methods, target, B):
-        """Refuse a quantile curve, or a sample below a method's minimum."""
-        names = ", ".join(m.name for m in methods)
-        if target.kind != "mean":
-            raise check.InvalidArgument(
-                "ci_methods", f"ci_methods: {names} bound the mean curve only, not the "
-                              f"{target.name} curve")
-        small = [m for m in methods if B < m.minimum_B]
-        if small:
-            raise check.InvalidArgument(
-                "ci_methods", f"ci_methods: {small[0].name} needs B >= {small[0].minimum_B}, "
-                              f"got B = {B}")
 
     def memory(self, methods, setup, copies, width):
         """The tables of the L-statistics, and the pivots of ``copies`` samples."""

@@ -182,99 +182,95 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     bar = progress if isinstance(progress, Progress) else None
     options = MonteCarlo(replicates, seed, chunk_size, workers, bar is not None or progress)
-    _check_memory(plan, options)
+    plan.check_coverage_memory(options.workers)
     theta = target.exact(truth, ns)
     jobs, rows = plan.coverage_jobs(truth.sampler, theta, (lo, hi))
-    tallies, options = _tally(plan, jobs, rows, options, stop, bar)
-    return _dataset(tallies, theta, plan, options, truth,
-                    (lo, hi) if plan.names("needs_bounds") else None)
+    bands = plan.methods_of_kinds("needs_bounds")
+    coords = {**plan.coords(), **truth.coords(), "B": B, **_ranges((lo, hi) if bands else None),
+              "curve": target.name}
+    tallies, options = _tally(jobs, rows, (len(plan.methods), len(plan.ests), ns.size + 1),
+                              options, stop, bar, f"coverage ({options.replicates:,} samples "
+                                                  f"of B={B}, {resamples:,} resamples)")
+    return _dataset(tallies, theta, plan.setup, plan.methods, coords, options)
 
 
-def _check_memory(plan, options):
-    """Refuse a run whose resamples, on every thread of every worker, cannot fit in memory.
-
-    Parameters
-    ----------
-    plan : IntervalPlan
-        The CI methods prepared for the estimators (methods that draw no
-        resamples need no check).
-    options : MonteCarlo
-        The run's options (its workers).
-    """
-    if not plan.names("resamples"):
-        return
-    import numba
-
-    threads = numba.get_num_threads() * options.workers
-    E, B, resamples = len(plan.ests), plan.setup.B, plan.setup.resamples
-    check.check_memory(plan.memory(threads, B),
-                       f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
-                       f"threads", "resamples" if resamples > 2 * B else "B")
-
-
-def _tally(plan, jobs, rows, options, stop, bar):
+def _tally(jobs, rows, shape, options, stop, bar, label):
     """Run the coverage jobs: their tallies in the methods' order, and the options of
     the samples run (fewer than asked for when ``stop`` ends the run early).
 
     Parameters
     ----------
-    plan : IntervalPlan
-        The CI methods prepared for the estimators.
     jobs, rows : list
         The jobs, and each job's method indices (:meth:`IntervalPlan.coverage_jobs
         <evpsim.intervals.family.IntervalPlan.coverage_jobs>`).
+    shape : (int, int, int)
+        Methods, estimators and budgets + 1 of the tallies.
     options : MonteCarlo
         The run's options.
     stop : object or None
         See :func:`coverage`.
     bar : Progress or None
         A progress line to report to.
+    label : str
+        What the progress line says.
 
     Returns
     -------
     tallies : (M, E, N + 1, slots) array
     options : MonteCarlo
     """
-    B, N, resamples = plan.setup.B, plan.setup.ns.size, plan.setup.resamples
-    label = f"coverage ({options.replicates:,} samples of B={B}, {resamples:,} resamples)"
+    def gather(parts):
+        tallies = np.zeros((*shape, TALLY["slots"]))
+        for idx, part in zip(rows, parts):
+            tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
+        return tallies
+
     if stop is None and bar is None:
-        return plan.tallies(rows, run(jobs, options, label)), options
+        return gather(run(jobs, options, label)), options
+    N = shape[2] - 1
     parts, done = run_looks(
         jobs, options, stop.looks if stop is not None else (),
-        lambda sums, m: stop(np.moveaxis(plan.tallies(rows, sums)[:, :, :N, TALLY["hit"]],
-                                         0, 1), m),
+        lambda sums, m: stop(np.moveaxis(gather(sums)[:, :, :N, TALLY["hit"]], 0, 1), m),
         bar=bar)
-    return plan.tallies(rows, parts), options.with_replicates(done)
+    return gather(parts), options.with_replicates(done)
 
 
-def _dataset(tallies, theta, plan, options, truth, bounds):
+def _ranges(bounds):
+    """Scalar coordinates of the band methods' score range (NaN without band methods):
+    a coordinate like the truth's, it survives ``xr.concat``."""
+    nan = float("nan")
+    return {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
+                                                              "of the band methods, lower"}),
+            "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
+                                                              "of the band methods, upper"})}
+
+
+def _dataset(tallies, theta, setup, meths, coords, options):
     """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies.
 
     Parameters
     ----------
     tallies : (M, E, N + 1, 4) array
         Counts of the intervals covering, below and above, and width sums,
-        at every budget of ``plan`` and (last) at every budget at once.
+        at every budget and (last) at every budget at once.
     theta : (N,) array
         The exact curve.
-    plan : IntervalPlan
-        The estimators, methods, B, budgets, level and resamples.
+    setup : Setup
+        The estimators, curve, budgets, level and resamples.
+    meths : list of CIMethod
+        The methods.
+    coords : dict
+        The dataset's coordinates.
     options : MonteCarlo
         The run's options (the samples run).
-    truth : Truth
-        The ground truth.
-    bounds : (float, float) or None
-        The band methods' score range.
 
     Returns
     -------
     xarray.Dataset
     """
-    setup = plan.setup
-    ests, meths, ns, B, level, target = (setup.ests, plan.methods, setup.ns, setup.B,
-                                         setup.level, setup.target)
+    ests, level, target = setup.ests, setup.level, setup.target
     Mrep = options.replicates
-    N = ns.size
+    N = setup.ns.size
     per_n = np.moveaxis(tallies[:, :, :N, :], 0, 1)  # (E, M, N, 4)
     hits = per_n[..., TALLY["hit"]]
     below, above = per_n[..., TALLY["below"]], per_n[..., TALLY["above"]]
@@ -282,14 +278,7 @@ def _dataset(tallies, theta, plan, options, truth, bounds):
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_width = np.where(defined > 0, per_n[..., TALLY["width"]] / defined, np.nan)
     dims = ("estimator", "ci_method", "n")
-    # the bands' score range is a coordinate like the truth's: it survives xr.concat
-    nan = float("nan")
-    ranges = {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
-                                                                "of the band methods, lower"}),
-              "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
-                                                                "of the band methods, upper"})}
-    ds = xr.Dataset(coords={**plan.coords(), **truth.coords(), "B": B,
-                            **ranges, "curve": target.name})
+    ds = xr.Dataset(coords=coords)
     sym = target.symbol
     ds[sym] = ("n", theta, {"long_name": f"exact {target.description}"})
     add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
