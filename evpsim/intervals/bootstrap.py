@@ -199,6 +199,9 @@ class BootstrapKind(Kind):
     def intervals(self, methods, setup, prepared, sample, limits, cols):
         """The methods' intervals, and every estimator's estimate, on one sample."""
         codes, user = _split(methods)
+        # the kernels give the built-in methods' intervals, then the user methods'
+        cols = ([c for c, m in zip(cols, methods) if m.func is None]
+                + [c for c, m in zip(cols, methods) if m.func is not None])
         if prepared is not None:
             self._lstatistic_intervals(codes, user, setup, prepared, sample, limits, cols)
         general = [k for k, e in enumerate(setup.ests) if not e.is_lstatistic]
