@@ -484,16 +484,10 @@ def plan_intervals(estimators, ci_methods, target, B, ns, *, level=0.95, resampl
         Estimators (:func:`evpsim.estimators.resolve_estimators`).
     ci_methods : str or sequence or None
         CI methods (:func:`resolve_ci_methods`).
-    target : Target
-        The curve.
-    B : int
-        Size of the sample(s).
-    ns : (N,) int array
-        The budgets.
-    level : float
-        Two-sided confidence level.
-    resamples : int
-        Resamples per sample.
+    target, B, ns, level, resamples
+        The curve, the size of the sample(s), the budgets, the two-sided
+        confidence level and the resamples per sample
+        (:class:`~evpsim.intervals.kind.Setup`).
     lstatistics_only : bool
         Refuse estimators that are not L-statistics (a coverage study
         simulates their intervals only).
@@ -700,7 +694,8 @@ def _interval_dataset(plan, limits, counts, seed):
         "long_name": "the method runs for the estimator (resampling methods: L-statistics "
                      "only)"})
     ds.coords["estimator_kind"] = ("estimator", [e.kind for e in setup.ests])
-    ds.coords["resamples_used"] = ("estimator", counts, {"long_name": "bootstrap resamples the estimator ran on"})
+    ds.coords["resamples_used"] = ("estimator", counts, {
+        "long_name": "bootstrap resamples the estimator ran on"})
     ds["estimate"] = (("estimator", "n"), limits.estimate)
     ds["lower"] = (dims, limits.lower, {"long_name": f"lower end of the {setup.level:g} interval"})
     ds["upper"] = (dims, limits.upper, {"long_name": f"upper end of the {setup.level:g} interval"})
