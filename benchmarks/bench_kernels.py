@@ -201,7 +201,7 @@ def coverage_phases(repeat=3):
     from evpsim._kernels import bootstrap as K
     from evpsim._kernels.rng import rng_init
     from evpsim.estimators import get_estimator
-    from evpsim.intervals.family import weight_tables
+    from evpsim.intervals.bootstrap import weight_tables
 
     B, R = COV["B"], COV["R"]
     xs = np.sort(evpsim.make_truth("normal").sample(B, seed=1))

@@ -15,7 +15,7 @@ from .engine.summaries import clopper_pearson
 from .engine.sweeps import sweep
 from .estimators.family import (Estimator, estimate, estimator_weights, get_estimator,
                                 list_estimators, register_estimator, unregister_estimator)
-from .intervals.bands import ld_band
+from .intervals import ld_band
 from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_methods,
                                register_ci_method, unregister_ci_method)
 from .io.searchfiles import Search, read_scores, read_searches

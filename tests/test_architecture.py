@@ -70,6 +70,26 @@ def test_kernels_import_nothing_of_the_package_above_them():
             assert not bad, f"{module} imports {bad}"
 
 
+#: the CI-method kernels, and the modules of the kinds of CI method: only the family
+#: (evpsim.intervals) imports them
+CI_KINDS = ("evpsim._kernels.bootstrap", "evpsim._kernels.resampling", "evpsim._kernels.bands",
+            "evpsim._kernels.tails", "evpsim.intervals.bootstrap", "evpsim.intervals.bands",
+            "evpsim.intervals.resampling", "evpsim.intervals.kind")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith(
+    ("evpsim.intervals", "evpsim._kernels"))))
+def test_only_the_interval_family_imports_a_ci_kind(module):
+    """Studies, curves and the command line ask the family for intervals, so that a new
+    kind of CI method touches evpsim/intervals/ alone."""
+    bad = {m for m, _ in MODULES[module] if m in CI_KINDS}
+    assert not bad, f"{module} imports the CI-method kind or kernel {bad}"
+
+
+def test_the_ci_kinds_are_known():
+    assert set(CI_KINDS) <= set(MODULES)
+
+
 def test_score_files_are_read_in_one_module():
     """evpsim.io.searchfiles reads every score file: no other module parses CSV or calls
     the file checks of _validate."""

@@ -15,7 +15,7 @@ from evpsim._kernels import bootstrap as K
 from evpsim.cli import main
 from evpsim.estimators import resolve_estimators
 from evpsim.intervals.bands import dkw_band, ks_band
-from evpsim.intervals.family import _bootstrap_one, weight_tables
+from evpsim.intervals.bootstrap import _bootstrap_one, weight_tables
 from evpsim.io.results import read_netcdf
 from evpsim.engine.summaries import clopper_pearson
 from conftest import outputs_by_thread_count

@@ -317,10 +317,11 @@ def _filter_ranks(a, ranks, nu, vals, work):
 
     The ranks below R / 2 and the others form two groups. For each, bounds
     ``[lo, hi]`` that hold all of its ranks (but for a small chance) come
-    from a strided sample of ``a``; one branch-free pass copies the
-    elements within each group's bounds into ``work`` and counts those
-    below, and the ranks are then placed among those few. Returns False,
-    with nothing found, when the bounds missed (or ``a`` holds a NaN); the
+    from a strided sample of ``a`` (:func:`_group_bounds`); one branch-free
+    pass copies the elements within each group's bounds into ``work`` and
+    counts those below (:func:`_copy_within`), and the ranks are then
+    placed among those few (:func:`_place_groups`). Returns False, with
+    nothing found, when the bounds missed (or ``a`` holds a NaN); the
     caller then selects on the whole array. ``a`` is left unchanged;
     ``work`` holds at least ``2 R + _SAMPLE`` floats.
     """
@@ -328,6 +329,36 @@ def _filter_ranks(a, ranks, nu, vals, work):
     for j in range(R):
         if a[j] != a[j]:
             return False
+    split, bounds = _group_bounds(a, ranks, nu, work)
+    counts = _copy_within(a, bounds, work)
+    return _place_groups(ranks, nu, split, counts, work[:R], work[R:2 * R], vals)
+
+
+@njit(**_OPTS)
+def _group_bounds(a, ranks, nu, work):
+    """The groups' bounds from a strided sample of ``a`` (:func:`_filter_ranks`).
+
+    Parameters
+    ----------
+    a : (R,) float array
+        The values, without NaN.
+    ranks : (nu,) int array
+        The ranks wanted, ascending.
+    nu : int
+        How many of ``ranks`` are used.
+    work : float array
+        Scratch space; the sample goes to ``work[2 R:2 R + _SAMPLE]``.
+
+    Returns
+    -------
+    split : int
+        The first of ``ranks`` in the upper group (ranks from R / 2).
+    bounds : (4,) float array
+        ``lo, hi`` of the lower group, then of the upper group (``inf,
+        -inf`` for an empty group; infinite where the sample cannot bound
+        a rank).
+    """
+    R = a.shape[0]
     sample = work[2 * R:2 * R + _SAMPLE]
     for j in range(_SAMPLE):
         sample[j] = a[(j * R) // _SAMPLE]
@@ -353,6 +384,30 @@ def _filter_ranks(a, ranks, nu, vals, work):
     for g in range(4):
         q = want[g]
         bounds[g] = -np.inf if q < 0 else (np.inf if q >= _SAMPLE else sample[q])
+    return split, bounds
+
+
+@njit(**_OPTS)
+def _copy_within(a, bounds, work):
+    """One branch-free pass copying the elements of ``a`` within each group's bounds.
+
+    Parameters
+    ----------
+    a : (R,) float array
+        The values.
+    bounds : (4,) float array
+        ``lo, hi`` of both groups (:func:`_group_bounds`).
+    work : float array
+        The lower group's elements go to ``work[:R]``, the upper group's to
+        ``work[R:2 R]``.
+
+    Returns
+    -------
+    (4,) int array
+        ``n1, n2``, the elements within each group's bounds, and ``b1,
+        b2``, those below them.
+    """
+    R = a.shape[0]
     lo1, hi1, lo2, hi2 = bounds[0], bounds[1], bounds[2], bounds[3]
     buf1 = work[:R]
     buf2 = work[R:2 * R]
@@ -377,6 +432,36 @@ def _filter_ranks(a, ranks, nu, vals, work):
             buf2[n2] = v
             n2 += (v >= lo2) & (v <= hi2)
             b2 += v < lo2
+    counts = np.empty(4, dtype=np.int64)
+    counts[0], counts[1], counts[2], counts[3] = n1, n2, b1, b2
+    return counts
+
+
+@njit(**_OPTS)
+def _place_groups(ranks, nu, split, counts, buf1, buf2, vals):
+    """Place each group's ranks among its copied elements (:func:`_filter_ranks`).
+
+    Parameters
+    ----------
+    ranks : (nu,) int array
+        The ranks wanted, ascending.
+    nu : int
+        How many of ``ranks`` are used.
+    split : int
+        The first of ``ranks`` in the upper group.
+    counts : (4,) int array
+        ``n1, n2, b1, b2`` of :func:`_copy_within`.
+    buf1, buf2 : float arrays
+        The lower and the upper group's elements (reordered in place).
+    vals : (nu,) float array
+        Receives the elements of the ranks.
+
+    Returns
+    -------
+    bool
+        False, with nothing found, when a group's bounds missed its ranks.
+    """
+    n1, n2, b1, b2 = counts[0], counts[1], counts[2], counts[3]
     rk = np.empty(nu, dtype=np.int64)
     for g in range(2):
         i0, i1 = (0, split) if g == 0 else (split, nu)

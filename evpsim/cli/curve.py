@@ -11,8 +11,7 @@ from .._format import number
 from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
-from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
-from ..intervals.resampling import no_tail
+from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..report.curvefigure import LOG_X_FROM, plot_check_coverage, plot_curve_figure
@@ -298,7 +297,7 @@ def _no_tail_lines(ds, searches):
     sign = -1.0 if bool(ds["minimize"]) else 1.0
     lines = []
     for model, s in zip(ds["model"].values, searches):
-        why = no_tail(np.sort(sign * s.scores))
+        why = no_interval("gpd-tail", np.sort(sign * s.scores))
         if why:
             lines.append(f"gpd-tail: no interval for {model}: {why}; --ci-methods "
                          f"percentile gives one")

@@ -1,13 +1,21 @@
 """How sure: the CI-method family (bootstrap, band and resampling kinds).
 
-* :mod:`.family`: :class:`CIMethod`, its registry, ``bootstrap_intervals``,
-  ``free_lower_bound``;
+* :mod:`.family`: :class:`CIMethod`, its registry, the dispatch over the
+  kinds (``plan_intervals``), ``bootstrap_intervals``, ``free_lower_bound``;
+* :mod:`.kind`: the one interface every kind implements;
+* :mod:`.bootstrap`: the ordinary bootstrap's methods (percentile, basic, BCa, users');
 * :mod:`.bands`: distribution-free confidence bands (DKW, KS, Learned-Miller);
-* :mod:`.resampling`: subsampling and m-out-of-n procedures.
+* :mod:`.resampling`: methods that draw their own resamples (bootstrap-t,
+  smoothed, GPD tail, m-out-of-n).
+
+Everything outside this package asks the family (this package or
+:mod:`.family`), never a kind's module or a CI-method kernel, so that a new
+kind touches this package alone.
 
 May import: :mod:`evpsim.estimators`, :mod:`evpsim.truths`,
 :mod:`evpsim.engine`, :mod:`evpsim.io` and the ground floor.
 """
 
+from .bands import ld_band  # noqa: F401  (evpsim.ld_band)
 from .family import *  # noqa: F401,F403
 from .family import __all__

@@ -41,8 +41,12 @@ import math
 import numpy as np
 
 from .. import _validate as check
+from .._kernels import bootstrap as _K
+from ..engine.montecarlo import Job
+from ..engine.streams import coverage_streams
+from .kind import Kind
 
-__all__ = ["dkw_band", "ks_band", "ld_band", "ld_upper_band", "LD_KINDS"]
+__all__ = ["dkw_band", "ks_band", "ld_band", "ld_upper_band", "LD_KINDS", "BAND"]
 
 #: the two pointwise intervals of the LD bands
 LD_KINDS = ("equal-tailed", "highest-density")
@@ -263,3 +267,92 @@ def ld_upper_band(B, level):
     level = check.level(level)
     check.check_memory(64 * B, f"an LD band for B = {B:,}", "B")
     return _ld_upper(B, level).copy()
+
+
+# --- the band kind of CI method --------------------------------------------------------
+
+def band_arrays(name, band, B, level):
+    """Validated ``(lower, upper)`` CDF bounds of the band method ``name``."""
+    lower, upper = (np.asarray(a, dtype=float) for a in band(B, level))
+    if lower.shape != (B + 1,) or upper.shape != (B + 1,):
+        raise ValueError(f"band {name!r} for B={B} returned shapes {lower.shape}, "
+                         f"{upper.shape}; expected ({B + 1},) each")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+            and np.all((0 <= lower) & (lower <= upper) & (upper <= 1))):
+        raise ValueError(f"band {name!r} must satisfy 0 <= lower <= upper <= 1")
+    return lower, upper
+
+
+def band_bounds(bands, B, level):
+    """Lower and upper CDF bounds (nband, B + 1) of band methods."""
+    arrays = [band_arrays(m.name, m.band, B, level) for m in bands]
+    return np.array([a[0] for a in arrays]), np.array([a[1] for a in arrays])
+
+
+def curve_intervals(xs, lo, hi, lowers, uppers, target, ns):
+    """Intervals (nband, N, 2) for the curve ``target`` at the budgets ``ns`` from CDF
+    bounds (nband, B + 1) on the ascending sample ``xs`` with known range ``[lo, hi]``.
+
+    The expected maximum's come from every budget up to the largest, then
+    are read at ``ns``; a quantile curve's from its quantile levels at ``ns``.
+    """
+    if target.kind == "quantile":
+        ivs = np.empty((lowers.shape[0], ns.size, 2))
+        _K.band_quantile_intervals(xs, lo, hi, lowers, uppers, target.q ** (1.0 / ns), ivs)
+        return ivs
+    ivs = np.empty((lowers.shape[0], int(ns.max()), 2))
+    _K.band_intervals(xs, lo, hi, lowers, uppers, ivs)
+    return ivs[:, ns - 1]
+
+
+class BandKind(Kind):
+    """Distribution-free bands on the CDF turned into intervals: they need the known
+    range of the scores, use no estimator, and hold for every n at once."""
+
+    name = "band"
+    needs_bounds = True
+
+    def builtins(self):
+        """DKW, KS and the two Learned-Miller-DeStefano bands."""
+        return [dict(name=name, description=desc, band=fn) for name, fn, desc in [
+            ("dkw", dkw_band, "distribution-free: DKW band on the CDF, known score range"),
+            ("ks", ks_band,
+             "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
+            ("ld-equal-tailed", functools.partial(ld_band, kind="equal-tailed"),
+             "distribution-free: Learned-Miller-DeStefano band, equal-tailed Beta intervals"),
+            ("ld-highest-density", functools.partial(ld_band, kind="highest-density"),
+             "distribution-free: Learned-Miller-DeStefano band, highest-density Beta "
+             "intervals")]]
+
+    def user(self, name, band):
+        """The fields of the user's band ``name``, ``band(B, level) -> (lower, upper)``,
+        tried as ``band(5, 0.95)``."""
+        try:
+            band_arrays(name, band, 5, 0.95)
+        except (Exception, SystemExit) as err:
+            raise check.InvalidArgument("band", f"band(5, 0.95) fails: {err}") from None
+        return dict(band=band)
+
+    def prepare(self, methods, setup):
+        """The bands' CDF bounds for B at the level."""
+        return band_bounds(methods, setup.B, setup.level)
+
+    def intervals(self, methods, setup, prepared, sample, limits, cols):
+        """The same intervals for every estimator: bands do not use it."""
+        lo, hi = sample.bounds
+        ivs = curve_intervals(sample.xs, lo, hi, *prepared, setup.target, setup.ns)
+        for g, col in enumerate(cols):
+            limits.lower[:, col] = ivs[g, :, 0]
+            limits.upper[:, col] = ivs[g, :, 1]
+
+    def coverage_jobs(self, methods, setup, prepared, sampler, theta, bounds):
+        """One job for every band (its tallies, E = 1, broadcast over the estimators)."""
+        ns, target = setup.ns, setup.target
+        return [(Job(_K.coverage_band_chunks,
+                     (setup.B, sampler, *bounds, *prepared, theta, ns - 1,
+                      target.q ** (1.0 / ns) if target.kind == "quantile" else np.empty(0)),
+                     coverage_streams()), methods)]
+
+
+#: the band kind
+BAND = BandKind()

@@ -1,4 +1,4 @@
-"""Confidence intervals for EVP: the CI methods, and intervals from one's own scores.
+"""Confidence intervals for EVP: the CI-method family, and intervals from one's own scores.
 
 :func:`bootstrap_intervals` builds every registered interval for the
 expected maximum from a researcher's own scores; the coverage battery
@@ -6,16 +6,19 @@ expected maximum from a researcher's own scores; the coverage battery
 constructions cover the truth.
 
 The registry of *CI methods* for the expected maximum ``theta_n`` mirrors
-the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds:
+the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds, each a
+module of :mod:`evpsim.intervals` implementing the one interface of
+:mod:`evpsim.intervals.kind` (:data:`KINDS`); studies and curves ask this
+family (:func:`plan_intervals`, :func:`bootstrap_intervals`), never a kind:
 
-``bootstrap``
+``bootstrap`` (:mod:`evpsim.intervals.bootstrap`)
     An interval from the R bootstrap estimates of an estimator:
     ``percentile`` (Efron 1982; the method of Tang et al. 2020), ``basic``
     (reverse percentile) and ``bca`` (bias-corrected and accelerated), all
     as defined by ``scipy.stats.bootstrap``. Users add their own with a
     numba-compilable ``func(boots, estimate, jackknife, level) -> (lower,
     upper)``.
-``band``
+``band`` (:mod:`evpsim.intervals.bands`)
     Distribution-free: a simultaneous confidence band ``L <= F <= U`` for
     the CDF of the scores, which have a known range ``[lo, hi]``, turned
     into ``hi - int U^n <= theta_n <= hi - int L^n`` (a larger CDF means a
@@ -29,7 +32,7 @@ the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds:
     distribution). Users add bands with ``band(B, level) -> (lower,
     upper)``, the CDF bounds on each of the B + 1 gaps between the order
     statistics.
-``resampling``
+``resampling`` (:mod:`evpsim.intervals.resampling`)
     Methods that draw resamples of their own from each sample, so that
     near n = B, where every ordinary bootstrap estimate is at most the
     sample maximum, their upper limits can reach beyond it (see
@@ -47,24 +50,21 @@ the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from .. import _validate as check
-from .._kernels import bootstrap as _K
-from .._kernels import resampling as _R
-from ..engine.registry import Registry, jit_function
-from ..engine.threads import map_threads, ranges
-from ..estimators.family import Context, resolve_estimators
+from .._kernels.bootstrap import ABOVE, BELOW, HIT, NSLOTS, WIDTH
+from ..engine.registry import Registry
+from ..estimators.family import resolve_estimators
 from ..estimators.pyrun import search_counts
 from ..estimators.targets import MEAN, as_target
-from .bands import dkw_band, ks_band, ld_band, ld_upper_band
-from .resampling import memory as procedure_memory
-from .resampling import sample_intervals
-from .resampling import tables as procedure_tables
+from .bands import BAND, band_arrays, curve_intervals, ld_upper_band
+from .bootstrap import BOOTSTRAP
+from .kind import Limits, Sample, Setup
+from .resampling import RESAMPLING
 
 __all__ = [
     "bootstrap_intervals",
@@ -77,6 +77,13 @@ __all__ = [
     "default_ci_methods",
     "free_lower_bound",
 ]
+
+#: every kind of CI method, by name, in the order their methods are registered and run
+KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND)}
+
+#: slots of the coverage tallies (method, estimator, n + 1, slot): intervals covering
+#: the truth, lying below it, above it, and the sum of the defined intervals' widths
+TALLY = dict(hit=HIT, below=BELOW, above=ABOVE, width=WIDTH, slots=NSLOTS)
 
 
 # --- the registry ---------------------------------------------------------------------
@@ -92,7 +99,7 @@ class CIMethod:
     description : str
         One line saying what it is.
     kind : {"bootstrap", "band", "resampling"}
-        See the module docstring.
+        See the module docstring (:data:`KINDS`).
     code : int
         Kernel code of a bootstrap method (``USER`` for user functions) or
         of a resampling method (:mod:`evpsim._kernels.resampling`); -1 for
@@ -127,14 +134,7 @@ class CIMethod:
         """Validated ``(lower, upper)`` CDF bounds of a band method."""
         if self.kind != "band":
             raise TypeError(f"CI method {self.name!r} is not a band")
-        lower, upper = (np.asarray(a, dtype=float) for a in self.band(B, level))
-        if lower.shape != (B + 1,) or upper.shape != (B + 1,):
-            raise ValueError(f"band {self.name!r} for B={B} returned shapes {lower.shape}, "
-                             f"{upper.shape}; expected ({B + 1},) each")
-        if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
-                and np.all((0 <= lower) & (lower <= upper) & (upper <= 1))):
-            raise ValueError(f"band {self.name!r} must satisfy 0 <= lower <= upper <= 1")
-        return lower, upper
+        return band_arrays(self.name, self.band, B, level)
 
 
 _REGISTRY = Registry("CI method", CIMethod, "ci_methods")
@@ -203,36 +203,10 @@ def register_ci_method(name, *, func=None, band=None, description="", source="",
     source = check.string(source, "source", empty=True)
     overwrite = check.boolean(overwrite, "overwrite")
     _REGISTRY.check_new(name, overwrite=overwrite)
-    if func is not None:
-        boots, jack = np.array([0.5, 0.6, 0.7, 0.8]), np.array([0.6, 0.65, 0.7])
-        func = jit_function(func, "(boots, estimate, jackknife, level) -> (lower, upper)",
-                            [(f"4 resamples at level {lv}", (boots.copy(), 0.65, jack, lv))
-                             for lv in (0.95, 0.9)], _pair_problem)
-    method = (CIMethod(name, description or name, "bootstrap", _K.USER, func=func,
-                       source=source) if func is not None else
-              CIMethod(name, description or name, "band", band=band, source=source))
-    if band is not None:
-        try:
-            method.band_arrays(5, 0.95)
-        except (Exception, SystemExit) as err:
-            raise check.InvalidArgument("band", f"band(5, 0.95) fails: {err}") from None
-    return _REGISTRY.add(method, overwrite=overwrite)
-
-
-def _pair_problem(value):
-    """What is wrong with an interval returned by a user's function, if anything.
-
-    NaN ends are allowed (an interval that cannot be formed counts as
-    undefined); a lower end above the upper one is not.
-    """
-    if not (isinstance(value, tuple) and len(value) == 2):
-        return "not a pair"
-    if not all(isinstance(v, (float, int, np.floating, np.integer))
-               and not isinstance(v, (bool, np.bool_)) for v in value):
-        return "not two numbers"
-    if value[0] > value[1]:
-        return "lower above upper"
-    return None
+    kind = BOOTSTRAP if func is not None else BAND
+    fields = kind.user(name, func if func is not None else band)
+    return _REGISTRY.add(CIMethod(name, description or name, kind.name, source=source, **fields),
+                         overwrite=overwrite)
 
 
 def unregister_ci_method(name):
@@ -252,7 +226,7 @@ def list_ci_methods():
 
 def default_ci_methods():
     """Names of the methods the batteries run by default: all but the (slow) resampling ones."""
-    return [k for k, m in _REGISTRY.items() if m.kind != "resampling"]
+    return [k for k, m in _REGISTRY.items() if KINDS[m.kind].by_default]
 
 
 def resolve_ci_methods(ci_methods):
@@ -261,93 +235,50 @@ def resolve_ci_methods(ci_methods):
     return _REGISTRY.resolve(ci_methods, default_ci_methods())
 
 
-_CAPPED = ("the ordinary bootstrap: never beyond the best score observed, so it undercovers "
-           "near n = B (gpd-tail reaches beyond it: 'evpsim reproduce intervals')")
-for _name, _code, _desc in [
-    ("percentile", _K.PERCENTILE, "percentile bootstrap (Efron 1982; Tang et al. 2020)"),
-    ("basic", _K.BASIC, "basic (reverse percentile) bootstrap: 2 * estimate - quantiles"),
-    ("bca", _K.BCA, "bias-corrected and accelerated bootstrap (jackknife acceleration)"),
-]:
-    _REGISTRY.add(CIMethod(_name, _desc, "bootstrap", _code, builtin=True, assumes=_CAPPED))
-for _name, _code, _desc, _source, _assumes, _min_B in [
-    ("studentized", _R.STUDENTIZED,
-     "bootstrap-t: pivot scaled by the SD of the best of n draws from the (re)sample",
-     "Efron 1982; Hall 1988", "a pivot whose law the ordinary bootstrap gets right", 2),
-    ("smoothed", _R.SMOOTHED,
-     "smoothed bootstrap from an adaptive Gaussian kernel mixture (local bandwidths, "
-     "Abramson's square-root law), root centred on the mixture's theta_n",
-     "Silverman & Young 1987; Abramson 1982",
-     "the kernels' Gaussian tails beyond the best scores", 2),
-    ("gpd-tail", _R.GPD_TAIL,
-     "semiparametric bootstrap-t: empirical body, generalized Pareto tail over a "
-     "data-driven threshold, its fitting error carried into the pivot",
-     "Davison & Smith 1990; Zhang & Stephens 2009; Choulakian & Stephens 2001; Harris 1989",
-     "a generalized Pareto tail fitted to the best scores", 10),
-    ("m-out-of-n", _R.M_OUT_OF_N,
-     "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
-     "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano 1999",
-     "a rate of convergence estimated from resamples of fewer points", 2),
-]:
-    _REGISTRY.add(CIMethod(_name, _desc, "resampling", _code, builtin=True, source=_source,
-                           assumes=_assumes, minimum_B=_min_B))
-for _name, _fn, _desc in [
-    ("dkw", dkw_band, "distribution-free: DKW band on the CDF, known score range"),
-    ("ks", ks_band, "distribution-free: exact Kolmogorov-Smirnov band on the CDF, known range"),
-    ("ld-equal-tailed", functools.partial(ld_band, kind="equal-tailed"),
-     "distribution-free: Learned-Miller-DeStefano band, equal-tailed Beta intervals"),
-    ("ld-highest-density", functools.partial(ld_band, kind="highest-density"),
-     "distribution-free: Learned-Miller-DeStefano band, highest-density Beta intervals"),
-]:
-    _REGISTRY.add(CIMethod(_name, _desc, "band", band=_fn, builtin=True))
+for _kind in KINDS.values():
+    for _fields in _kind.builtins():
+        _REGISTRY.add(CIMethod(kind=_kind.name, builtin=True, **_fields))
 
 
-# --- intervals from one's own scores ---------------------------------------------------
+# --- asking the kinds --------------------------------------------------------------------
 
-def weight_tables(ests, B, ns=None, target=MEAN):
-    """Cumulative weights (B + 1, K) and jackknife weights (K, B - 1) of the
-    K = E * N columns (estimator-major) of the bootstrap kernels, for the
-    N budgets ``ns`` (default all of 1..B) of the curve ``target``.
-
-    The jackknife of budget n <= B uses the estimator for samples of size
-    B - 1 at budget ``min(n, B - 1)``: U is undefined at n = B on B - 1
-    points, and its natural extension (the sample maximum) is U at n = B -
-    1. Budgets beyond B (estimators that extrapolate) use n itself.
-    """
-    ns = np.arange(1, B + 1) if ns is None else np.asarray(ns, dtype=np.int64)
-    check.check_memory(4 * 8 * len(ests) * (B + 1) * max(B, ns.size),
-                       f"the weight tables of {len(ests)} estimators for B = {B:,}", "B")
-    ws = np.concatenate([e.weight_rows(B, ns, target) for e in ests])
-    ptab = np.zeros((B + 1, ws.shape[0]))
-    ptab[1:] = np.cumsum(ws, axis=1).T
-    jack_ns = np.where(ns <= B, np.minimum(ns, B - 1), ns)
-    jws = np.concatenate([e.weight_rows(B - 1, jack_ns, target) for e in ests])
-    return np.ascontiguousarray(ptab), np.ascontiguousarray(jws)
+def _by_kind(methods):
+    """``[(kind, its methods in their order), ...]`` over every kind of :data:`KINDS`."""
+    return [(kind, [m for m in methods if m.kind == name]) for name, kind in KINDS.items()]
 
 
-def split_ci_methods(methods):
-    """``(built-in bootstrap, user bootstrap, band, resampling)`` methods, in their order."""
-    boot = [m for m in methods if m.kind == "bootstrap"]
-    builtin = [m for m in boot if m.func is None]
-    user = [m for m in boot if m.func is not None]
-    bands = [m for m in methods if m.kind == "band"]
-    return builtin, user, bands, [m for m in methods if m.kind == "resampling"]
-
-
-def check_resampling(methods, target, B):
-    """Refuse resampling methods for a quantile curve or a sample below their minimum."""
-    if not methods:
-        return
-    names = ", ".join(m.name for m in methods)
-    if target.kind != "mean":
-        raise check.InvalidArgument(
-            "ci_methods", f"ci_methods: {names} bound the mean curve only, not the "
-                          f"{target.name} curve")
+def check_ci_methods(methods, target, B):
+    """Refuse methods that cannot bound the curve ``target`` (their kind's
+    :attr:`~evpsim.intervals.kind.Kind.curves`) or take fewer than B scores
+    (:attr:`CIMethod.minimum_B`)."""
+    for kind, ms in _by_kind(methods):
+        if ms and kind.curves is not None and target.kind not in kind.curves:
+            raise check.InvalidArgument(
+                "ci_methods", f"ci_methods: {', '.join(m.name for m in ms)} bound the "
+                              f"{' and '.join(kind.curves)} curve only, not the {target.name} "
+                              f"curve")
     small = [m for m in methods if B < m.minimum_B]
     if small:
         raise check.InvalidArgument(
             "ci_methods", f"ci_methods: {small[0].name} needs B >= {small[0].minimum_B}, "
                           f"got B = {B}")
 
+
+def coverage_runs(ci_methods):
+    """Kernel runs (jobs) of a coverage run of ``ci_methods``: its progress units per
+    sample."""
+    return sum(kind.coverage_runs(ms) for kind, ms in _by_kind(resolve_ci_methods(ci_methods))
+               if ms)
+
+
+def no_interval(ci_method, xs):
+    """Why the method ``ci_method`` (a name) gives no interval for the ascending sample
+    ``xs`` (e.g. ``gpd-tail`` when its best scores are tied), or ``""``."""
+    method = _REGISTRY.get(ci_method)
+    return KINDS[method.kind].no_interval(method, xs)
+
+
+# --- the family, prepared for a study or a sample -----------------------------------------
 
 #: the interval of ``curve`` and ``self_check`` when none is named: the best trade-off of
 #: 'evpsim reproduce intervals' (a coverage estimate below 0.93 in at most 5.6% of its cells
@@ -409,7 +340,12 @@ def interval_estimators(estimators, target=MEAN, B=None, ns=None):
 def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
     """Resolve ``estimators`` for the coverage battery, refusing those that are not
     L-statistics, and (with B and ``ns``) those that do not estimate ``target`` there."""
-    ests = interval_estimators(estimators, target, B, ns)
+    return _refuse_general(interval_estimators(estimators, target, B, ns))
+
+
+def _refuse_general(ests):
+    """``ests``, unless one is not an L-statistic: a coverage study simulates the
+    intervals of L-statistics only."""
     general = [e for e in ests if not e.is_lstatistic]
     if general:
         names = ", ".join(f"{e.name} (a {e.kind} estimator)" for e in general)
@@ -421,17 +357,6 @@ def lstatistic_estimators(estimators, target=MEAN, B=None, ns=None):
     return ests
 
 
-def bootstrap_memory(E, B, resamples, copies=1):
-    """Bytes of the bootstrap arrays of ``copies`` samples in flight."""
-    return copies * 8 * E * B * (resamples + 2 * B + 8)
-
-
-def band_bounds(bands, B, level):
-    """Lower and upper CDF bounds (nband, B + 1) of band methods."""
-    arrays = [m.band_arrays(B, level) for m in bands]
-    return np.array([a[0] for a in arrays]), np.array([a[1] for a in arrays])
-
-
 def interval_coords(ests, meths, ns):
     """Coordinates of interval results: estimator, ci_method (with its kind), n (``ns``)."""
     return {"estimator": [e.name for e in ests], "ci_method": [m.name for m in meths],
@@ -439,28 +364,147 @@ def interval_coords(ests, meths, ns):
             "ci_method_kind": ("ci_method", [m.kind for m in meths])}
 
 
-def _bootstrap_one(xs, seed, stream, ptab, jws, resamples, level, codes, jackknife):
-    """Bootstrap distribution and built-in intervals of one sorted sample.
 
-    The results of :func:`evpsim._kernels.bootstrap.bootstrap_intervals`
-    with the resamples of stream ``(seed, stream)``; its blocks of
-    resamples, then its columns, are shared over the threads.
+def ci_applies(ests, meths):
+    """(E, M) whether each method runs for each estimator; refuses an estimator that no
+    method applies to.
+
+    Resampling methods reweight resamples of their own through an
+    estimator's weights: L-statistics only. Bootstrap methods run any
+    estimator on the resamples; bands do not use the estimator.
+    """
+    applies = np.array([[KINDS[m.kind].applies(e) for m in meths] for e in ests],
+                       dtype=bool).reshape(len(ests), len(meths))
+    bare = [e.name for e, row in zip(ests, applies) if meths and not row.any()]
+    if bare:
+        names = ", ".join(m.name for m in meths)
+        raise check.InvalidArgument(
+            "ci_methods", f"ci_methods: {names} reweight{'s' if len(meths) == 1 else ''} "
+                          f"resamples through an L-statistic's weights, and {', '.join(bare)} "
+                          f"{'is not one' if len(bare) == 1 else 'are not'}: add a bootstrap "
+                          f"method (percentile, basic, bca), which runs any estimator on each "
+                          f"resample")
+    return applies
+
+
+@dataclass(frozen=True)
+class IntervalPlan:
+    """CI methods prepared for a study's estimators, curve, B and budgets.
+
+    Made by :func:`plan_intervals`. It hands each kind of
+    :data:`KINDS` its own methods: a study or a curve asks the plan, never
+    a kind, for memory, coordinates and intervals.
+
+    Attributes
+    ----------
+    setup : Setup
+        The estimators, the curve, B, the budgets, the level and the
+        resamples.
+    methods : list of CIMethod
+        The methods, in the order of the results.
+    applies : (E, M) bool array
+        Whether each method runs for each estimator (:func:`ci_applies`).
+    """
+
+    setup: Setup
+    methods: list
+    applies: np.ndarray
+
+    @property
+    def _parts(self):
+        """``[(kind, its methods, their indices), ...]`` over every kind."""
+        return [(kind, ms, [self.methods.index(m) for m in ms])
+                for kind, ms in _by_kind(self.methods)]
+
+    @property
+    def ests(self):
+        """The estimators (list of Estimator)."""
+        return self.setup.ests
+
+    def methods_of_kinds(self, attribute):
+        """Names of the methods whose kind has ``attribute`` (a flag of
+        :class:`~evpsim.intervals.kind.Kind`) set."""
+        return [m.name for kind, ms, _ in self._parts if getattr(kind, attribute) for m in ms]
+
+    def memory(self, copies, width):
+        """Bytes every kind's arrays take with ``copies`` samples in flight (``width``:
+        the widest of B and the budgets)."""
+        return sum(kind.memory(ms, self.setup, copies, width) for kind, ms, _ in self._parts)
+
+    def coords(self):
+        """The coordinates estimator, ci_method (with its kind) and n of the results."""
+        return interval_coords(self.setup.ests, self.methods, self.setup.ns)
+
+    def coverage_jobs(self, sampler, theta, bounds):
+        """The engine's jobs tallying coverage of ``theta`` (N,) on samples of
+        ``sampler``, intervals cut to ``bounds``; and each job's method indices."""
+        jobs, rows = [], []
+        for kind, ms, _ in self._parts:
+            if ms:
+                for job, which in kind.coverage_jobs(ms, self.setup, kind.prepare(ms, self.setup),
+                                                     sampler, theta, bounds):
+                    jobs.append(job)
+                    rows.append([self.methods.index(m) for m in which])
+        return jobs, rows
+
+    def check_coverage_memory(self, workers):
+        """Refuse a coverage run whose resamples, on every thread of each of ``workers``
+        processes, cannot fit in memory (methods that draw none need no check)."""
+        if not self.methods_of_kinds("resamples"):
+            return
+        import numba
+
+        threads = numba.get_num_threads() * workers
+        E, B, resamples = len(self.ests), self.setup.B, self.setup.resamples
+        check.check_memory(self.memory(threads, B),
+                           f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
+                           f"threads", "resamples" if resamples > 2 * B else "B")
+
+    def intervals(self, sample, distribution):
+        """:class:`~evpsim.intervals.kind.Limits` of one :class:`~evpsim.intervals.kind.Sample`
+        (with the bootstrap distribution if ``distribution``)."""
+        E, M, N = len(self.ests), len(self.methods), self.setup.ns.size
+        limits = Limits(np.full((E, M, N), np.nan), np.full((E, M, N), np.nan),
+                        np.full((E, N), np.nan), np.zeros((E, N), dtype=np.int64),
+                        np.full((self.setup.resamples, E, N), np.nan) if distribution else None)
+        for kind, ms, cols in self._parts:
+            if ms or kind.estimates:
+                kind.intervals(ms, self.setup, kind.prepare(ms, self.setup), sample, limits,
+                               cols)
+        return limits
+
+
+def plan_intervals(estimators, ci_methods, target, B, ns, *, level=0.95, resamples=2,
+                   lstatistics_only=False):
+    """Resolve and check estimators and CI methods once, for a study or a sample.
+
+    Parameters
+    ----------
+    estimators : str or sequence or None
+        Estimators (:func:`evpsim.estimators.resolve_estimators`).
+    ci_methods : str or sequence or None
+        CI methods (:func:`resolve_ci_methods`).
+    target, B, ns, level, resamples
+        The curve, the size of the sample(s), the budgets, the two-sided
+        confidence level and the resamples per sample
+        (:class:`~evpsim.intervals.kind.Setup`).
+    lstatistics_only : bool
+        Refuse estimators that are not L-statistics (a coverage study
+        simulates their intervals only).
 
     Returns
     -------
-    boot (K, R), est (K,), jack (K, B), intervals (M, K, 2)
+    IntervalPlan
     """
-    est, jack, need_q, packed, starts, cuts, states = _K.bootstrap_setup(
-        xs, seed, stream, ptab, jws, resamples, codes, jackknife)
-    K = ptab.shape[1]
-    boot = np.empty((K, resamples))
-    ivs = np.full((codes.shape[0], K, 2), np.nan)
-    map_threads(lambda span: _K.bootstrap_blocks(xs, states, packed, starts, cuts, *span, boot),
-                ranges(states.shape[0]))
-    if codes.shape[0]:
-        map_threads(lambda span: _K.bootstrap_columns(*span, boot, est, jack, level, codes,
-                                                      need_q, ivs), ranges(K))
-    return boot, est, jack, ivs
+    methods = resolve_ci_methods(ci_methods)
+    check_ci_methods(methods, target, B)
+    ests = resolve_estimators(estimators, target)
+    for e in ests:  # as interval_estimators, after the methods' own checks
+        e.check_use(B, ns, target)
+    if lstatistics_only:
+        _refuse_general(ests)
+    return IntervalPlan(Setup(ests, target, B, ns, level, resamples), methods,
+                        ci_applies(ests, methods))
 
 
 def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, resamples=5000,
@@ -548,11 +592,8 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     >>> bool(iv["lower"] < iv["estimate"] < iv["upper"])
     True
     """
-    import xarray as xr
-
     order = check.scores(scores)
     xs = np.sort(order)
-    B = xs.size
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
     seed = check.seed(seed)
@@ -560,188 +601,112 @@ def bootstrap_intervals(scores, estimators="V", *, ci_methods=None, level=0.95, 
     distribution = check.boolean(distribution, "distribution")
     progress = check.boolean(progress, "progress")
     target = as_target(curve)
-    ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
-    ests = interval_estimators(estimators, target, B, ns)
-    N = ns.size
-    if ci_methods is None:
-        meths = [m for m in resolve_ci_methods(None) if m.kind == "bootstrap" or bounds is not None]
-    else:
-        meths = resolve_ci_methods(ci_methods)
-    builtin, user, bands, resampling = split_ci_methods(meths)
-    check_resampling(resampling, target, B)
-    applies = ci_applies(ests, meths)
-    if bands and bounds is None:
-        raise check.InvalidArgument(
-            "bounds", f"bounds: band methods ({', '.join(m.name for m in bands)}) need the "
-                      f"known range of the scores, bounds=(lo, hi)")
-    if bounds is not None:
-        lo, hi = check.bounds(bounds, xs[0], xs[-1], "every score")
-    if distribution and not (builtin or user):
+    ns = np.arange(1, xs.size + 1) if ns is None else np.unique(check.ns(ns, np.inf))
+    plan = plan_intervals(estimators, _own_methods(ci_methods, bounds), target, xs.size, ns,
+                          level=level, resamples=resamples)
+    bounds = _own_bounds(plan, bounds, xs)
+    if distribution and not plan.methods_of_kinds("estimates"):
         raise check.InvalidArgument("distribution", "distribution=True needs a bootstrap method")
-    E = len(ests)
-    lstats = [k for k, e in enumerate(ests) if e.is_lstatistic]
-    general = [k for k, e in enumerate(ests) if not e.is_lstatistic]
-    counts = search_counts(ests, resamples, python_resamples, "python_resamples") \
-        if builtin or user else np.zeros(E, dtype=np.int64)
-    rcodes = [m.code for m in resampling]
-    L = len(lstats)
-    check.check_memory(bootstrap_memory(E, max(B, N), resamples) + 8 * E * B * N
-                       + procedure_memory(L, B, N, rcodes, resamples, copies=1),
+    counts = search_counts(plan.ests, resamples, python_resamples, "python_resamples") \
+        if plan.methods_of_kinds("estimates") else np.zeros(len(plan.ests), dtype=np.int64)
+    E, B, N = len(plan.ests), xs.size, ns.size
+    check.check_memory(plan.memory(1, max(B, N)) + 8 * E * B * N,
                        f"{resamples:,} resamples of {E} x {N:,} estimates",
                        "resamples" if resamples > 2 * B else "scores")
-    lower = np.full((E, len(meths), N), np.nan)
-    upper = np.full_like(lower, np.nan)
-    est = np.full((E, N), np.nan)
-    boot = np.full((resamples, E, N), np.nan) if distribution else None
-    failed = np.zeros((E, N), dtype=np.int64)
-    boot_cols = [meths.index(m) for m in builtin + user]
-    codes = np.array([m.code for m in builtin], dtype=np.int64)
-    if lstats:
-        lests = [ests[k] for k in lstats]
-        ptab, jws = weight_tables(lests, B, ns, target)
-        if builtin or user:
-            lboot, lest, jack, ivs = _bootstrap_one(xs, seed, stream, ptab, jws, resamples,
-                                                    level, codes, bool(user))
-            for m in user:
-                iv = np.empty((L * N, 2))
-                _K.user_intervals(m.func, lboot, lest, jack, level, iv)
-                ivs = np.concatenate([ivs, iv[None]])
-            lower[np.ix_(lstats, boot_cols)] = np.moveaxis(ivs[..., 0].reshape(-1, L, N), 0, 1)
-            upper[np.ix_(lstats, boot_cols)] = np.moveaxis(ivs[..., 1].reshape(-1, L, N), 0, 1)
-            if distribution:
-                boot[:, lstats] = lboot.T.reshape(resamples, L, N)
-        else:
-            lest = np.empty(L * N)
-            _K.sample_estimates(xs, ptab, lest)
-        est[lstats] = np.asarray(lest).reshape(L, N)
-        if resampling:
-            ivs = sample_intervals(xs, procedure_tables(lests, B, ns, rcodes), rcodes,
-                                   resamples, level, seed, stream,
-                                   None if bounds is None else (lo, hi))
-            cols = [meths.index(m) for m in resampling]
-            lower[np.ix_(lstats, cols)] = np.moveaxis(ivs[..., 0].reshape(-1, L, N), 0, 1)
-            upper[np.ix_(lstats, cols)] = np.moveaxis(ivs[..., 1].reshape(-1, L, N), 0, 1)
-    context = Context(target, None if bounds is None else (lo, hi))
-    for k in general:
-        e, R = ests[k], int(counts[k])
-        est[k], gboot, jack = _general_runs(e, order, xs, ns, context, R, seed, stream,
-                                            need_jack=bool(user) or _K.BCA in codes,
-                                            progress=progress)
-        failed[k] = (~np.isfinite(gboot)).sum(axis=0)
-        ivs = _finite_intervals(gboot.T, est[k], jack, level, codes, user)
-        lower[k, boot_cols], upper[k, boot_cols] = ivs[..., 0], ivs[..., 1]
-        if distribution:
-            boot[:R, k] = gboot
-    if bands:
-        if target.kind == "quantile":
-            ivs = np.empty((len(bands), N, 2))
-            _K.band_quantile_intervals(xs, lo, hi, *band_bounds(bands, B, level),
-                                       target.q ** (1.0 / ns), ivs)
-        else:
-            ivs = np.empty((len(bands), int(ns.max()), 2))
-            _K.band_intervals(xs, lo, hi, *band_bounds(bands, B, level), ivs)
-            ivs = ivs[:, ns - 1]
-        for g, m in enumerate(bands):
-            lower[:, meths.index(m)] = ivs[g, :, 0]
-            upper[:, meths.index(m)] = ivs[g, :, 1]
+    limits = plan.intervals(Sample(order, xs, seed, stream, bounds, counts, progress),
+                            distribution)
+    return _interval_dataset(plan, limits, counts, seed)
+
+
+def _own_methods(ci_methods, bounds):
+    """The methods of :func:`bootstrap_intervals`: those named, or by default every
+    default method whose kind needs no known range, and with ``bounds`` every one.
+
+    Parameters
+    ----------
+    ci_methods : str or sequence or None
+        The methods asked for.
+    bounds : (float, float) or None
+        The known range of the scores, if given.
+
+    Returns
+    -------
+    str or sequence
+        What :func:`resolve_ci_methods` resolves.
+    """
+    if ci_methods is not None:
+        return ci_methods
+    return [m.name for m in resolve_ci_methods(None)
+            if bounds is not None or not KINDS[m.kind].needs_bounds]
+
+
+def _own_bounds(plan, bounds, xs):
+    """The known range of the scores, checked against the ascending sample ``xs``.
+
+    Parameters
+    ----------
+    plan : IntervalPlan
+        Its methods that need a known range refuse ``bounds=None``.
+    bounds : (float, float) or None
+        The range given.
+    xs : (B,) array
+        The sample, ascending: the range must contain it.
+
+    Returns
+    -------
+    (float, float) or None
+    """
+    bands = plan.methods_of_kinds("needs_bounds")
+    if bands and bounds is None:
+        raise check.InvalidArgument(
+            "bounds", f"bounds: band methods ({', '.join(bands)}) need the "
+                      f"known range of the scores, bounds=(lo, hi)")
+    if bounds is None:
+        return None
+    lo, hi = check.bounds(bounds, xs[0], xs[-1], "every score")
+    return lo, hi
+
+
+def _interval_dataset(plan, limits, counts, seed):
+    """The dataset of :func:`bootstrap_intervals`.
+
+    Parameters
+    ----------
+    plan : IntervalPlan
+        The estimators, methods, budgets, level and resamples.
+    limits : Limits
+        The sample's intervals, estimates, failures and bootstrap distribution.
+    counts : (E,) int array
+        Resamples each estimator ran on.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    import xarray as xr
+
+    setup = plan.setup
     dims = ("estimator", "ci_method", "n")
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), "B": B,
-                            "curve": target.name})
-    ds.coords["applies"] = (("estimator", "ci_method"), applies, {
+    ds = xr.Dataset(coords={**plan.coords(), "B": setup.B, "curve": setup.target.name})
+    ds.coords["applies"] = (("estimator", "ci_method"), plan.applies, {
         "long_name": "the method runs for the estimator (resampling methods: L-statistics "
                      "only)"})
-    ds.coords["estimator_kind"] = ("estimator", [e.kind for e in ests])
-    ds.coords["resamples_used"] = ("estimator", counts, {"long_name": "bootstrap resamples the estimator ran on"})
-    ds["estimate"] = (("estimator", "n"), est)
-    ds["lower"] = (dims, lower, {"long_name": f"lower end of the {level:g} interval"})
-    ds["upper"] = (dims, upper, {"long_name": f"upper end of the {level:g} interval"})
-    ds["failed_resamples"] = (("estimator", "n"), failed, {
+    ds.coords["estimator_kind"] = ("estimator", [e.kind for e in setup.ests])
+    ds.coords["resamples_used"] = ("estimator", counts, {
+        "long_name": "bootstrap resamples the estimator ran on"})
+    ds["estimate"] = (("estimator", "n"), limits.estimate)
+    ds["lower"] = (dims, limits.lower, {"long_name": f"lower end of the {setup.level:g} interval"})
+    ds["upper"] = (dims, limits.upper, {"long_name": f"upper end of the {setup.level:g} interval"})
+    ds["failed_resamples"] = (("estimator", "n"), limits.failed, {
         "long_name": "resamples on which the estimator failed, left out of its intervals"})
-    if distribution:
-        ds["bootstrap_distribution"] = (("resample", "estimator", "n"), boot, {
+    if limits.boot is not None:
+        ds["bootstrap_distribution"] = (("resample", "estimator", "n"), limits.boot, {
             "long_name": "bootstrap estimates (NaN: beyond the estimator's resamples_used, "
                          "or failed)"})
-    ds.attrs.update(level=level, resamples=resamples, seed=int(seed))
+    ds.attrs.update(level=setup.level, resamples=setup.resamples, seed=int(seed))
     return ds
-
-
-def ci_applies(ests, meths):
-    """(E, M) whether each method runs for each estimator; refuses an estimator that no
-    method applies to.
-
-    Resampling methods reweight resamples of their own through an
-    estimator's weights: L-statistics only. Bootstrap methods run any
-    estimator on the resamples; bands do not use the estimator.
-    """
-    applies = np.array([[e.is_lstatistic or m.kind != "resampling" for m in meths]
-                        for e in ests], dtype=bool).reshape(len(ests), len(meths))
-    bare = [e.name for e, row in zip(ests, applies) if meths and not row.any()]
-    if bare:
-        names = ", ".join(m.name for m in meths)
-        raise check.InvalidArgument(
-            "ci_methods", f"ci_methods: {names} reweight{'s' if len(meths) == 1 else ''} "
-                          f"resamples through an L-statistic's weights, and {', '.join(bare)} "
-                          f"{'is not one' if len(bare) == 1 else 'are not'}: add a bootstrap "
-                          f"method (percentile, basic, bca), which runs any estimator on each "
-                          f"resample")
-    return applies
-
-
-def _general_runs(estimator, order, xs, ns, context, R, seed, stream, need_jack, progress):
-    """A non-L-statistic estimator on the sample, its first R resamples and (``need_jack``)
-    its leave-one-out samples: ``(estimate (N,), boot (R, N), jack (N, B))``.
-
-    The resamples are those of :func:`_bootstrap_one` (stream ``(seed, stream)``),
-    each in the order its points were drawn; the sample in the order given.
-    """
-    from ..engine.montecarlo import Progress
-
-    B, N = xs.size, ns.size
-    est = estimator.estimates(order, ns, context)[0]
-    idx = np.empty((R, B), dtype=np.int64)
-    _K.resample_indices(seed, stream, idx)
-    step = 1 if estimator.max_replicates is not None else max(1, R // 20)
-    bar = Progress(f"{estimator.name} on {R:,} resamples", R, enabled=progress)
-    boot = np.empty((R, N))
-    for r0 in range(0, R, step):
-        boot[r0:r0 + step] = estimator.estimates(xs[idx[r0:r0 + step]], ns, context)
-        bar.update(min(r0 + step, R))
-    bar.close()
-    jack = np.zeros((N, B))
-    if need_jack:  # leave-one-out at n <= B uses budget min(n, B - 1), as weight_tables
-        jack_ns = np.where(ns <= B, np.minimum(ns, B - 1), ns)
-        loo = np.array([np.delete(order, i) for i in range(B)])
-        jack = estimator.estimates(loo, jack_ns, context).T
-    return est, boot, np.ascontiguousarray(jack)
-
-
-def _finite_intervals(boot, est, jack, level, codes, user):
-    """Intervals (M + U, K, 2) of the built-in methods ``codes`` and the user methods
-    ``user`` from bootstrap estimates (K, R) that may hold NaN (failed resamples):
-    each column from its finite estimates (NaN with fewer than 2)."""
-    K = boot.shape[0]
-    M = codes.shape[0]
-    out = np.full((M + len(user), K, 2), np.nan)
-    need_q = bool(np.isin(codes, [_K.PERCENTILE, _K.BASIC]).any())
-    ok = np.isfinite(boot)
-    whole = np.flatnonzero(ok.all(axis=1))
-    groups = [(whole, boot[whole])] + [(np.array([k]), boot[k, ok[k]][None])
-                                       for k in np.flatnonzero(~ok.all(axis=1))
-                                       if ok[k].sum() >= 2]
-    for cols, b in groups:
-        if cols.size == 0:
-            continue
-        b = np.ascontiguousarray(b)
-        e, j = np.ascontiguousarray(est[cols]), np.ascontiguousarray(jack[cols])
-        if M:
-            ivs = np.full((M, cols.size, 2), np.nan)
-            _K.bootstrap_columns(0, cols.size, b, e, j, level, codes, need_q, ivs)
-            out[:M, cols] = ivs
-        for g, m in enumerate(user):
-            iv = np.empty((cols.size, 2))
-            _K.user_intervals(m.func, b, e, j, level, iv)
-            out[M + g, cols] = iv
-    return out
 
 
 def free_lower_bound(scores, lo, *, level=0.95, curve="mean", n_max=None):
@@ -786,10 +751,5 @@ def free_lower_bound(scores, lo, *, level=0.95, curve="mean", n_max=None):
     B = xs.size
     top = B if n_max is None else check.integer(n_max, "n_max", minimum=1)
     lowers, uppers = np.zeros((1, B + 1)), ld_upper_band(B, level)[None]
-    out = np.empty((1, top, 2))
-    if target.kind == "quantile":
-        _K.band_quantile_intervals(xs, lo, xs[-1], lowers, uppers,
-                                   target.q ** (1.0 / np.arange(1, top + 1)), out)
-    else:
-        _K.band_intervals(xs, lo, xs[-1], lowers, uppers, out)
-    return out[0, :, 0]
+    return curve_intervals(xs, lo, xs[-1], lowers, uppers, target,
+                           np.arange(1, top + 1))[0, :, 0]

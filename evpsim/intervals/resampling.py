@@ -1,9 +1,14 @@
-"""CI methods that draw their own resamples: their tables, and one sample's intervals.
+"""The resampling kind: CI methods that draw their own resamples, for the mean curve.
 
-The methods of kind ``"resampling"`` (:mod:`evpsim.intervals`) run in
-:mod:`evpsim._kernels.resampling`; this module builds what the kernels
-read about the estimators and budgets (:func:`tables`) and runs them on
-one sample, its resamples shared over the threads (:func:`sample_intervals`).
+``studentized`` (the bootstrap-t), ``smoothed`` (an adaptive kernel
+mixture's bootstrap), ``gpd-tail`` (a generalized Pareto tail fitted to
+the top scores) and ``m-out-of-n`` (Bickel & Sakov's m) run in
+:mod:`evpsim._kernels.resampling`: near n = B, where every ordinary
+bootstrap estimate is at most the sample maximum, their upper limits can
+reach beyond it, resting on what each assumes about the tail. This module
+builds what the kernels read about the estimators and budgets
+(:func:`tables`), runs them on one sample, its resamples shared over the
+threads (:func:`sample_intervals`), and holds the kind (:data:`RESAMPLING`).
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ from .. import _validate as check
 from .._kernels import resampling as _R
 from .._kernels.rng import rng_init
 from .._kernels.subsample import sizes
+from ..engine.montecarlo import Job
+from ..engine.streams import coverage_streams
 from ..engine.threads import map_threads, ranges
 from ..estimators.weights import weights_v
+from .kind import Kind
 
-__all__ = ["tables", "sample_intervals", "memory", "no_tail"]
+__all__ = ["tables", "sample_intervals", "memory", "no_tail", "RESAMPLING"]
 
 
 def memory(E, B, N, codes, resamples=0, copies=0):
@@ -125,3 +133,78 @@ def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=Non
                     ranges(_R.blocks(code, tabs, resamples)))
         _R.finish(code, xs, tabs, params, ref, piv, level, lo, hi, out[g])
     return out
+
+
+class ResamplingKind(Kind):
+    """Methods that reweight resamples of their own through an L-statistic's weights:
+    the mean curve only, slow, so run only when named."""
+
+    name = "resampling"
+    by_default = False
+    resamples = True
+    curves = ("mean",)
+
+    def builtins(self):
+        """``studentized``, ``smoothed``, ``gpd-tail`` and ``m-out-of-n``."""
+        fields = ("name", "code", "description", "source", "assumes", "minimum_B")
+        return [dict(zip(fields, row)) for row in [
+            ("studentized", _R.STUDENTIZED,
+             "bootstrap-t: pivot scaled by the SD of the best of n draws from the (re)sample",
+             "Efron 1982; Hall 1988", "a pivot whose law the ordinary bootstrap gets right",
+             2),
+            ("smoothed", _R.SMOOTHED,
+             "smoothed bootstrap from an adaptive Gaussian kernel mixture (local bandwidths, "
+             "Abramson's square-root law), root centred on the mixture's theta_n",
+             "Silverman & Young 1987; Abramson 1982",
+             "the kernels' Gaussian tails beyond the best scores", 2),
+            ("gpd-tail", _R.GPD_TAIL,
+             "semiparametric bootstrap-t: empirical body, generalized Pareto tail over a "
+             "data-driven threshold, its fitting error carried into the pivot",
+             "Davison & Smith 1990; Zhang & Stephens 2009; Choulakian & Stephens 2001; "
+             "Harris 1989",
+             "a generalized Pareto tail fitted to the best scores", 10),
+            ("m-out-of-n", _R.M_OUT_OF_N,
+             "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
+             "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano "
+             "1999",
+             "a rate of convergence estimated from resamples of fewer points", 2)]]
+
+    def applies(self, estimator):
+        """L-statistics only: the resamples are reweighted through their weights."""
+        return estimator.is_lstatistic
+
+    def memory(self, methods, setup, copies, width):
+        """The tables of the L-statistics, and the pivots of ``copies`` samples."""
+        return memory(len(setup.lstatistics), setup.B, setup.ns.size, [m.code for m in methods],
+                      setup.resamples, copies)
+
+    def prepare(self, methods, setup):
+        """The kernels' tables of the L-statistics, and the methods' codes (None without
+        L-statistics)."""
+        codes = np.array([m.code for m in methods], dtype=np.int64)
+        lstats = [setup.ests[k] for k in setup.lstatistics]
+        return (tables(lstats, setup.B, setup.ns, codes), codes) if lstats else None
+
+    def intervals(self, methods, setup, prepared, sample, limits, cols):
+        """The L-statistics' intervals on one sample (cut to its bounds, if known)."""
+        if prepared is None:
+            return
+        ivs = sample_intervals(sample.xs, prepared[0], [m.code for m in methods],
+                               setup.resamples, setup.level,
+                               sample.seed, sample.stream, sample.bounds)
+        limits.put(setup.lstatistics, cols, ivs)
+
+    def coverage_jobs(self, methods, setup, prepared, sampler, theta, bounds):
+        """One job for every method, intervals cut to ``bounds``."""
+        tabs, codes = prepared
+        return [(Job(_R.coverage_resampling_chunks,
+                     (setup.B, sampler, tabs, theta, codes, setup.resamples, setup.level,
+                      *bounds), coverage_streams()), methods)]
+
+    def no_interval(self, method, xs):
+        """``gpd-tail``'s missing tail (:func:`no_tail`)."""
+        return no_tail(xs) if method.code == _R.GPD_TAIL else ""
+
+
+#: the resampling kind
+RESAMPLING = ResamplingKind()

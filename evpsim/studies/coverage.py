@@ -15,17 +15,10 @@ import numpy as np
 import xarray as xr
 
 from .. import _validate as check
-from .._kernels import bootstrap as K
-from .._kernels import resampling as R
-from ..engine.montecarlo import Job, MonteCarlo, Progress, run, run_looks
-from ..engine.streams import coverage_streams
+from ..engine.montecarlo import MonteCarlo, Progress, run, run_looks
 from ..engine.summaries import add_rate
 from ..estimators.targets import as_target
-from ..intervals.family import (band_bounds, bootstrap_memory, check_resampling, interval_coords,
-                                lstatistic_estimators, resolve_ci_methods, split_ci_methods,
-                                weight_tables)
-from ..intervals.resampling import memory as procedure_memory
-from ..intervals.resampling import tables as procedure_tables
+from ..intervals.family import TALLY, plan_intervals
 from ..io.results import provenance
 from ..truths.distributions import make_truth
 
@@ -184,89 +177,108 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     resamples = check.integer(resamples, "resamples", minimum=2)
     target = as_target(curve)
     ns = np.arange(1, B + 1) if ns is None else np.unique(check.ns(ns, np.inf))
-    ests = lstatistic_estimators(estimators, target, B, ns)
-    meths = resolve_ci_methods(ci_methods)
-    builtin, user, bands, resampling = split_ci_methods(meths)
-    check_resampling(resampling, target, B)
+    plan = plan_intervals(estimators, ci_methods, target, B, ns, level=level,
+                          resamples=resamples, lstatistics_only=True)
     lo, hi = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     bar = progress if isinstance(progress, Progress) else None
     options = MonteCarlo(replicates, seed, chunk_size, workers, bar is not None or progress)
-    E = len(ests)
-    if builtin or user or resampling:
-        import numba
-
-        threads = numba.get_num_threads() * options.workers
-        check.check_memory(bootstrap_memory(E, B, resamples, copies=threads)
-                           + procedure_memory(E, B, ns.size, [m.code for m in resampling],
-                                              resamples, copies=threads),
-                           f"{resamples:,} resamples of {E} x {B:,} estimates on {threads} "
-                           f"threads", "resamples" if resamples > 2 * B else "B")
-
+    plan.check_coverage_memory(options.workers)
     theta = target.exact(truth, ns)
-    jobs, rows = [], []  # rows: indices of each job's methods
-    if builtin or user:
-        boot_args = (B, truth.sampler, *weight_tables(ests, B, ns, target), theta, resamples,
-                     level)
-        if builtin:
-            codes = np.array([m.code for m in builtin], dtype=np.int64)
-            jobs.append(Job(K.coverage_boot_chunks, (*boot_args, codes), coverage_streams()))
-            rows.append([meths.index(m) for m in builtin])
-        for m in user:
-            jobs.append(Job(K.coverage_user_chunks, (*boot_args, m.func), coverage_streams()))
-            rows.append([meths.index(m)])
-    if resampling:
-        codes = np.array([m.code for m in resampling], dtype=np.int64)
-        jobs.append(Job(R.coverage_resampling_chunks,
-                        (B, truth.sampler, procedure_tables(ests, B, ns, codes), theta, codes,
-                         resamples, level, lo, hi), coverage_streams()))
-        rows.append([meths.index(m) for m in resampling])
-    if bands:
-        jobs.append(Job(K.coverage_band_chunks,
-                        (B, truth.sampler, lo, hi, *band_bounds(bands, B, level), theta, ns - 1,
-                         target.q ** (1.0 / ns) if target.kind == "quantile" else np.empty(0)),
-                        coverage_streams()))
-        rows.append([meths.index(m) for m in bands])
+    jobs, rows = plan.coverage_jobs(truth.sampler, theta, (lo, hi))
+    bands = plan.methods_of_kinds("needs_bounds")
+    coords = {**plan.coords(), **truth.coords(), "B": B, **_ranges((lo, hi) if bands else None),
+              "curve": target.name}
+    tallies, options = _tally(jobs, rows, (len(plan.methods), len(plan.ests), ns.size + 1),
+                              options, stop, bar, f"coverage ({options.replicates:,} samples "
+                                                  f"of B={B}, {resamples:,} resamples)")
+    return _dataset(tallies, theta, plan.setup, plan.methods, coords, options)
 
+
+def _tally(jobs, rows, shape, options, stop, bar, label):
+    """Run the coverage jobs: their tallies in the methods' order, and the options of
+    the samples run (fewer than asked for when ``stop`` ends the run early).
+
+    Parameters
+    ----------
+    jobs, rows : list
+        The jobs, and each job's method indices (:meth:`IntervalPlan.coverage_jobs
+        <evpsim.intervals.family.IntervalPlan.coverage_jobs>`).
+    shape : (int, int, int)
+        Methods, estimators and budgets + 1 of the tallies.
+    options : MonteCarlo
+        The run's options.
+    stop : object or None
+        See :func:`coverage`.
+    bar : Progress or None
+        A progress line to report to.
+    label : str
+        What the progress line says.
+
+    Returns
+    -------
+    tallies : (M, E, N + 1, slots) array
+    options : MonteCarlo
+    """
     def gather(parts):
-        tallies = np.zeros((len(meths), E, ns.size + 1, K.NSLOTS))
+        tallies = np.zeros((*shape, TALLY["slots"]))
         for idx, part in zip(rows, parts):
             tallies[idx] = part  # band tallies (E = 1) broadcast over the estimators
         return tallies
 
-    label = f"coverage ({options.replicates:,} samples of B={B}, {resamples:,} resamples)"
     if stop is None and bar is None:
-        tallies = gather(run(jobs, options, label))
-    else:
-        parts, done = run_looks(
-            jobs, options, stop.looks if stop is not None else (),
-            lambda sums, m: stop(np.moveaxis(gather(sums)[:, :, :ns.size, K.HIT], 0, 1), m),
-            bar=bar)
-        tallies = gather(parts)
-        options = options.with_replicates(done)
-    return _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples,
-                    (lo, hi) if bands else None, target)
+        return gather(run(jobs, options, label)), options
+    N = shape[2] - 1
+    parts, done = run_looks(
+        jobs, options, stop.looks if stop is not None else (),
+        lambda sums, m: stop(np.moveaxis(gather(sums)[:, :, :N, TALLY["hit"]], 0, 1), m),
+        bar=bar)
+    return gather(parts), options.with_replicates(done)
 
 
-def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resamples, bounds,
-             target):
-    """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies at budgets ``ns``."""
+def _ranges(bounds):
+    """Scalar coordinates of the band methods' score range (NaN without band methods):
+    a coordinate like the truth's, it survives ``xr.concat``."""
+    nan = float("nan")
+    return {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
+                                                              "of the band methods, lower"}),
+            "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
+                                                              "of the band methods, upper"})}
+
+
+def _dataset(tallies, theta, setup, meths, coords, options):
+    """Rates with Clopper-Pearson bounds from the (M, E, N + 1, 4) tallies.
+
+    Parameters
+    ----------
+    tallies : (M, E, N + 1, 4) array
+        Counts of the intervals covering, below and above, and width sums,
+        at every budget and (last) at every budget at once.
+    theta : (N,) array
+        The exact curve.
+    setup : Setup
+        The estimators, curve, budgets, level and resamples.
+    meths : list of CIMethod
+        The methods.
+    coords : dict
+        The dataset's coordinates.
+    options : MonteCarlo
+        The run's options (the samples run).
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    ests, level, target = setup.ests, setup.level, setup.target
     Mrep = options.replicates
-    N = ns.size
+    N = setup.ns.size
     per_n = np.moveaxis(tallies[:, :, :N, :], 0, 1)  # (E, M, N, 4)
-    hits = per_n[..., K.HIT]
-    below, above = per_n[..., K.BELOW], per_n[..., K.ABOVE]
+    hits = per_n[..., TALLY["hit"]]
+    below, above = per_n[..., TALLY["below"]], per_n[..., TALLY["above"]]
     defined = hits + below + above
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_width = np.where(defined > 0, per_n[..., K.WIDTH] / defined, np.nan)
+        mean_width = np.where(defined > 0, per_n[..., TALLY["width"]] / defined, np.nan)
     dims = ("estimator", "ci_method", "n")
-    # the bands' score range is a coordinate like the truth's: it survives xr.concat
-    nan = float("nan")
-    ranges = {"bounds_lo": ((), bounds[0] if bounds else nan, {"long_name": "score range "
-                                                                "of the band methods, lower"}),
-              "bounds_hi": ((), bounds[1] if bounds else nan, {"long_name": "score range "
-                                                                "of the band methods, upper"})}
-    ds = xr.Dataset(coords={**interval_coords(ests, meths, ns), **truth.coords(), "B": B,
-                            **ranges, "curve": target.name})
+    ds = xr.Dataset(coords=coords)
     sym = target.symbol
     ds[sym] = ("n", theta, {"long_name": f"exact {target.description}"})
     add_rate(ds, "coverage", hits.astype(np.int64), Mrep, CP_LEVEL, dims,
@@ -278,12 +290,12 @@ def _dataset(tallies, ns, theta, ests, meths, options, truth, B, level, resample
     ds["undefined"] = (dims, 1.0 - defined / Mrep,
                        {"long_name": "fraction of intervals that could not be formed (NaN)"})
     ds["mean_width"] = (dims, mean_width, {"long_name": "mean width of the defined intervals"})
-    ds["coverage_all"] = (("estimator", "ci_method"), tallies[:, :, N, K.HIT].T / Mrep,
+    ds["coverage_all"] = (("estimator", "ci_method"), tallies[:, :, N, TALLY["hit"]].T / Mrep,
                           {"long_name": "fraction of samples covered at every n computed "
                                         "at once"})
     ds.attrs.update(provenance(
         experiment="coverage", estimators=[e.name for e in ests], curve=target.name,
         ci_methods=[m.name for m in meths], level=level, replicates=Mrep,
-        resamples=resamples, seed=options.seed, chunk_size=options.chunk_size,
+        resamples=setup.resamples, seed=options.seed, chunk_size=options.chunk_size,
         workers=options.workers, coverage_ci_level=CP_LEVEL))
     return ds

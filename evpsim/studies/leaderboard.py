@@ -232,7 +232,7 @@ def _cell_run(dist, B, curve, estimators, ci_methods, coverage_replicates, resam
     -------
     _CellRun
     """
-    from ..intervals.family import check_resampling, resolve_ci_methods, split_ci_methods
+    from ..intervals.family import check_ci_methods, resolve_ci_methods
     from ..truths.distributions import make_truth
 
     truth = make_truth(dist)
@@ -249,7 +249,7 @@ def _cell_run(dist, B, curve, estimators, ci_methods, coverage_replicates, resam
     check.replicates(coverage_replicates, "coverage_replicates")
     check.integer(resamples, "resamples", minimum=2)
     if any(e.is_lstatistic for e in ests):
-        check_resampling(split_ci_methods(resolve_ci_methods(meths))[3], target, B)
+        check_ci_methods(resolve_ci_methods(meths), target, B)
     return _CellRun(truth, B, target, ests, all_meths, meths, bounds, ns)
 
 

@@ -161,10 +161,9 @@ class Settled:
 
 def _jobs(ci_methods):
     """Kernel runs (progress units per search) of a coverage run of these methods."""
-    from ..intervals.family import resolve_ci_methods, split_ci_methods
+    from ..intervals.family import coverage_runs
 
-    builtin, user, bands, resampling = split_ci_methods(resolve_ci_methods(ci_methods))
-    return bool(builtin) + len(user) + bool(bands) + bool(resampling)
+    return coverage_runs(ci_methods)
 
 
 class _Pilot:
