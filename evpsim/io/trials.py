@@ -28,7 +28,8 @@ from __future__ import annotations
 from .. import _validate as check
 
 __all__ = ["PRUNED_RULES", "PRUNED", "RUNNING", "WAITING", "RANDOM_SAMPLERS", "NOT_RECORDED",
-           "state_kind", "pruned_rule", "apply_states", "pruned_kept", "describe_sampler"]
+           "state_kind", "pruned_rule", "apply_states", "pruned_kept", "describe_sampler",
+           "direction"]
 
 #: what becomes of a pruned trial (see the module's docstring)
 PRUNED_RULES = ("last", "worst", "drop")
@@ -108,3 +109,39 @@ def describe_sampler(sampler):
         return f"sampler {sampler} (random search)"
     return (f"sampler {sampler}: warning: not random search, which the curve assumes "
             f"(independent draws)")
+
+
+def direction(models, minimize=False):
+    """Whether the scores are losses: ``minimize``, or the direction the tools recorded.
+
+    Models (searches, or a tracker's trials) that carry ``minimize`` (True
+    or False, as an Optuna study records its direction) set it; the others
+    (None) follow ``minimize``. Models recorded in opposite directions, or
+    ``minimize`` given for a model recorded as maximised, are refused: the
+    curves of one call are all of the best, or all of the lowest.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as M
+    >>> direction([M(label="a", minimize=True), M(label="b", minimize=None)])
+    True
+    >>> direction([M(label="a", minimize=None)], minimize=True)
+    True
+    """
+    recorded = {}
+    for m in models:
+        if getattr(m, "minimize", None) is not None:
+            recorded.setdefault(bool(m.minimize), []).append(str(m.label))
+    if len(recorded) > 1:
+        raise check.InvalidArgument("minimize", f"minimize cannot follow the searches: "
+                                                f"{', '.join(recorded[True])} minimise"
+                                                f"{'s' if len(recorded[True]) == 1 else ''} and "
+                                                f"{', '.join(recorded[False])} maximise"
+                                                f"{'s' if len(recorded[False]) == 1 else ''}; "
+                                                f"read them apart")
+    if recorded.get(False) and minimize:
+        raise check.InvalidArgument("minimize", f"minimize is given, but "
+                                                f"{', '.join(recorded[False])} maximise"
+                                                f"{'s' if len(recorded[False]) == 1 else ''} "
+                                                f"the score as recorded")
+    return bool(recorded.get(True)) or minimize
