@@ -12,6 +12,8 @@ from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..intervals.resampling import no_tail
 from ..io.searchfiles import describe_reading
+from ..io.trackers.sources import source_kind
+from ..io.trials import direction
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
                                  SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
                                  kde_options, metric_range, model_error, self_check)
@@ -19,6 +21,7 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
 from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
+from .tracker_args import SOURCES_HELP, add_tracker_args, tracker_inputs, tracker_options
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 
@@ -50,7 +53,7 @@ def add_parser(subparsers):
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
                         "data:NAME for a search shipped with evpsim (see 'evpsim list'); - for "
-                        "standard input")
+                        f"standard input; {SOURCES_HELP}")
     g = p.add_argument_group("reading the results")
     g.add_argument("--column", help="CSV column of the score (name or 0-based index)")
     g.add_argument("--field", help="JSON Lines key of the score; a dotted path reaches nested "
@@ -142,6 +145,7 @@ def add_parser(subparsers):
                                             "path": "results",
                                             "bandwidth": "check_bandwidth",
                                             "construction": "check_construction"})
+    add_tracker_args(p, g)
     return p
 
 
@@ -158,7 +162,8 @@ def _read(args):
     return read_results(args.results, column=args.column, field=args.field, group=args.group,
                         select=select, reduce=args.reduce, time_field=args.time_field,
                         labels=_split(args.labels), diverged=args.diverged,
-                        failed=args.failed, bounds=args.bounds, minimize=args.minimize)
+                        failed=args.failed, bounds=args.bounds, minimize=args.minimize,
+                        **tracker_options(args))
 
 
 def _describe(search):
@@ -448,7 +453,7 @@ def _inputs(args):
              "time_field": args.time_field, "labels": args.labels, "failed": str(args.failed),
              "diverged": args.diverged}
     return {f"input_{k}": ", ".join(v) if isinstance(v, list) else v
-            for k, v in given.items() if v is not None}
+            for k, v in given.items() if v is not None} | tracker_inputs(args)
 
 
 def _header(ds, seconds):
@@ -561,8 +566,10 @@ def _refuse_unused(args):
 
 def run(args):
     check_outputs(args)
-    if args.x_axis == "time" and args.time_field is None:
-        raise UserError("--x-axis time needs --time-field")
+    if args.x_axis == "time" and args.time_field is None and not all(map(source_kind,
+                                                                         args.results)):
+        raise UserError("--x-axis time needs --time-field (a tracker's results carry their "
+                        "times)")
     if args.check and args.n_max is not None:
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")
@@ -573,6 +580,7 @@ def run(args):
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
     searches = _read(args)
+    args.minimize = direction(searches, args.minimize)  # a minimising study's, say
     target = as_target(args.curve)
     if args.check:
         general = [e.name for e in resolve_estimators(args.estimators, target)
