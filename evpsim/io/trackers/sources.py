@@ -54,9 +54,10 @@ def source_kind(item):
             return "raytune"
         if is_logdir(item):
             return "tensorboard"
-        raise check.InvalidArgument("path", f"{str(item)!r} is a folder holding neither Ray "
-                                            f"Tune trials (folders with params.json) nor "
-                                            f"TensorBoard runs ({EVENTS} files)")
+        raise check.InvalidArgument("path", f"{str(item)!r} is a folder, not a file, and "
+                                            f"holds neither Ray Tune trials (folders with "
+                                            f"params.json) nor TensorBoard runs ({EVENTS} "
+                                            f"files)")
     return None
 
 
