@@ -488,8 +488,8 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     if time_reduce is not None:
         check.choice(time_reduce, "time_reduce", TIME_REDUCTIONS)
         if time_field is None:
-            raise check.InvalidArgument("time_reduce", "time_reduce needs time_field, the field "
-                                                        "of the times it reduces")
+            raise check.InvalidArgument("time_reduce", "time_reduce needs time_field=FIELD, the "
+                                                        "field of the times it reduces")
     minimize = check.boolean(minimize, "minimize")
     select = _names(select, "select")
     labels = _names(labels, "labels")
