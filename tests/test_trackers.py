@@ -233,6 +233,13 @@ def test_optuna_csv_export_with_pandas_durations(capsys, tmp_path, storage):
     assert "pruned trials counted at their last intermediate value" in lines[0]
     assert "1 still running; 1 waiting to run" in lines[0]
     assert "kept trials have no duration" not in lines[0]
+    by_duration, = read_searches(path, column="value", time_field="duration")
+    by_times, = read_searches(path, column="value", time_field="datetime_start,datetime_complete")
+    np.testing.assert_allclose(by_times.durations, by_duration.durations, rtol=0, atol=1e-6)
+    frame = study.trials_dataframe()
+    kept = frame[frame["state"].isin(["COMPLETE", "FAIL", "PRUNED"])]
+    np.testing.assert_allclose(by_times.durations, kept["duration"].dt.total_seconds(), rtol=0,
+                               atol=1e-6)
 
 
 def test_optuna_bad_input(capsys, tmp_path, monkeypatch, storage):
@@ -485,6 +492,21 @@ def test_pandas_and_iso_durations(tmp_path):
     path.write_text("acc,t\n" + "".join(f"0.{i + 1},{t}\n" for i, t in enumerate(forms)))
     s, = read_searches(path, column="acc", time_field="t")
     np.testing.assert_array_equal(s.durations, list(forms.values()))
+
+
+def test_timestamps_and_their_errors(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"acc": 0.5, "t0": "2026-11-20T10:00:00Z", "t1": "2026-11-20T10:02:30Z"}\n'
+                    '{"acc": 0.6, "t0": 1000, "t1": 1090.5}\n'
+                    '{"acc": 0.7, "t0": "2026-11-20 10:00:00", "t1": null}\n')
+    s, = read_searches(path, field="acc", time_field="t0,t1")
+    np.testing.assert_array_equal(s.durations[:2], [150.0, 90.5])
+    assert math.isnan(s.durations[2]) and s.durations_missing == 1
+    with pytest.raises(InvalidArgument, match="line 1: t1,t0 ends before it starts"):
+        read_searches(path, field="acc", time_field="t1,t0")
+    path.write_text('{"acc": 0.5, "t0": "soon", "t1": 2}\n{"acc": 0.6, "t0": 1, "t1": 2}\n')
+    with pytest.raises(InvalidArgument, match="t0,t1 holds 'soon', not a timestamp"):
+        read_searches(path, field="acc", time_field="t0,t1")
 
 
 def test_fixture_script_is_committed_beside_the_experiment():

@@ -27,6 +27,7 @@ every record must hold a finite score.
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import math
 import os
@@ -375,9 +376,12 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         NaN drops its record as an empty learning curve.
     time_field : str, optional
         The field (dotted path, JSON Lines) or column (CSV) holding each
-        trial's duration: seconds, or AllenNLP's ``str(timedelta)`` form
-        (``H:MM:SS``, ``H:MM:SS.ffffff``, ``1 day, 2:03:04.5``). A record
-        without one has a NaN duration, counted in
+        trial's duration: seconds, AllenNLP's ``str(timedelta)`` form
+        (``H:MM:SS``, ``H:MM:SS.ffffff``, ``1 day, 2:03:04.5``), pandas'
+        (``0 days 00:10:00``) or ISO 8601's (``PT10M``); or two fields
+        ``START,END`` holding timestamps (Unix seconds, or ISO 8601 such as
+        Optuna's ``datetime_start,datetime_complete``), the duration
+        between them. A record without one has a NaN duration, counted in
         :attr:`Search.durations_missing`.
     labels : str or list of str, optional
         One label per resulting model, replacing the file stems or group
@@ -811,7 +815,8 @@ def _keys(obj):
 def _jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None):
     parts = _parts(field, "field")
     group_parts = _parts(group, "group") if group is not None else None
-    time_parts = _parts(time_field, "time_field") if time_field is not None else None
+    time_parts = None if time_field is None else [_parts(key, "time_field")
+                                                  for key in _time_keys(time_field)]
     records, first, models = [], None, {}
     # does some record have the field (beyond an empty list), the group, the time?
     seen = {"field": False, "group": False, "time_field": False}
@@ -834,9 +839,9 @@ def _jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None
             record.group = _lookup(obj, group_parts)
             seen["group"] |= record.group is not _MISSING
         if time_parts is not None:
-            value = _lookup(obj, time_parts)
-            seen["time_field"] |= value is not _MISSING
-            record.duration = _seconds(value, f"{f.name} line {line}", time_field, time_reduce)
+            values = [_lookup(obj, parts) for parts in time_parts]
+            seen["time_field"] |= all(value is not _MISSING for value in values)
+            record.duration = _duration(values, f"{f.name} line {line}", time_field, time_reduce)
         value = _lookup(obj, parts)
         seen["field"] |= value is not _MISSING and value != []
         _json_score(record, value, field, reduce, f.name, keys=obj)
@@ -1015,6 +1020,47 @@ def _seconds(value, where, what, how=None):
     return float(number)
 
 
+def _time_keys(time_field):
+    """The keys of a time field: one (a duration), or two timestamps (``START,END``)."""
+    return [key.strip() for key in str(time_field).split(",")] if "," in str(time_field) \
+        else [time_field]
+
+
+def _duration(values, where, what, how=None):
+    """Seconds of a duration (one value, see :func:`_seconds`) or between two timestamps."""
+    if len(values) == 1:
+        return _seconds(values[0], where, what, how)
+    if len(values) != 2:
+        raise check.InvalidArgument("time_field", f"time_field {what!r} names {len(values)} "
+                                                  f"fields: give one (a duration) or two "
+                                                  f"(START,END timestamps)")
+    start, end = (_instant(v, where, what) for v in values)
+    if end < start:
+        raise check.InvalidArgument("time_field", f"{where}: {what} ends before it starts")
+    return end - start
+
+
+def _instant(value, where, what):
+    """A timestamp in seconds: a number (Unix time) or ISO 8601 text; NaN when missing."""
+    if value is _MISSING or value is None or (isinstance(value, str) and not value.strip()):
+        return math.nan
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return float(text)
+        except ValueError:
+            pass
+        try:
+            return datetime.datetime.fromisoformat(re.sub(r"Z$", "+00:00", text)).timestamp()
+        except ValueError:
+            pass
+    raise check.InvalidArgument("time_field", f"{where}: {what} holds {_show(value)}, not a "
+                                              f"timestamp (Unix seconds, or ISO 8601 such as "
+                                              f"2026-11-20T10:00:00Z)")
+
+
 def _csv_index(f, header, width, key, argument):
     """The 0-based index of a column given by header name or index.
 
@@ -1058,8 +1104,8 @@ def _csv_records(f, lines, column, group, time_field, strict):
     else:
         col = _csv_index(f, header, width, column, "column")
     group_col = None if group is None else _csv_index(f, header, width, group, "group")
-    time_col = None if time_field is None else _csv_index(f, header, width, time_field,
-                                                          "time_field")
+    time_cols = None if time_field is None else [_csv_index(f, header, width, key, "time_field")
+                                                 for key in _time_keys(time_field)]
     state_col = next((i for i, name in enumerate(header or ()) if name.lower() in STATE_FIELDS),
                      None)
     body = list(zip([i for i, _ in lines], rows))[0 if header is None else 1:]
@@ -1078,9 +1124,9 @@ def _csv_records(f, lines, column, group, time_field, strict):
             if not record.group:
                 raise check.InvalidArgument("group", f"{f.name} line {line}: no {group!r}, so "
                                                      f"the row's model is unknown")
-        if time_col is not None:
-            record.duration = _seconds(row[time_col] if time_col < len(row) else None,
-                                       f"{f.name} line {line}", time_field)
+        if time_cols is not None:
+            record.duration = _duration([row[i] if i < len(row) else None for i in time_cols],
+                                        f"{f.name} line {line}", time_field)
         if state_col is not None and state_col < len(row):
             record.flag = _state_flag([(header[state_col], row[state_col])])
             record.state = state_kind(row[state_col])
