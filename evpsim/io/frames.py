@@ -16,7 +16,6 @@ import numbers
 from .. import _validate as check
 from .searchfiles import STATE_FIELDS, _seconds
 from .trackers._common import Trials, searches, trial
-from .trials import NOT_RECORDED
 
 __all__ = ["read_frame", "is_frame"]
 

@@ -40,8 +40,7 @@ import numpy as np
 
 from .. import _validate as check
 from .._format import number
-from .trials import (PRUNED, apply_states, describe_sampler, pruned_kept, pruned_rule,
-                     state_kind)
+from .trials import apply_states, describe_sampler, pruned_kept, pruned_rule, state_kind
 
 __all__ = [
     "Search",

@@ -10,12 +10,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ... import _validate as check
-from ..searchfiles import (DIVERGED, DIVERGED_RULES, FIELD_MISSING, _bounds, _count_failed,
+from ..searchfiles import (DIVERGED, DIVERGED_RULES, FIELD_MISSING, REDUCTIONS, _bounds,
+                           _count_failed,
                            _enough, _failed_rule, _File, _Record, _reduce, _search, _state_flag,
                            diverged_rule)
 from ..trials import apply_states, direction, pruned_rule, state_kind
 
-__all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field"]
+__all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
+           "not_open"]
 
 
 @dataclass
@@ -124,3 +126,25 @@ def no_field(field, seen, where, *, argument="field", trials="trial"):
         else "none"
     return check.InvalidArgument(argument, f"{argument} {field!r} is in no {trials} of "
                                            f"{where}; the fields seen: {listed}")
+
+
+def key_and_reduce(field, reduce, seen, where, *, trials, often):
+    """``field`` and ``reduce`` of a source whose trials log each key ``often`` (``"once
+    per step"``): both needed, and the field one of those ``seen``."""
+    if field is None:
+        raise check.InvalidArgument("field", f"field must name the key of the score: {where} "
+                                             f"logged {', '.join(sorted(seen)) or 'none'}")
+    check.string(field, "field")
+    if reduce is None:
+        raise check.InvalidArgument("reduce", f"reduce is needed: a {trials} logs {field!r} "
+                                              f"{often}; choose {', '.join(REDUCTIONS)}")
+    check.choice(reduce, "reduce", REDUCTIONS)
+    if field not in seen:
+        raise no_field(field, seen, where, trials=trials.split()[-1])
+
+
+def not_open(where, err, what):
+    """The error for a store that does not open as ``what``: the first line of the tool's
+    own message."""
+    first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+    return check.InvalidArgument("path", f"{where} does not open as {what} ({first[:200]})")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import Trials, need, no_field, searches, trial, unknown_name
+from ._common import Trials, need, no_field, not_open, searches, trial, unknown_name
 
 __all__ = ["read_mlflow", "PREFIX"]
 
@@ -85,7 +85,7 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
         try:
             every = client.search_experiments()
         except Exception as err:  # the store's own errors
-            raise _not_open(where, err) from None
+            raise not_open(where, err, "an MLflow tracking store") from None
         known = [e.name for e in every]
         if experiments is None:
             chosen = [e for e in every if _runs(client, e.experiment_id, 1)]
@@ -151,7 +151,7 @@ def _client(mlflow, uri, where):
     try:
         return mlflow.tracking.MlflowClient(tracking_uri=uri)
     except Exception as err:  # the store's own errors
-        raise _not_open(where, err) from None
+        raise not_open(where, err, "an MLflow tracking store") from None
 
 
 def _sqlite_store(path, where):
@@ -165,16 +165,10 @@ def _sqlite_store(path, where):
                                                 uri=True)) as db:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
     except sqlite3.Error as err:
-        raise _not_open(where, err) from None
+        raise not_open(where, err, "an MLflow tracking store") from None
     if not {"experiments", "runs"} <= tables:
         raise check.InvalidArgument("path", f"{where} is not an MLflow tracking store (it "
                                             f"holds no experiments table)")
-
-
-def _not_open(where, err):
-    first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
-    return check.InvalidArgument("path", f"{where} does not open as an MLflow tracking store "
-                                         f"({first[:200]})")
 
 
 def _runs(client, experiment_id, limit=None):

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import Trials, need, no_field, searches, trial, unknown_name
+from ._common import Trials, need, no_field, not_open, searches, trial, unknown_name
 
 __all__ = ["read_optuna", "read_study", "PREFIX"]
 
@@ -102,7 +102,7 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
     try:
         names = optuna.study.get_all_study_names(store)
     except Exception as err:  # the storage's own errors (SQLAlchemy's, a journal's ...)
-        raise _not_open(where, err) from None
+        raise not_open(where, err, "an Optuna storage") from None
     if not names:
         raise check.InvalidArgument("path", f"{where} holds no study")
     chosen = names if studies is None else _names(studies)
@@ -160,13 +160,7 @@ def _open(optuna, location, where):
             return optuna.storages.JournalStorage(journal.JournalFileBackend(str(path)))
         return optuna.storages.RDBStorage(url, skip_table_creation=True)
     except Exception as err:  # the storage's own errors
-        raise _not_open(where, err) from None
-
-
-def _not_open(where, err):
-    first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
-    return check.InvalidArgument("path", f"{where} does not open as an Optuna storage "
-                                         f"({first[:200]})")
+        raise not_open(where, err, "an Optuna storage") from None
 
 
 def _trials(study, field, where, system_attrs, *, source, own=None):
@@ -190,8 +184,8 @@ def _trials(study, field, where, system_attrs, *, source, own=None):
         index = 0 if field == "value" else int(field.removeprefix("values_"))
         minimize, key = directions[index].name == "MINIMIZE", None
     records = [_record(t, index, key, field) for t in trials]
-    return Trials(study.study_name, source, field, records, sampler=_sampler(study, trials, system_attrs, own),
-                  minimize=minimize)
+    return Trials(study.study_name, source, field, records,
+                  sampler=_sampler(study, trials, system_attrs, own), minimize=minimize)
 
 
 def _record(t, index, key, field):

@@ -28,9 +28,8 @@ import math
 from pathlib import Path
 
 from ... import _validate as check
-from ..searchfiles import REDUCTIONS
 from ..trials import NOT_RECORDED
-from ._common import Trials, no_field, searches, trial
+from ._common import Trials, key_and_reduce, searches, trial
 
 __all__ = ["read_raytune", "is_experiment"]
 
@@ -80,19 +79,9 @@ def read_raytune(folder, *, field=None, reduce=None, pruned="last", failed="wors
     if not trials:
         raise check.InvalidArgument("path", f"{str(folder)!r} holds no Ray Tune trial (no "
                                             f"folder with a {PARAMS})")
-    if field is None:
-        raise check.InvalidArgument("field", f"field must name the reported key of the score: "
-                                             f"{where} reports "
-                                             f"{', '.join(sorted(_keys_seen(trials)))}")
-    check.string(field, "field")
-    if reduce is None:
-        raise check.InvalidArgument("reduce", f"reduce is needed: a Ray Tune trial reports "
-                                              f"{field!r} once per iteration; choose "
-                                              f"{', '.join(REDUCTIONS)}")
-    check.choice(reduce, "reduce", REDUCTIONS)
     rows = [_results(t) for t in trials]
-    if not any(field in row for results in rows for row in results):
-        raise no_field(field, _keys_seen(trials), where)
+    key_and_reduce(field, reduce, {k for results in rows for row in results for k in row},
+                   where, trials="Ray Tune trial", often="once per iteration")
     records = []
     for number, (path, results) in enumerate(zip(trials, rows), start=1):
         errored = any((path / name).is_file() for name in ERRORS)
@@ -145,10 +134,6 @@ def _number(value):
         return float(value)
     except (TypeError, ValueError):
         return math.nan
-
-
-def _keys_seen(trials):
-    return {k for t in trials for row in _results(t) for k in row}
 
 
 def _searcher(folder):

@@ -18,9 +18,8 @@ import math
 from pathlib import Path
 
 from ... import _validate as check
-from ..searchfiles import REDUCTIONS
 from ..trials import NOT_RECORDED
-from ._common import Trials, need, no_field, searches, trial
+from ._common import Trials, key_and_reduce, need, searches, trial
 
 __all__ = ["read_tensorboard", "is_logdir", "EVENTS"]
 
@@ -70,17 +69,8 @@ def read_tensorboard(folder, *, field=None, reduce=None, pruned="last", failed="
     tensors = need("tensorboard.util.tensor_util", "tensorboard", "TensorBoard logs")
     logged = [_scalars(accumulator, tensors, run) for run in runs]
     where = f"the TensorBoard runs in {str(folder)!r}"
-    seen = {tag for tags, _ in logged for tag in tags}
-    if field is None:
-        raise check.InvalidArgument("field", f"field must name the score's tag: {where} log "
-                                             f"{', '.join(sorted(seen)) or 'no scalar'}")
-    if reduce is None:
-        raise check.InvalidArgument("reduce", f"reduce is needed: a TensorBoard run logs "
-                                              f"{field!r} once per step; choose "
-                                              f"{', '.join(REDUCTIONS)}")
-    check.choice(reduce, "reduce", REDUCTIONS)
-    if field not in seen:
-        raise no_field(field, seen, where, trials="run")
+    key_and_reduce(field, reduce, {tag for tags, _ in logged for tag in tags}, where,
+                   trials="TensorBoard run", often="once per step")
     records = []
     for number, (run, (tags, duration)) in enumerate(zip(runs, logged), start=1):
         name = run.relative_to(folder).as_posix()
