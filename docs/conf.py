@@ -36,6 +36,7 @@ extensions = [
     "myst_nb",
     "evpsim_schema",
     "evpsim_docs",
+    "evpsim_architecture",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs with the first

@@ -51,6 +51,6 @@ __all__ = [
 from . import _moved
 from .plugins import load_plugins as _load_plugins
 
-_moved.install()  # the module paths of earlier versions (evpsim.truths.kde, evpsim.studies, ...)
+_moved.install()  # the module paths of earlier versions (evpsim.kde, evpsim.batteries, ...)
 
 _load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

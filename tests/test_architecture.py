@@ -13,49 +13,15 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "evpsim"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
 
+# the reader of imports, shared with tests/test_layout.py and the docs' picture
+from evpsim_architecture import PACKAGE  # noqa: E402
+from evpsim_architecture import modules  # noqa: E402
+from evpsim_architecture import is_module as _is_module  # noqa: E402
+from evpsim_architecture import module_name as _module_name  # noqa: E402
 
-def _module_name(path):
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _is_module(dotted):
-    """True when ``evpsim.a.b`` is a module or package file of the tree."""
-    rel = Path(*dotted.split("."))
-    return (PACKAGE.parent / rel).with_suffix(".py").is_file() or \
-        (PACKAGE.parent / rel / "__init__.py").is_file()
-
-
-def _imports(path):
-    """``(imported module, names taken from it)`` for every import in ``path``."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            out += [(alias.name, []) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module
-            names = [a.name for a in node.names]
-            # "from . import mod" imports a module, not a name of the package
-            modules = [f"{target}.{n}" for n in names if _is_module(f"{target}.{n}")]
-            out += [(m, []) for m in modules]
-            rest = [n for n in names if not _is_module(f"{target}.{n}")]
-            if rest or not names:
-                out.append((target, rest))
-    return out
-
-
-MODULES = {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+MODULES = modules()
 
 
 def test_the_tree_is_read():

@@ -13,7 +13,9 @@ reproductions of the papers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -309,6 +311,67 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
     >>> str(ds["ahead"].sel(estimator="V", n=5).item())
     'A'
     """
+    run = _curve_run(scores, labels=labels, durations=durations, estimators=estimators,
+                     ci_methods=ci_methods, level=level, resamples=resamples, seed=seed,
+                     bounds=bounds, minimize=minimize, target=target, metric=metric,
+                     curve=curve, n_max=n_max)
+    models, ests, meths, sign, level = run.models, run.ests, run.meths, run.sign, run.level
+    need_boot = len(models) > 1
+    # the comparisons need a bootstrap distribution even when no bootstrap method was asked for
+    run_methods = [m.name for m in meths] + (
+        ["percentile"] if need_boot and all(m.kind != "bootstrap" for m in meths) else [])
+    common = dict(bounds=run.ybounds, curve=run.flipped, resamples=run.resamples,
+                  seed=run.seed, n_max=run.n_max, python_resamples=python_resamples,
+                  progress=progress)
+    per_model = [_model_intervals(model, k, ests, run_methods, level, sign,
+                                  distribution=need_boot, **common)
+                 for k, model in enumerate(models)]
+    ds = _assemble(models, ests, meths, per_model, sign, level)
+    _add_free_bound(ds, models, run.ybounds, sign, level, run.flipped, run.n_max)
+    if need_boot:
+        halves = [m for m in meths if m.kind != "bootstrap"]
+        half_ivs = _half_intervals(models, ests, halves, 1.0 - 0.5 * (1.0 - level), sign,
+                                   **common) if halves else None
+        _add_comparisons(ds, models, per_model, sign, level, half_ivs)
+    if run.target is not None:
+        _add_budgets(ds, sign, run.target)
+    _add_reading(ds, models)
+    ds = _add_settings(ds, run)
+    ds.attrs.update(provenance(level=level, resamples=run.resamples, seed=int(run.seed),
+                               metric=run.metric))
+    return ds
+
+
+@dataclass(frozen=True)
+class _CurveRun:
+    """The checked arguments of :func:`curve` and what they imply."""
+
+    models: list
+    kind: Target  # the curve asked for
+    flipped: Target  # the same curve, larger being better
+    minimize: bool
+    sign: float  # -1.0 for losses: the scores times sign are larger-is-better
+    ests: list
+    n_max: int | None
+    meths: list  # the CI methods
+    level: float
+    resamples: int
+    seed: int
+    target: float | None  # the score to reach
+    metric: str
+    bounds: tuple | None  # in the scores' own direction
+    ybounds: tuple | None  # larger is better
+
+
+def _curve_run(scores, *, labels, durations, estimators, ci_methods, level, resamples, seed,
+               bounds, minimize, target, metric, curve, n_max):
+    """Check the arguments of :func:`curve`, in the order its errors name them, and fill
+    in the defaults that depend on the models.
+
+    Returns
+    -------
+    _CurveRun
+    """
     minimize = check.boolean(minimize, "minimize")
     models = as_models(scores, labels, durations, minimize=minimize)
     minimize = direction(models, minimize)  # a study's, say
@@ -343,29 +406,19 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         hi = max(m.scores.max() for m in models)
         bounds = check.bounds(bounds, lo, hi, "every score")
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
-    need_boot = len(models) > 1
-    # the comparisons need a bootstrap distribution even when no bootstrap method was asked for
-    run_methods = [m.name for m in meths] + (
-        ["percentile"] if need_boot and all(m.kind != "bootstrap" for m in meths) else [])
-    common = dict(bounds=ybounds, curve=flipped, resamples=resamples, seed=seed,
-                  n_max=n_max, python_resamples=python_resamples, progress=progress)
-    per_model = [_model_intervals(model, k, ests, run_methods, level, sign,
-                                  distribution=need_boot, **common)
-                 for k, model in enumerate(models)]
-    ds = _assemble(models, ests, meths, per_model, sign, level)
-    _add_free_bound(ds, models, ybounds, sign, level, flipped, n_max)
-    if need_boot:
-        halves = [m for m in meths if m.kind != "bootstrap"]
-        half_ivs = _half_intervals(models, ests, halves, 1.0 - 0.5 * (1.0 - level), sign,
-                                   **common) if halves else None
-        _add_comparisons(ds, models, per_model, sign, level, half_ivs)
-    if target is not None:
-        _add_budgets(ds, sign, target)
-    _add_reading(ds, models)
+    return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
+                     resamples, seed, target, metric, bounds, ybounds)
+
+
+def _add_settings(ds, run):
+    """The scalar coordinates of what was asked: the curve, ``minimize``, the bounds,
+    the score to reach and ``n_max`` (NaN or 0 where not given)."""
     nan = float("nan")
-    ds = ds.assign_coords(
-        curve=((), kind.name, {"long_name": kind.description}),
-        minimize=((), minimize, {"long_name": "the scores are losses: curves of the minimum"}),
+    bounds, target, n_max = run.bounds, run.target, run.n_max
+    return ds.assign_coords(
+        curve=((), run.kind.name, {"long_name": run.kind.description}),
+        minimize=((), run.minimize, {"long_name": "the scores are losses: curves of the "
+                                                  "minimum"}),
         bounds_lo=((), nan if bounds is None else bounds[0], {"long_name": "metric's range, "
                                                                            "low end"}),
         bounds_hi=((), nan if bounds is None else bounds[1], {"long_name": "metric's range, "
@@ -373,9 +426,6 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         target=((), nan if target is None else target, {"long_name": "score to reach"}),
         n_max=((), 0 if n_max is None else n_max, {"long_name": "curves extended to this "
                                                                 "budget (0: to each B)"}))
-    ds.attrs.update(provenance(level=level, resamples=resamples, seed=int(seed),
-                               metric=metric))
-    return ds
 
 
 def _model_intervals(model, k, ests, methods, level, sign, *, n_max, **kwargs):
@@ -536,17 +586,9 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
         # bootstrap estimates in the larger-is-better direction: (resample, estimator, n)
         boot_a = per_model[a]["bootstrap_distribution"].values[..., :nn]
         boot_b = per_model[b]["bootstrap_distribution"].values[..., :nn]
-        d = boot_a - boot_b
         gap = est[a, :, :nn] - est[b, :, :nn]
-        q_lo, q_hi = np.full((E, nn), np.nan), np.full((E, nn), np.nan)
-        for e in range(E):
-            # the resamples both models' estimates have at every n: a Python estimator
-            # runs on fewer resamples than the others and may fail on some (NaN)
-            keep = np.isfinite(d[:, e]).all(axis=1)
-            if keep.sum() >= 2:
-                q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
-                share[p, e, :nn], share_se[p, e, :nn] = share_ahead(d[keep, e], gap[e],
-                                                                     return_se=True)
+        q_lo, q_hi, share[p, :, :nn], share_se[p, :, :nn] = _bootstrap_difference(
+            boot_a - boot_b, gap, alpha)
         share[p, :, :nn] = np.where(np.isfinite(gap), share[p, :, :nn], np.nan)
         diff[p, :, :nn] = sign * gap
         ahead[p, :, :nn] = np.where(gap > 0, labels[a], np.where(gap < 0, labels[b], "tie"))
@@ -573,6 +615,36 @@ def _add_comparisons(ds, models, per_model, sign, level, halves):
     ds["share_ahead_se"] = (dims, share_se, {
         "long_name": "approximate Monte Carlo standard error of share_ahead"})
     ds["ahead"] = (dims, ahead.astype(str), {"long_name": "model ahead by the estimates"})
+
+
+def _bootstrap_difference(d, gap, alpha):
+    """One pair's percentile interval of the bootstrap differences and share ahead.
+
+    Parameters
+    ----------
+    d : ndarray
+        Bootstrap differences (resample, estimator, n), larger is better.
+    gap : ndarray
+        The estimated differences (estimator, n).
+    alpha : float
+        The share of resamples left out at each end of the interval.
+
+    Returns
+    -------
+    lower, upper, share, share_se : ndarray
+        (estimator, n); NaN for an estimator with fewer than 2 resamples
+        that both models' estimates have at every n.
+    """
+    E, nn = gap.shape
+    q_lo, q_hi, share, share_se = (np.full((E, nn), np.nan) for _ in range(4))
+    for e in range(E):
+        # the resamples both models' estimates have at every n: a Python estimator
+        # runs on fewer resamples than the others and may fail on some (NaN)
+        keep = np.isfinite(d[:, e]).all(axis=1)
+        if keep.sum() >= 2:
+            q_lo[e], q_hi[e] = np.quantile(d[keep, e], [alpha, 1.0 - alpha], axis=0)
+            share[e], share_se[e] = share_ahead(d[keep, e], gap[e], return_se=True)
+    return q_lo, q_hi, share, share_se
 
 
 def share_ahead(differences, estimate, return_se=False):
@@ -642,6 +714,33 @@ def share_ahead(differences, estimate, return_se=False):
     # one row per column of differences, sorted: the work runs along contiguous rows
     x = np.sort(differences.reshape(R, -1).T, axis=1)
     estimate = np.reshape(estimate, -1)
+    mid, first = _mid_distribution(x)
+    centre, lo, hi, gap = _mid_quantile(x, mid, first, 0.5)
+    around = _centre_gap(x, mid, lo, hi, gap)
+    share = 1.0 - _share_below(x, estimate, around, centre, 0.5)
+    if not return_se:
+        return share.reshape(shape)
+    half = 0.5 / np.sqrt(R)
+    # G where the centre moves by one standard error of the median either way
+    up, down = (_share_below(x, estimate, around, _mid_quantile(x, mid, first, level)[0], level)
+                for level in (0.5 + half, 0.5 - half))
+    moved = 0.5 * (up - down)
+    se = np.sqrt(share * (1.0 - share) / R + moved ** 2)
+    return share.reshape(shape), se.reshape(shape)
+
+
+def _mid_distribution(x):
+    """The mid-distribution of each sorted row of ``x`` at its values.
+
+    Returns
+    -------
+    mid : ndarray
+        At every sorted position, ``(#{d < x} + #{d = x} / 2) / R`` of its
+        row.
+    first : ndarray
+        The first index of every position's run of equal values.
+    """
+    R = x.shape[1]
     # every sorted position's run of equal values: its first and last index
     position = np.arange(R)
     starts = np.ones(x.shape, dtype=bool)
@@ -650,31 +749,47 @@ def share_ahead(differences, estimate, return_se=False):
     ends[:, :-1] = starts[:, 1:]
     first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
     last = np.minimum.accumulate(np.where(ends, position, R - 1)[:, ::-1], axis=1)[:, ::-1]
-    mid = (first + last + 1) / (2.0 * R)
-    centre, lo, hi, gap = _mid_quantile(x, mid, first, 0.5)
+    return (first + last + 1) / (2.0 * R), first
+
+
+class _Gap(NamedTuple):
+    """Per row, the gap between adjacent distinct values that holds the centre: its
+    ends, whether the centre falls inside one, the mid-distribution at its low end
+    and its slope across the gap (0 where the centre is a value)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    gap: np.ndarray
+    g_lo: np.ndarray
+    slope: np.ndarray
+
+
+def _centre_gap(x, mid, lo, hi, gap):
+    """The :class:`_Gap` of the centre found by :func:`_mid_quantile`."""
     g_lo = _at(mid, np.argmax(x >= lo[:, None], axis=1))
     g_hi = _at(mid, np.argmax(x >= hi[:, None], axis=1))
     slope = np.where(gap, (g_hi - g_lo) / np.where(gap, hi - lo, 1.0), 0.0)
+    return _Gap(lo, hi, gap, g_lo, slope)
 
-    def below(c, level):
-        # G at c - estimate; where c is the centre's gap and c - estimate lies in it, from
-        # the estimate itself so the sign survives c - estimate rounding to c
-        t = c - estimate
-        le, lt = _count_below(x, t, "right"), _count_below(x, t, "left")
-        tied = (le > lt) & ~((t == c) & (estimate != 0))
-        step = np.where(estimate > 0, lt, le) / R
-        across = np.where((lo < c) & (c < hi), level - estimate * slope, g_lo + (t - lo) * slope)
-        return np.where(tied, (le + lt) / (2.0 * R),
-                        np.where(gap & (lo < t) & (t < hi), across, step))
 
-    share = 1.0 - below(centre, 0.5)
-    if not return_se:
-        return share.reshape(shape)
-    half = 0.5 / np.sqrt(R)
-    moved = 0.5 * (below(_mid_quantile(x, mid, first, 0.5 + half)[0], 0.5 + half)
-                   - below(_mid_quantile(x, mid, first, 0.5 - half)[0], 0.5 - half))
-    se = np.sqrt(share * (1.0 - share) / R + moved ** 2)
-    return share.reshape(shape), se.reshape(shape)
+def _share_below(x, estimate, around, c, level):
+    """The mid-distribution G of each sorted row of ``x`` at ``c - estimate``.
+
+    Where ``c`` lies inside the centre's gap ``around`` and ``c -
+    estimate`` lies in it too, G is taken from the estimate itself
+    (``level - estimate * slope``), so that the sign survives ``c -
+    estimate`` rounding to ``c``; elsewhere in the gap G is linear, and
+    outside it a count (ties counting half).
+    """
+    R = x.shape[1]
+    lo, hi, gap, g_lo, slope = around
+    t = c - estimate
+    le, lt = _count_below(x, t, "right"), _count_below(x, t, "left")
+    tied = (le > lt) & ~((t == c) & (estimate != 0))
+    step = np.where(estimate > 0, lt, le) / R
+    across = np.where((lo < c) & (c < hi), level - estimate * slope, g_lo + (t - lo) * slope)
+    return np.where(tied, (le + lt) / (2.0 * R),
+                    np.where(gap & (lo < t) & (t < hi), across, step))
 
 
 def _count_below(x, t, side):

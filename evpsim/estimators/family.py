@@ -302,12 +302,7 @@ def register_estimator(name, *, weights=None, func=None, python=None, batched=Fa
     [0.1, 0.25, 0.25]
     >>> evpsim.unregister_estimator("best-two")
     """
-    given = [k for k, v in (("weights", weights), ("func", func), ("python", python))
-             if v is not None]
-    if len(given) != 1:
-        raise check.InvalidArgument("func", "give exactly one of weights=, func= and python=")
-    if weights is not None and not callable(weights):
-        raise check.InvalidType("weights", "weights must be a callable B -> (B, B) array")
+    _check_one_kind(weights, func, python)
     description = check.string(description, "description", empty=True)
     source = check.string(source, "source", empty=True)
     overwrite = check.boolean(overwrite, "overwrite")
@@ -316,10 +311,7 @@ def register_estimator(name, *, weights=None, func=None, python=None, batched=Fa
     targets = _targets(targets)
     _REGISTRY.check_new(name, overwrite=overwrite)
     if func is not None:
-        sample = np.array([0.25, 0.5, 0.75])
-        func = jit_function(func, "(sorted_sample, n) -> float",
-                            [(f"n = {n} of a sample of 3", (sample, n)) for n in (1, 2, 3)],
-                            _float_problem)
+        func = _compiled(func)
     if weights is not None and extrapolates:
         raise check.InvalidArgument("extrapolates", "extrapolates: weights(B) give budgets up "
                                                     "to B only")
@@ -328,12 +320,38 @@ def register_estimator(name, *, weights=None, func=None, python=None, batched=Fa
     est = Estimator(name, description or str(name), weights=weights, func=func, python=python,
                     targets=targets, extrapolates=extrapolates, source=source)
     if weights is not None:
-        for B in (2, 3, 5):  # a shape right for one B only is caught here
-            try:
-                est.weight_matrix(B)
-            except Exception as err:
-                raise check.InvalidArgument("weights", f"weights({B}) fails: {err}") from None
+        _try_weights(est)
     return _REGISTRY.add(est, overwrite=overwrite)
+
+
+def _check_one_kind(weights, func, python):
+    """Refuse anything but exactly one of ``weights``, ``func`` and ``python``, and
+    ``weights`` that cannot be called."""
+    given = [k for k, v in (("weights", weights), ("func", func), ("python", python))
+             if v is not None]
+    if len(given) != 1:
+        raise check.InvalidArgument("func", "give exactly one of weights=, func= and python=")
+    if weights is not None and not callable(weights):
+        raise check.InvalidType("weights", "weights must be a callable B -> (B, B) array")
+
+
+def _compiled(func):
+    """``func(sorted_sample, n) -> float`` compiled by numba, tried on a sample of 3 at
+    n = 1, 2 and 3."""
+    sample = np.array([0.25, 0.5, 0.75])
+    return jit_function(func, "(sorted_sample, n) -> float",
+                        [(f"n = {n} of a sample of 3", (sample, n)) for n in (1, 2, 3)],
+                        _float_problem)
+
+
+def _try_weights(est):
+    """Build an L-statistic's weight matrices for B = 2, 3 and 5, refusing ``weights``
+    that fail on any (a shape right for one B only is caught here)."""
+    for B in (2, 3, 5):
+        try:
+            est.weight_matrix(B)
+        except Exception as err:
+            raise check.InvalidArgument("weights", f"weights({B}) fails: {err}") from None
 
 
 def _targets(targets):

@@ -11,7 +11,7 @@ expected maximum at every n. Four bands:
 ``ks``
     ``ECDF +- d``, d the exact two-sided Kolmogorov-Smirnov critical value.
 ``ld-equal-tailed``, ``ld-highest-density``
-    Learned-Miller and DeStefano (2008): ``F(x_(i)) = U_(i)``, the i-th
+    Learned-Miller and DeStefano (2008) [1]_: ``F(x_(i)) = U_(i)``, the i-th
     order statistic of B uniforms, is Beta(i, B + 1 - i); take for each i
     the equal-tailed (or highest-density) interval of that Beta at one
     pointwise level c, with c raised until the B intervals hold at once
@@ -22,7 +22,7 @@ The LD bands are calibrated deterministically: the simultaneous coverage
 of bounds on uniform order statistics is computed exactly
 (:func:`evpsim._kernels.bands.order_statistic_coverage`), and c is found
 by Brent's method to 1e-12, so the band depends only on (B, level).
-opda (Lourie et al. 2024) calibrates the same bands by simulating 100,000
+opda (Lourie et al. 2024 [2]_) calibrates the same bands by simulating 100,000
 samples, which leaves about 1e-4 of seed-to-seed noise in them.
 
 References

@@ -472,6 +472,53 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     (array([0.5, 0.6]), {'empty learning curve': 1})
     >>> tmp.cleanup()
     """
+    options = _reading_options(paths, column=column, field=field, group=group, select=select,
+                               reduce=reduce, time_field=time_field, labels=labels,
+                               diverged=diverged, failed=failed, minimize=minimize,
+                               pruned=pruned, time_reduce=time_reduce)
+    files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
+             for item, fd, col in zip(options.items, options.fields, options.columns)]
+    _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
+    found = _selected([_split_models(f, options) for f in files], options.select, group)
+    bounds = _bounds(bounds, [r for _, _, _, records in found for r in records], options.failed)
+    counted = [_count_failed(f, records, group, value, options.failed, bounds, options.minimize)
+               for f, _, value, records in found]
+    for f, _, value, records in found:
+        _enough(f, records, group, value)
+    names = _labels(found, options.labels, group, several=len(files) > 1)
+    return [_search(label, f, metric, records, time_field is not None, *count)
+            for label, (f, metric, _, records), count in zip(names, found, counted)]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """The checked arguments of :func:`read_searches`: the paths, with a column and a
+    field per path, and the rules every file is read by."""
+
+    items: list
+    columns: list
+    fields: list
+    group: str | None
+    select: list | None
+    reduce: str | None
+    time_field: str | None
+    labels: list | None
+    diverged: str
+    failed: object
+    minimize: bool
+    pruned: str
+    time_reduce: str | None
+
+
+def _reading_options(paths, *, column, field, group, select, reduce, time_field, labels,
+                     diverged, failed, minimize, pruned, time_reduce):
+    """Check the arguments of :func:`read_searches` (in the order its errors name them)
+    before any file is opened.
+
+    Returns
+    -------
+    _Reading
+    """
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
     if not items:
         raise check.InvalidArgument("path", "path names no file: give at least one")
@@ -502,32 +549,31 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     if sum(_is_stdin(item) for item in items) > 1:
         raise check.InvalidArgument("path", f"path names standard input ({STDIN!r}) more than "
                                             f"once: it can be read once")
-    files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
-             for item, fd, col in zip(items, fields, columns)]
-    _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
+    return _Reading(items, columns, fields, group, select, reduce, time_field, labels,
+                    diverged, failed, minimize, pruned, time_reduce)
 
-    split = []  # (file, metric, {group value: records})
-    for f in files:
-        records, metric = _records(f, column=f.column, field=f.field, group=group,
-                                   reduce=reduce, time_field=time_field, strict=False,
-                                   time_reduce=time_reduce)
-        if not records:
-            raise check.InvalidArgument("path", f"{f.name} holds no scores")
-        apply_states(records, pruned)
-        models = {}
-        for record in records:
-            diverged_rule(record, diverged)
-            models.setdefault(record.group, []).append(record)
-        split.append((f, metric, models))
-    found = _selected(split, select, group)
-    bounds = _bounds(bounds, [r for _, _, _, records in found for r in records], failed)
-    counted = [_count_failed(f, records, group, value, failed, bounds, minimize)
-               for f, _, value, records in found]
-    for f, _, value, records in found:
-        _enough(f, records, group, value)
-    names = _labels(found, labels, group, several=len(files) > 1)
-    return [_search(label, f, metric, records, time_field is not None, *count)
-            for label, (f, metric, _, records), count in zip(names, found, counted)]
+
+def _split_models(f, options):
+    """The records of one file, split by model, the rules of trial states applied and
+    flagged records dropped by the ``diverged`` rule.
+
+    Returns
+    -------
+    (_File, str, dict)
+        The file, the metric read, and ``{group value: records}`` in the
+        order the models first appear.
+    """
+    records, metric = _records(f, column=f.column, field=f.field, group=options.group,
+                               reduce=options.reduce, time_field=options.time_field,
+                               strict=False, time_reduce=options.time_reduce)
+    if not records:
+        raise check.InvalidArgument("path", f"{f.name} holds no scores")
+    apply_states(records, options.pruned)
+    models = {}
+    for record in records:
+        diverged_rule(record, options.diverged)
+        models.setdefault(record.group, []).append(record)
+    return f, metric, models
 
 
 def read_scores(path, *, column=None):

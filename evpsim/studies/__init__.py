@@ -14,8 +14,8 @@ its arguments, builds kernel jobs, runs them and shapes a Dataset.
   own searches;
 * :mod:`.sweepable`: the studies a sweep runs by name.
 
-May import: :mod:`evpsim.curves`, :mod:`evpsim.intervals` and everything
-below them. The first four import no other study.
+May import: :mod:`evpsim.intervals` and everything below it; no curve
+(curves and studies are peers). The first four import no other study.
 """
 
 from . import sweepable  # noqa: F401  (registers the studies a sweep runs by name)

@@ -8,6 +8,7 @@ standardised differences that check the engine on every run.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -29,6 +30,7 @@ __all__ = ["bias", "METHODS", "QUANTITIES", "MIN_CHECK_REPLICATES"]
 METHODS = ("both", "exact", "mc")
 _EXACT_TOL = 1e-11  # accuracy of exact moments, relative to the truth's range
 QUANTITIES = ("mean", "bias", "variance", "mse")
+_DIMS = ("estimator", "n")  # of every quantity
 #: fewest replicates whose standard errors are trusted to check Monte Carlo against exact
 MIN_CHECK_REPLICATES = 1000
 
@@ -198,6 +200,53 @@ def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method
     >>> [round(float(b), 4) for b in med["bias"].sel(estimator="quantile")]
     [-0.0086, 0.0028, -0.02]
     """
+    run = _bias_run(truth, B, estimators, curve, ns, method, replicates, seed, workers,
+                    progress, chunk_size, python_replicates, bounds)
+    ds = xr.Dataset(coords={"estimator": [e.name for e in run.ests], "n": run.ns,
+                            **run.truth.coords(), "B": run.B, "curve": run.target.name,
+                            "kind": ("estimator", [e.kind for e in run.ests]),
+                            "replicates": ("estimator", run.counts)})
+    ds[run.target.symbol] = ("n", run.centers,
+                             {"long_name": f"exact {run.target.description}"})
+    exact = None
+    if run.method in ("exact", "both"):
+        exact = _exact(run.truth, run.B, run.ests, run.ns, run.centers, run.target)
+        prefix = "" if run.method == "exact" else "exact_"
+        for q in QUANTITIES:
+            ds[prefix + q] = (_DIMS, exact[q], {"long_name": f"exact {q} of the estimator"})
+    if run.options is not None:
+        _add_monte_carlo(ds, run)
+        if exact is not None:
+            _add_z(ds, exact, run.truth.range)
+    ds.attrs.update(_bias_attrs(ds, run, exact is not None))
+    return ds
+
+
+@dataclass(frozen=True)
+class _BiasRun:
+    """The checked arguments of :func:`bias` and what they imply."""
+
+    truth: object
+    B: int
+    target: object
+    ests: list
+    ns: np.ndarray
+    method: str
+    options: MonteCarlo | None  # None: exact moments only
+    counts: np.ndarray  # searches of each estimator
+    bounds: tuple | None
+    centers: np.ndarray  # the exact curve the estimators are measured against
+
+
+def _bias_run(truth, B, estimators, curve, ns, method, replicates, seed, workers, progress,
+              chunk_size, python_replicates, bounds):
+    """Check the arguments of :func:`bias` (in the order its errors name them) and take
+    the exact curve at the budgets.
+
+    Returns
+    -------
+    _BiasRun
+    """
     method = check.choice(method, "method", METHODS)
     truth = make_truth(truth)
     B = check.B(B)
@@ -220,63 +269,69 @@ def bias(truth="normal", B=30, *, estimators=None, curve="mean", ns=None, method
     if bounds is not None:
         bounds = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     _check_size(B, ns.size, len(ests), method)
-    names = [e.name for e in ests]
-    centers = target.exact(truth, ns)
-    ds = xr.Dataset(coords={"estimator": names, "n": ns, **truth.coords(), "B": B,
-                            "curve": target.name,
-                            "kind": ("estimator", [e.kind for e in ests]),
-                            "replicates": ("estimator", counts)})
-    ds[target.symbol] = ("n", centers, {"long_name": f"exact {target.description}"})
-    dims = ("estimator", "n")
-    exact = None
-    if method in ("exact", "both"):
-        exact = _exact(truth, B, ests, ns, centers, target)
-        prefix = "" if method == "exact" else "exact_"
-        for q in QUANTITIES:
-            ds[prefix + q] = (dims, exact[q], {"long_name": f"exact {q} of the estimator"})
-    if options is not None:
-        sums, controlled = _monte_carlo(truth, B, ests, ns, centers, target, options)
-        py = _python(truth, B, ests, ns, centers, Context(target, bounds), options, counts)
-        python = np.array([e.kind == "python" for e in ests])
-        done = np.where(python[:, None], py[..., 0], counts[:, None]).astype(np.int64)
-        sums[python, :, :4] = py[python, :, 1:]
-        M = np.maximum(done, 2)
-        mc = summarise_power_sums(sums[..., :4], M)
-        cv_bias = sums[..., 4] / M
-        cv_var = np.maximum(sums[..., 5] / M - cv_bias**2, 0.0) * M / (M - 1)
-        mc["bias"] = np.where(controlled, cv_bias, mc["bias"])
-        mc["bias_se"] = np.where(controlled, np.sqrt(cv_var / M), mc["bias_se"])
-        mc["mean"] = centers[None, :] + mc["bias"]
-        mc["mean_se"] = mc["bias_se"]
-        few = done < 2  # nothing to average: an estimator that failed everywhere
-        for q in QUANTITIES:
-            ds[q] = (dims, np.where(few, np.nan, mc[q]),
-                     {"long_name": f"Monte Carlo {q} of the estimator"})
-            ds[q + "_se"] = (dims, np.where(few, np.nan, mc[q + "_se"]),
-                             {"long_name": f"Monte Carlo standard error of {q}"})
-        ds["failures"] = (dims, counts[:, None] - done,
-                          {"long_name": "searches on which the estimator failed (left out)"})
-        if exact is not None:
-            for q in QUANTITIES:
-                # exact values carry ~1e-12 of quadrature and rounding error;
-                # without this floor a vanishing SE (V - U at n = 1) inflates z
-                floor = _EXACT_TOL * truth.range ** (2 if q in ("variance", "mse") else 1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    z = (ds[q].values - exact[q]) / np.hypot(ds[q + "_se"].values, floor)
-                ds["z_" + q] = (dims, z, {"long_name": f"(Monte Carlo - exact) / SE of {q}"})
+    return _BiasRun(truth, B, target, ests, ns, method, options, counts, bounds,
+                    target.exact(truth, ns))
+
+
+def _add_monte_carlo(ds, run):
+    """The Monte Carlo ``mean, bias, variance, mse`` with standard errors, and
+    ``failures``: the numba-path and the Python estimators, U as control variate for
+    the bias where :func:`_lstat_job` set it."""
+    ests, ns, centers, counts = run.ests, run.ns, run.centers, run.counts
+    sums, controlled = _monte_carlo(run.truth, run.B, ests, ns, centers, run.target,
+                                    run.options)
+    py = _python(run.truth, run.B, ests, ns, centers, Context(run.target, run.bounds),
+                 run.options, counts)
+    python = np.array([e.kind == "python" for e in ests])
+    done = np.where(python[:, None], py[..., 0], counts[:, None]).astype(np.int64)
+    sums[python, :, :4] = py[python, :, 1:]
+    M = np.maximum(done, 2)
+    mc = summarise_power_sums(sums[..., :4], M)
+    cv_bias = sums[..., 4] / M
+    cv_var = np.maximum(sums[..., 5] / M - cv_bias**2, 0.0) * M / (M - 1)
+    mc["bias"] = np.where(controlled, cv_bias, mc["bias"])
+    mc["bias_se"] = np.where(controlled, np.sqrt(cv_var / M), mc["bias_se"])
+    mc["mean"] = centers[None, :] + mc["bias"]
+    mc["mean_se"] = mc["bias_se"]
+    few = done < 2  # nothing to average: an estimator that failed everywhere
+    for q in QUANTITIES:
+        ds[q] = (_DIMS, np.where(few, np.nan, mc[q]),
+                 {"long_name": f"Monte Carlo {q} of the estimator"})
+        ds[q + "_se"] = (_DIMS, np.where(few, np.nan, mc[q + "_se"]),
+                         {"long_name": f"Monte Carlo standard error of {q}"})
+    ds["failures"] = (_DIMS, counts[:, None] - done,
+                      {"long_name": "searches on which the estimator failed (left out)"})
+
+
+def _add_z(ds, exact, scale):
+    """``z_*``: (Monte Carlo - exact) / SE of each quantity, the check of the engine
+    (``scale``: the truth's range)."""
+    for q in QUANTITIES:
+        # exact values carry ~1e-12 of quadrature and rounding error;
+        # without this floor a vanishing SE (V - U at n = 1) inflates z
+        floor = _EXACT_TOL * scale ** (2 if q in ("variance", "mse") else 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (ds[q].values - exact[q]) / np.hypot(ds[q + "_se"].values, floor)
+        ds["z_" + q] = (_DIMS, z, {"long_name": f"(Monte Carlo - exact) / SE of {q}"})
+
+
+def _bias_attrs(ds, run, checked):
+    """The run's provenance, and ``max_abs_z`` where Monte Carlo was ``checked`` against
+    exact moments (NaN below :data:`MIN_CHECK_REPLICATES` replicates)."""
+    options = run.options
     attrs = provenance(
-        experiment="bias", method=method, estimators=names, curve=target.name,
+        experiment="bias", method=run.method, estimators=[e.name for e in run.ests],
+        curve=run.target.name,
         seed=options.seed if options else None,
         replicates=options.replicates if options else 0,
         chunk_size=options.chunk_size if options else None,
         workers=options.workers if options else 1)
-    if exact is not None and options is not None:
+    if checked and options is not None:
         zs = np.concatenate([np.abs(ds["z_" + q].values).ravel() for q in QUANTITIES])
         zs = zs[np.isfinite(zs)]
         trusted = zs.size and options.replicates >= MIN_CHECK_REPLICATES
         attrs["max_abs_z"] = float(zs.max()) if trusted else float("nan")
-    ds.attrs.update(attrs)
-    return ds
+    return attrs
 
 
 def _exact(truth, B, ests, ns, centers, target):

@@ -395,11 +395,41 @@ def compare_curves(a, b, B=25, *, estimators=None, curve="mean", ns=None, pool=F
                         f"paired searches ({options.replicates:,} pairs of B={B})")
     sums = _place(groups, parts, len(names), ns.size, 10)
     M = (setup.counts[:, None] - sums[..., 10]).astype(np.int64)  # pairs without failure
+    _add_averages(ds, setup, sums, M, (curves["a"][ns - 1], curves["b"][ns - 1]), sign)
+    _add_ranking_rates(ds, ("estimator", "n"), sums[..., 0].astype(np.int64),
+                       sums[..., 1].astype(np.int64), sign, M, setup.level)
+    _add_run_coords(ds, setup, sums[..., 10])
+    ds.attrs.update(_attrs("compare_curves", setup, tol))
+    return ds
+
+
+def _add_averages(ds, setup, sums, M, centers, sign):
+    """Each estimator's average estimate of both models, with spread and standard errors,
+    and where the averages order the models opposite to the truth.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        Gains ``mean_a``, ``sd_a``, ``mean_a_se`` (and ``_b``),
+        ``mean_diff``, ``mean_diff_se`` and ``reversed`` (estimator, n).
+    setup : _Setup
+        The checked run.
+    sums : ndarray
+        The paired jobs' sums (estimator, n, 11), placed by :func:`_place`:
+        columns 2-5 the power sums of model A's estimates about its truth,
+        6-9 model B's.
+    M : ndarray
+        Pairs without failure (estimator, n).
+    centers : (ndarray, ndarray)
+        Both models' true curves at the budgets.
+    sign : ndarray
+        The truth's sign at each budget (+1: A truly better).
+    """
     Ms = np.maximum(M, 2)
     dims = ("estimator", "n")
     means = {}
-    for key, m, off, center in (("a", ma, 2, curves["a"][ns - 1]),
-                                ("b", mb, 6, curves["b"][ns - 1])):
+    for key, m, off, center in (("a", setup.ma, 2, centers[0]),
+                                ("b", setup.mb, 6, centers[1])):
         summ = summarise_power_sums(sums[..., off:off + 4], Ms)
         means[key] = np.where(M >= 2, center[None, :] + summ["bias"], np.nan)
         means[key + "_se"] = summ["bias_se"]
@@ -415,11 +445,6 @@ def compare_curves(a, b, B=25, *, estimators=None, curve="mean", ns=None, pool=F
     ds["reversed"] = (dims, ((sign != 0) & (np.sign(mean_diff) == -sign)).astype(np.int8),
                       {"long_name": "1 where the averaged estimates order the models "
                                     "opposite to the truth"})
-    _add_ranking_rates(ds, dims, sums[..., 0].astype(np.int64), sums[..., 1].astype(np.int64),
-                       sign, M, setup.level)
-    _add_run_coords(ds, setup, sums[..., 10])
-    ds.attrs.update(_attrs("compare_curves", setup, tol))
-    return ds
 
 
 def _add_run_coords(ds, setup, failed):
@@ -523,11 +548,32 @@ truth_replicates, level, workers, progress, chunk_size, python_replicates, bound
                              chunk_size, workers, progress, truth_method, truth_replicates, level,
                              curve, python_replicates, bounds)
     _check_size(Bs, len(setup.ests), every_n)
-    ma, mb, options = setup.ma, setup.mb, setup.options
-    tol = tie_tolerance(ma.truth, mb.truth)
+    tol = tie_tolerance(setup.ma.truth, setup.mb.truth)
     curves = _truth_curves(setup, nmax)
-    names = [e.name for e in setup.ests]
-    E = len(names)
+    counts = _budget_counts(setup, Bs, every_n, tol, curves)
+    E = len(setup.ests)
+    M = (setup.counts.reshape((E,) + (1,) * (counts.ndim - 2)) - counts[..., 2])
+    coords = {"estimator": [e.name for e in setup.ests], "B": Bs}
+    if every_n:
+        coords["n"] = np.arange(1, nmax + 1)
+    ds = xr.Dataset(coords={**coords, **_coords(setup)})
+    _add_budget_rates(ds, setup, Bs, every_n, tol, curves, counts, M)
+    _add_run_coords(ds, setup, counts[..., 2])
+    ds.attrs.update(_attrs("comparison_errors", setup, tol, Bs=Bs.tolist(),
+                           every_n=every_n))
+    return ds
+
+
+def _budget_counts(setup, Bs, every_n, tol, curves):
+    """The paired searches of every budget, run as one batch, and their counts.
+
+    Returns
+    -------
+    ndarray of int64
+        (estimator, B, 3), or (estimator, B, n, 3) with ``every_n`` (zero
+        where n > B): pairs with est_A > est_B, ties, and failed pairs.
+    """
+    nmax, E = int(Bs[-1]), len(setup.ests)
     jobs, groups = [], []
     for B in Bs:
         ns = np.arange(1, B + 1) if every_n else np.array([B])
@@ -536,8 +582,8 @@ truth_replicates, level, workers, progress, chunk_size, python_replicates, bound
         groups.append(g)
     parts = iter(_run_paired(setup, [j for js in jobs for j in js], [g for gs in groups
                                                                       for g in gs],
-                             f"paired searches ({options.replicates:,} pairs for each of "
-                             f"{Bs.size} budgets)"))
+                             f"paired searches ({setup.options.replicates:,} pairs for each "
+                             f"of {Bs.size} budgets)"))
     shape = (E, Bs.size, nmax) if every_n else (E, Bs.size)
     counts = np.zeros(shape + (3,), dtype=np.int64)
     for i, (B, js, gs) in enumerate(zip(Bs, jobs, groups)):
@@ -547,25 +593,24 @@ truth_replicates, level, workers, progress, chunk_size, python_replicates, bound
             counts[:, i, :B] = part
         else:
             counts[:, i] = part[:, 0]
-    M = (setup.counts.reshape((E,) + (1,) * (len(shape) - 1)) - counts[..., 2])
-    coords = {"estimator": names, "B": Bs}
+    return counts
+
+
+def _add_budget_rates(ds, setup, Bs, every_n, tol, curves, counts, M):
+    """The truth along the budget dim(s), and the ``wrong`` and ``tie`` rates of the
+    counts of :func:`_budget_counts` (NaN, and no B-higher pairs, where n > B)."""
+    ma, mb = setup.ma, setup.mb
     if every_n:
-        coords["n"] = np.arange(1, nmax + 1)
-    ds = xr.Dataset(coords={**coords, **_coords(setup)})
-    if every_n:
+        nmax = int(Bs[-1])
         sign = _add_truth_vars(ds, "n", np.arange(nmax), curves, ma, mb, tol, setup.target)
         valid = np.arange(1, nmax + 1)[None, :] <= Bs[:, None]  # (B, n)
         sign_b = np.where(valid, sign[None, :], 0)
         valid = xr.DataArray(valid, dims=("B", "n"))
     else:
         sign_b = _add_truth_vars(ds, "B", Bs - 1, curves, ma, mb, tol, setup.target)
-    dims = tuple(coords)
+    dims = ("estimator", "B", "n") if every_n else ("estimator", "B")
     _add_ranking_rates(ds, dims, counts[..., 0], counts[..., 1], sign_b, M, setup.level)
     if every_n:
         for key in ("wrong", "wrong_lower", "wrong_upper", "tie", "tie_lower", "tie_upper"):
             ds[key] = ds[key].where(valid)
         ds["b_higher_count"] = ds["b_higher_count"].where(valid, 0)
-    _add_run_coords(ds, setup, counts[..., 2])
-    ds.attrs.update(_attrs("comparison_errors", setup, tol, Bs=Bs.tolist(),
-                           every_n=every_n))
-    return ds

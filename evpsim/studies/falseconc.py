@@ -158,6 +158,27 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
     if bounds is not None:
         bounds = check.bounds(bounds, truth.lo, truth.hi, "the truth's support")
     exact_theta = target.exact(truth, ns)
+    thetas, ses = _truths(truth, ns, methods, exact_theta, options, truth_replicates)
+    tol = tie_tolerance(truth)
+    counts = _sign_counts(truth, B, target, ests, ns, thetas, tol, options, counts_of, bounds)
+    return [_dataset(truth, B, target, ests, ns, counts_of, counts[..., [2 * s, 2 * s + 1, -1]],
+                     method, thetas[s], ses[s], exact_theta, level, options, truth_replicates,
+                     tol)
+            for s, method in enumerate(methods)]
+
+
+def _truths(truth, ns, methods, exact_theta, options, truth_replicates):
+    """The curve of each truth method at the budgets ``ns``, and its standard error.
+
+    Returns
+    -------
+    thetas : ndarray
+        (method, n): the exact curve, or for ``"mc"`` the average of
+        ``truth_replicates`` simulated maxima (Tang et al.'s truth).
+    ses : list
+        Per method, the Monte Carlo standard errors (n), or None for an
+        exact truth.
+    """
     thetas, ses = [], []
     for method in methods:
         theta, theta_se = exact_theta, None
@@ -168,9 +189,24 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
             theta, theta_se = theta[ns - 1], theta_se[ns - 1]
         thetas.append(theta)
         ses.append(theta_se)
-    thetas = np.array(thetas)
-    S = len(methods)
-    tol = tie_tolerance(truth)
+    return np.array(thetas), ses
+
+
+def _sign_counts(truth, B, target, ests, ns, thetas, tol, options, counts_of, bounds):
+    """How often each estimate lies below each truth, or ties it, on the same searches.
+
+    The numba-path estimators run in kernels; the Python estimators, grouped
+    by the number of searches ``counts_of`` they run on, on the first of
+    the same searches.
+
+    Returns
+    -------
+    ndarray of int64
+        (estimator, n, 2 S + 1): ``[below, tie]`` against each of the S
+        truths in ``thetas``, then the searches on which the estimator
+        failed.
+    """
+    S = len(thetas)
     groups = estimate_rows(ests, B, ns, target)
     jobs = [Job(K.sign_counts_chunks, (B, truth.sampler, g.wts, g.func, g.ns,
                                        np.tile(thetas, len(g.indices)), tol), search_streams(B))
@@ -189,10 +225,7 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
         part, = run([job], dataclasses.replace(options, replicates=M),
                     f"{', '.join(ests[k].name for k in group)} ({M:,} searches of B={B})")
         counts[group] = part.astype(np.int64)
-    return [_dataset(truth, B, target, ests, ns, counts_of, counts[..., [2 * s, 2 * s + 1, -1]],
-                     method, thetas[s], ses[s], exact_theta, level, options, truth_replicates,
-                     tol)
-            for s, method in enumerate(methods)]
+    return counts
 
 
 def _dataset(truth, B, target, ests, ns, counts_of, counts, truth_method, theta, theta_se,

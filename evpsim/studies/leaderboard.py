@@ -26,6 +26,7 @@ fewer searches (the first of each cell's), and the result says how many.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -187,12 +188,53 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
         for the others); scalar coordinates ``truth``, ``B``, ``curve``,
         ``bounds_lo``, ``bounds_hi``.
     """
+    coverage_replicates = _renamed_samples(samples, coverage_replicates, 1000)
+    run = _cell_run(dist, B, curve, estimators, ci_methods, coverage_replicates, resamples)
+    parts = _cell_parts(run, seed=seed, workers=workers, replicates=replicates,
+                        python_replicates=python_replicates,
+                        coverage_replicates=coverage_replicates, resamples=resamples)
+    ds = xr.concat(parts, dim="n", join="outer", coords="minimal", compat="override",
+                   data_vars="all")
+    ests = run.ests
+    ds = ds.reindex(estimator=[e.name for e in ests])
+    # beyond B, estimators that do not extrapolate have no values
+    ds["exact"] = ds["exact"].fillna(False).astype(bool).transpose("estimator", "n")
+    ds["failures"] = ds["failures"].fillna(0).astype(np.int64)
+    for var in ("kind", "replicates"):
+        ds.coords[var] = ("estimator", [_first(parts, var, e.name) for e in ests])
+    ds.coords["curve"] = run.target.name
+    ds.coords["bounds_lo"], ds.coords["bounds_hi"] = run.bounds
+    ds.attrs.update(_attrs(parts, coverage_replicates, resamples, replicates))
+    return ds
+
+
+@dataclass(frozen=True)
+class _CellRun:
+    """A cell's truth, budget and curve, checked, with its estimators, CI methods and
+    budgets."""
+
+    truth: object
+    B: int
+    target: object
+    ests: list  # the estimators of the curve
+    all_meths: list  # every CI method asked for
+    meths: list  # the names of those that bound the curve at B
+    bounds: tuple  # the metric's range
+    ns: np.ndarray  # the budgets, up to 2B
+
+
+def _cell_run(dist, B, curve, estimators, ci_methods, coverage_replicates, resamples):
+    """Check a cell's arguments: the coverage battery's own checks too, before the bias
+    battery runs (which a sweep's check of its cells stops at), so that a cell refused
+    here leaves no store behind.
+
+    Returns
+    -------
+    _CellRun
+    """
     from ..intervals.family import check_resampling, resolve_ci_methods, split_ci_methods
     from ..truths.distributions import make_truth
-    from .bias import bias
-    from .coverage import coverage
 
-    coverage_replicates = _renamed_samples(samples, coverage_replicates, 1000)
     truth = make_truth(dist)
     B = check.B(B)
     target = as_target(curve)
@@ -204,38 +246,44 @@ def cell(dist, B, curve, *, seed=0, estimators=None, ci_methods=None, replicates
     meths = [m.name for m in all_meths if _bounds_curve(m, target, B)]
     bounds = metric_bounds(truth)
     ns = budgets(B)
-    # the coverage battery's own checks, before the bias battery (which a sweep's
-    # check of its cells stops at): a cell refused here leaves no store behind
     check.replicates(coverage_replicates, "coverage_replicates")
     check.integer(resamples, "resamples", minimum=2)
     if any(e.is_lstatistic for e in ests):
         check_resampling(split_ci_methods(resolve_ci_methods(meths))[3], target, B)
+    return _CellRun(truth, B, target, ests, all_meths, meths, bounds, ns)
+
+
+def _cell_parts(run, *, seed, workers, replicates, python_replicates, coverage_replicates,
+                resamples):
+    """The bias battery (and the coverage battery, for the L-statistics) at the budgets
+    up to B for every estimator, and beyond B for those that extrapolate.
+
+    Returns
+    -------
+    list of xarray.Dataset
+        One :func:`_cell_part` per range of budgets that has estimators.
+    """
+    from .bias import bias
+    from .coverage import coverage
+
+    ns, B = run.ns, run.B
     inside, beyond = ns[ns <= B], ns[ns > B]
     parts = []
-    common = dict(seed=seed, workers=workers, curve=target)
-    for part_ns, chosen in ((inside, ests), (beyond, [e for e in ests if e.extrapolates])):
+    common = dict(seed=seed, workers=workers, curve=run.target)
+    for part_ns, chosen in ((inside, run.ests),
+                            (beyond, [e for e in run.ests if e.extrapolates])):
         if not chosen or not part_ns.size:
             continue
         names = [e.name for e in chosen]
-        b = bias(truth, B, estimators=names, ns=part_ns, method="both", replicates=replicates,
-                 python_replicates=python_replicates, bounds=bounds, **common)
+        b = bias(run.truth, B, estimators=names, ns=part_ns, method="both",
+                 replicates=replicates, python_replicates=python_replicates, bounds=run.bounds,
+                 **common)
         lstats = [e.name for e in chosen if e.is_lstatistic]
-        c = coverage(truth, B, estimators=lstats, ci_methods=meths, ns=part_ns,
-                     replicates=coverage_replicates, resamples=resamples, bounds=bounds,
-                     **common) if lstats and meths else None
-        parts.append(_cell_part(b, c, target, all_meths if lstats else []))
-    ds = xr.concat(parts, dim="n", join="outer", coords="minimal", compat="override",
-                   data_vars="all")
-    ds = ds.reindex(estimator=[e.name for e in ests])
-    # beyond B, estimators that do not extrapolate have no values
-    ds["exact"] = ds["exact"].fillna(False).astype(bool).transpose("estimator", "n")
-    ds["failures"] = ds["failures"].fillna(0).astype(np.int64)
-    for var in ("kind", "replicates"):
-        ds.coords[var] = ("estimator", [_first(parts, var, e.name) for e in ests])
-    ds.coords["curve"] = target.name
-    ds.coords["bounds_lo"], ds.coords["bounds_hi"] = bounds
-    ds.attrs.update(_attrs(parts, coverage_replicates, resamples, replicates))
-    return ds
+        c = coverage(run.truth, B, estimators=lstats, ci_methods=run.meths, ns=part_ns,
+                     replicates=coverage_replicates, resamples=resamples, bounds=run.bounds,
+                     **common) if lstats and run.meths else None
+        parts.append(_cell_part(b, c, run.target, run.all_meths if lstats else []))
+    return parts
 
 
 def _first(parts, var, name):

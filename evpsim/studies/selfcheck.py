@@ -16,6 +16,7 @@ the user's, not a guarantee about the unknown truth.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -392,6 +393,70 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     >>> str(ds["check_bandwidth_rule"].item()), bool(ds["check_unlike"].item())
     ('cv', False)
     """
+    run = _check_run(scores, labels=labels, estimators=estimators, ci_methods=ci_methods,
+                     level=level, bounds=bounds, minimize=minimize, replicates=replicates,
+                     resamples=resamples, seed=seed, bandwidth=bandwidth,
+                     construction=construction, workers=workers, progress=progress,
+                     curve=curve, stop=stop)
+    models = run.models
+    fits = [_fit(run.sign * model.scores, run.bandwidth, run.construction, run.flipped, k,
+                 model) for k, model in enumerate(models)]
+    truths = [load_kde(fit) for fit in fits]
+    parts, done = [], []
+    for k, truth in enumerate(truths):
+        cov = _model_coverage(run, k, truth)
+        done.append(int(cov.attrs["replicates"]))
+        parts.append(_coverage_part(run, cov))
+    ds = xr.concat(parts, dim="model", join="outer")
+    ds["check_searches"] = ("model", done, {"long_name": "searches simulated (the run stops "
+                                                         "once every verdict is settled)"})
+    ds["check_resamples"] = ("model", run.sizes,
+                             {"long_name": "resamples per simulated search"})
+    ds = ds.assign_coords(
+        model=[m.label for m in models],
+        check_bandwidth=("model", [f.attrs["bandwidth"] for f in fits]),
+        check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]))
+    ds = ds.merge(_fit_diagnostics(models, truths, fits, run.sign))
+    if len(models) > 1:
+        ds = ds.merge(_ranking_errors(models, truths, run.estimators, run.replicates, seed,
+                                      workers, run.progress, run.target), join="left")
+    ds.attrs.update(_check_attrs(run))
+    return ds
+
+
+@dataclass(frozen=True)
+class _CheckRun:
+    """The checked arguments of :func:`self_check` and what they imply."""
+
+    models: list
+    kind: Target  # the curve asked for
+    target: Target  # the same curve, larger being better
+    sign: float  # -1.0 for losses: the scores times sign are larger-is-better
+    estimators: object
+    ci_methods: object
+    level: float
+    bandwidth: object
+    construction: str
+    bounds: tuple  # the metric's range, in the scores' own direction
+    flipped: tuple  # the same, larger being better
+    replicates: int
+    sizes: list  # resamples per simulated search of each model
+    seed: int
+    workers: int
+    stop: bool
+    progress: bool
+
+
+def _check_run(scores, *, labels, estimators, ci_methods, level, bounds, minimize, replicates,
+               resamples, seed, bandwidth, construction, workers, progress, curve, stop):
+    """Check the arguments of :func:`self_check`, in the order its errors name them, and
+    fill in the defaults that depend on the models (the interval :func:`evpsim.curve`
+    would use, the metric's range, the resamples).
+
+    Returns
+    -------
+    _CheckRun
+    """
     models = as_models(scores, labels)
     minimize = check.boolean(minimize, "minimize")
     kind = as_target(curve)
@@ -413,55 +478,62 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     stop, progress = check.boolean(stop, "stop"), check.boolean(progress, "progress")
     sizes = [check_resamples(m.scores.size, ci_methods) if resamples is None else resamples
              for m in models]
-    fits = [_fit(sign * model.scores, bandwidth, construction, flipped, k, model)
-            for k, model in enumerate(models)]
-    truths = [load_kde(fit) for fit in fits]
-    parts, done = [], []
-    for k, (model, truth) in enumerate(zip(models, truths)):
-        bar = False
-        rule = Settled(replicates, level, early=stop)
-        if progress:
-            from ..engine.montecarlo import Progress
+    return _CheckRun(models, kind, target, sign, estimators, ci_methods, level, bandwidth,
+                     construction, (lo, hi), flipped, replicates, sizes, seed, workers, stop,
+                     progress)
 
-            bar = Progress(f"self-check {k + 1}/{len(models)}: {model.label}",
-                           replicates * _jobs(ci_methods), tick=5.0, upto=stop,
-                           delay=0.0)  # after the first model: at once
-            if k == 0:
-                rule = _Pilot(models, sizes, rule, construction, estimators, ci_methods,
-                              workers, bar).rule(level, stop)
-        cov = coverage(truth, model.scores.size, estimators=estimators, ci_methods=ci_methods,
-                       level=level, replicates=replicates, resamples=sizes[k], seed=seed,
-                       bounds=flipped if construction == "centered" else None,
-                       workers=workers, progress=bar, curve=target, stop=rule)
-        done.append(int(cov.attrs["replicates"]))
-        part = xr.Dataset({f"check_{v}": cov[v] for v in
-                           ("coverage", "coverage_lower", "coverage_upper", "coverage_all")})
-        part[f"check_{target.symbol}"] = sign * cov[target.symbol]
-        parts.append(part.drop_vars([c for c in part.coords if c not in
-                                     ("estimator", "ci_method", "n", "ci_method_kind")]))
-    ds = xr.concat(parts, dim="model", join="outer")
-    ds["check_searches"] = ("model", done, {"long_name": "searches simulated (the run stops "
-                                                         "once every verdict is settled)"})
-    ds["check_resamples"] = ("model", sizes, {"long_name": "resamples per simulated search"})
-    ds = ds.assign_coords(
-        model=[m.label for m in models],
-        check_bandwidth=("model", [f.attrs["bandwidth"] for f in fits]),
-        check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]))
-    ds = ds.merge(_fit_diagnostics(models, truths, fits, sign))
-    if len(models) > 1:
-        ds = ds.merge(_ranking_errors(models, truths, estimators, replicates, seed, workers,
-                                      progress, target), join="left")
-    rule = bandwidth if isinstance(bandwidth, str) else f"given ({bandwidth:g})"
-    ds.attrs.update(check_curve=kind.name, check_replicates=replicates,
-                    check_stop=Settled(replicates, level, early=stop).describe(),
-                    check_seed=seed,
-                    check_bounds=[lo, hi], check_level=level, check_construction=construction,
-                    check_bandwidth_asked=rule,
-                    check_truth=f"{construction} discretized Gaussian KDE of each model's "
-                                f"scores ({rule} bandwidth)"
-                                + (", clipped to the bounds" if construction == "centered"
-                                   else ""))
-    return ds
+
+def _model_coverage(run, k, truth):
+    """The coverage run of model k on its KDE ``truth``, with its progress line (the
+    first model's announced by a timed pilot) and its stopping rule.
+
+    Returns
+    -------
+    xarray.Dataset
+        The result of :func:`evpsim.coverage`.
+    """
+    model = run.models[k]
+    bar = False
+    rule = Settled(run.replicates, run.level, early=run.stop)
+    if run.progress:
+        from ..engine.montecarlo import Progress
+
+        bar = Progress(f"self-check {k + 1}/{len(run.models)}: {model.label}",
+                       run.replicates * _jobs(run.ci_methods), tick=5.0, upto=run.stop,
+                       delay=0.0)  # after the first model: at once
+        if k == 0:
+            rule = _Pilot(run.models, run.sizes, rule, run.construction, run.estimators,
+                          run.ci_methods, run.workers, bar).rule(run.level, run.stop)
+    return coverage(truth, model.scores.size, estimators=run.estimators,
+                    ci_methods=run.ci_methods, level=run.level, replicates=run.replicates,
+                    resamples=run.sizes[k], seed=run.seed,
+                    bounds=run.flipped if run.construction == "centered" else None,
+                    workers=run.workers, progress=bar, curve=run.target, stop=rule)
+
+
+def _coverage_part(run, cov):
+    """One model's ``check_*`` variables from its coverage run, in the scores' own
+    direction."""
+    part = xr.Dataset({f"check_{v}": cov[v] for v in
+                       ("coverage", "coverage_lower", "coverage_upper", "coverage_all")})
+    part[f"check_{run.target.symbol}"] = run.sign * cov[run.target.symbol]
+    return part.drop_vars([c for c in part.coords if c not in
+                           ("estimator", "ci_method", "n", "ci_method_kind")])
+
+
+def _check_attrs(run):
+    """What was checked, and how: the ``check_*`` attributes."""
+    rule = run.bandwidth if isinstance(run.bandwidth, str) else f"given ({run.bandwidth:g})"
+    construction = run.construction
+    return dict(check_curve=run.kind.name, check_replicates=run.replicates,
+                check_stop=Settled(run.replicates, run.level, early=run.stop).describe(),
+                check_seed=run.seed,
+                check_bounds=list(run.bounds), check_level=run.level,
+                check_construction=construction, check_bandwidth_asked=rule,
+                check_truth=f"{construction} discretized Gaussian KDE of each model's "
+                            f"scores ({rule} bandwidth)"
+                            + (", clipped to the bounds" if construction == "centered"
+                               else ""))
 
 
 def kde_options(ci_methods, bandwidth, construction):

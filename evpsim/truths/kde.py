@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -311,6 +312,60 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
     >>> load_kde(fit).theta([1]).round(4)
     array([0.6443])
     """
+    spec = _fit_spec(scores, bandwidth, construction, bins, bounds, name,
+                     dict(model=model, metric=metric, source=source, note=note))
+
+    import xarray as xr
+
+    grid = _fit_grid(spec, bandwidth)
+    masses, outside = _interval_masses(spec.xs, grid.bw, grid.edges)
+    pmf = masses / masses.sum()
+    support = _support(grid.edges, spec.construction)
+    return xr.Dataset(
+        {"pmf": ("x", pmf, {"long_name": "probability mass at the support point"}),
+         "edges": ("edge", grid.edges, {"long_name": "edges of the grid's intervals"})},
+        coords={"x": ("x", support, {"long_name": f"support point ({metric or 'score'})"})},
+        attrs=_fit_attrs(spec, grid, outside, name, model, metric, source, note))
+
+
+@dataclass(frozen=True)
+class _FitSpec:
+    """The checked scores and options of a :func:`fit_kde` fit."""
+
+    xs: np.ndarray
+    construction: str
+    bins: int
+    lo: float
+    hi: float
+    clipped: bool  # bounds were given
+
+
+@dataclass(frozen=True)
+class _FitGrid:
+    """A fit's bandwidth (and the rule that gave it) and the edges of its grid."""
+
+    rule: str
+    bw: float
+    lo: float
+    hi: float
+    edges: np.ndarray
+
+
+def _fit_spec(scores, bandwidth, construction, bins, bounds, name, texts):
+    """Check the arguments of :func:`fit_kde`, in the order its errors name them.
+
+    Parameters
+    ----------
+    scores, bandwidth, construction, bins, bounds, name
+        As in :func:`fit_kde`.
+    texts : dict
+        ``model``, ``metric``, ``source`` and ``note``: None or a string.
+
+    Returns
+    -------
+    _FitSpec
+        The scores as floats; ``lo, hi`` the bounds (infinite without).
+    """
     xs = check.scores(scores)
     if isinstance(bandwidth, str):
         check.choice(bandwidth, "bandwidth", RULES)
@@ -329,18 +384,30 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
     else:
         lo, hi = -math.inf, math.inf
     check_name(name)
-    for key, val in (("model", model), ("metric", metric), ("source", source), ("note", note)):
+    for key, val in texts.items():
         if val is not None and not isinstance(val, str):
             raise check.InvalidType(key, f"{key} must be a string, got {type(val).__name__}")
+    return _FitSpec(xs, construction, bins, lo, hi, bounds is not None)
 
-    import xarray as xr
 
+def _fit_grid(spec, bandwidth):
+    """The bandwidth and the grid of ``bins + 1`` edges, ``3 bw`` beyond the extreme
+    scores and clipped to the bounds.
+
+    Raises
+    ------
+    ValueError
+        For a grid beyond ``+-1e70``, or intervals narrower than
+        floating-point resolution (naming ``bandwidth`` when it was given,
+        else ``scores``).
+    """
+    xs, bins = spec.xs, spec.bins
     if isinstance(bandwidth, str):
         rule, bw = bandwidth, kde_bandwidth(xs, bandwidth)
     else:
         rule, bw = "given", float(bandwidth)
-    grid_lo = max(float(xs.min()) - _CUT * bw, lo)
-    grid_hi = min(float(xs.max()) + _CUT * bw, hi)
+    grid_lo = max(float(xs.min()) - _CUT * bw, spec.lo)
+    grid_hi = min(float(xs.max()) + _CUT * bw, spec.hi)
     arg = "bandwidth" if rule == "given" else "scores"
     if max(abs(grid_lo), abs(grid_hi)) > check.MAX_SCORE:
         raise check.InvalidArgument(arg, f"bandwidth {bw:.3g} stretches the grid to "
@@ -348,46 +415,47 @@ def fit_kde(scores, *, bandwidth="normal-reference", construction="tang2020", bi
                                          f"+-{check.MAX_SCORE:.0e} that scores may span; "
                                          f"choose a smaller bandwidth")
     edges = np.linspace(grid_lo, grid_hi, int(bins) + 1)
-    if not np.all(np.diff(edges) > 0) or np.unique(
-            edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
-    ).size < bins:
+    if not np.all(np.diff(edges) > 0) or np.unique(_support(edges, spec.construction)
+                                                   ).size < bins:
         raise check.InvalidArgument(arg, f"{bins:,} intervals on [{grid_lo:.17g}, "
                                          f"{grid_hi:.17g}] (bandwidth {bw:.3g}) are narrower "
                                          f"than floating-point resolution; use fewer bins or "
                                          f"a larger bandwidth")
-    masses, outside = _interval_masses(xs, bw, edges)
-    pmf = masses / masses.sum()
-    support = edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+    return _FitGrid(rule, bw, grid_lo, grid_hi, edges)
+
+
+def _support(edges, construction):
+    """The support points: each interval's left edge (``"tang2020"``) or centre."""
+    return edges[:-1] if construction == "tang2020" else 0.5 * (edges[:-1] + edges[1:])
+
+
+def _fit_attrs(spec, grid, outside, name, model, metric, source, note):
+    """A fit's attributes: what was fitted, how, and the mass dropped outside the grid."""
+    xs, lo, hi = spec.xs, spec.lo, spec.hi
     what = " ".join(s for s in (model, metric) if s) or "scores"
-    where = f" on [{lo:g}, {hi:g}]" if bounds is not None else ""
-    title = "Tang2020" if construction == "tang2020" else "centered"
-    description = f"{title} KDE of {xs.size} {what}{where} (bw {bw:.3g})"
-    attrs = {
+    where = f" on [{lo:g}, {hi:g}]" if spec.clipped else ""
+    title = "Tang2020" if spec.construction == "tang2020" else "centered"
+    return {
         "name": name,
-        "description": description,
-        "construction": construction,
+        "description": f"{title} KDE of {xs.size} {what}{where} (bw {grid.bw:.3g})",
+        "construction": spec.construction,
         "kernel": "gaussian",
-        "bandwidth": bw,
-        "bandwidth_rule": rule,
+        "bandwidth": grid.bw,
+        "bandwidth_rule": grid.rule,
         "runs": int(xs.size),
         "source": source or "",
         "model": model or "",
         "metric": metric or "",
         "note": note or "",
-        "bins": int(bins),
-        "grid_lo": grid_lo,
-        "grid_hi": grid_hi,
+        "bins": int(spec.bins),
+        "grid_lo": grid.lo,
+        "grid_hi": grid.hi,
         "bounds_lo": lo,
         "bounds_hi": hi,
         "mass_outside_grid": outside,
         "scores_min": float(xs.min()),
         "scores_max": float(xs.max()),
     }
-    return xr.Dataset(
-        {"pmf": ("x", pmf, {"long_name": "probability mass at the support point"}),
-         "edges": ("edge", edges, {"long_name": "edges of the grid's intervals"})},
-        coords={"x": ("x", support, {"long_name": f"support point ({metric or 'score'})"})},
-        attrs=attrs)
 
 
 #: the rule a :func:`fit_kde_cv` fit records where cross-validation finds no best bandwidth

@@ -121,8 +121,6 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
     >>> dict(ds["bias"].sizes)
     {'dist': 2, 'B': 2, 'estimator': 1, 'n': 10}
     """
-    from ..montecarlo import Progress
-
     with Signals() as signals:
         if grid is None:
             grid = Grid.make(battery, axes, options, seed)
@@ -135,29 +133,61 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
             todo = sorted((c for c in cells if cell_key(c) not in results), key=lambda c: -c["B"])
             ran_on = 0
             if todo:
-                with open_backend(backend, workers, scheduler) as runner:
-                    with signals.held():  # files are written whole, signal or not
-                        kept.create()
-                    ran_on = runner.workers
-                    bar = Progress(f"sweep ({len(cells)} cells, {len(results)} kept)",
-                                   len(cells), enabled=progress, initial=len(results),
-                                   warmup=min(runner.slots, len(todo)))
-
-                    finished = itertools.count(len(results) + 1)
-
-                    def done(cell, ds):
-                        with signals.held():
-                            kept.save(cell, ds)
-                        bar.update(next(finished))
-
-                    try:
-                        runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed,
-                                                 _registered()),
-                                   done, signals)
-                    finally:
-                        bar.close()
+                ran_on = _compute(grid, kept, todo, (backend, workers, scheduler), signals,
+                                  total=len(cells), before=len(results), progress=progress)
                 results.update({cell_key(c): kept.load(c) for c in todo})
             ds = combine(grid, results)
         ds.attrs.update(backend=backend, workers=ran_on, cells_computed=len(todo))
         signals.check()
         return ds
+
+
+def _compute(grid, kept, todo, backend, signals, *, total, before, progress):
+    """Compute the cells ``todo`` on a backend, each kept in the store as it comes in.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep's grid (battery, options and seed of every cell).
+    kept : Store
+        The checkpoint store, created here: nothing is written before the
+        backend has started.
+    todo : list of dict
+        The cells to compute, in the order they are handed out.
+    backend : (str, int, str or None)
+        Backend, workers and scheduler, checked (see
+        :func:`~.backends.open_backend`).
+    signals : Signals
+        Holds SIGINT and SIGTERM while a file is written.
+    total, before : int
+        Cells of the grid, and those the store had already.
+    progress : bool
+        Show the progress bar.
+
+    Returns
+    -------
+    int
+        The worker processes the cells ran on.
+    """
+    from ..montecarlo import Progress
+
+    with open_backend(*backend) as runner:
+        with signals.held():  # files are written whole, signal or not
+            kept.create()
+        ran_on = runner.workers
+        bar = Progress(f"sweep ({total} cells, {before} kept)", total, enabled=progress,
+                       initial=before, warmup=min(runner.slots, len(todo)))
+
+        finished = itertools.count(before + 1)
+
+        def done(cell, ds):
+            with signals.held():
+                kept.save(cell, ds)
+            bar.update(next(finished))
+
+        try:
+            runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed, _registered()),
+                       done, signals)
+        finally:
+            bar.close()
+    return ran_on
