@@ -12,7 +12,6 @@ from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..intervals.resampling import no_tail
 from ..io.searchfiles import describe_reading
-from ..io.trackers.sources import source_kind
 from ..io.trials import direction
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
                                  SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
@@ -21,7 +20,8 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
 from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
-from .tracker_args import SOURCES_HELP, add_tracker_args, tracker_inputs, tracker_options
+from .tracker_args import (SOURCES_HELP, add_tracker_args, tracked, tracker_inputs,
+                           tracker_options)
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 
@@ -159,11 +159,13 @@ def _read(args):
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    return read_results(args.results, column=args.column, field=args.field, group=args.group,
-                        select=select, reduce=args.reduce, time_field=args.time_field,
-                        labels=_split(args.labels), diverged=args.diverged,
-                        failed=args.failed, bounds=args.bounds, minimize=args.minimize,
-                        **tracker_options(args))
+    searches = read_results(args.results, column=args.column, field=args.field,
+                            group=args.group, select=select, reduce=args.reduce,
+                            time_field=args.time_field, labels=_split(args.labels),
+                            diverged=args.diverged, failed=args.failed, bounds=args.bounds,
+                            minimize=args.minimize, **tracker_options(args))
+    args.minimize = direction(searches, args.minimize)  # a minimising study's, say
+    return searches
 
 
 def _describe(search):
@@ -566,10 +568,8 @@ def _refuse_unused(args):
 
 def run(args):
     check_outputs(args)
-    if args.x_axis == "time" and args.time_field is None and not all(map(source_kind,
-                                                                         args.results)):
-        raise UserError("--x-axis time needs --time-field (a tracker's results carry their "
-                        "times)")
+    if args.x_axis == "time" and args.time_field is None and not tracked(args.results):
+        raise UserError("--x-axis time needs --time-field (a tracker's results carry times)")
     if args.check and args.n_max is not None:
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")
@@ -580,7 +580,6 @@ def run(args):
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
     searches = _read(args)
-    args.minimize = direction(searches, args.minimize)  # a minimising study's, say
     target = as_target(args.curve)
     if args.check:
         general = [e.name for e in resolve_estimators(args.estimators, target)
