@@ -452,6 +452,10 @@ def test_raytune_committed_experiment(capsys, tmp_path):
     assert f"kept {errored} run marked status ERROR, scored by the value it recorded" \
         in lines[0]
     assert "sampler BasicVariantGenerator (random search)" in lines[0]
+    assert "time (s)" in "\n".join(lines)  # time_total_s: the table's time column
+    main(["curve", str(RAY), "--field", "accuracy", "--reduce", "max", *FAST, "--x-axis", "time",
+          "--plot", str(tmp_path / "time.png")])  # no --time-field: the trials carry times
+    assert (tmp_path / "time.png").stat().st_size > 0, capsys.readouterr().err
     s, = read_results([RAY], field="accuracy", reduce="last", diverged="drop")
     assert s.scores.size == len(scores) - errored and s.dropped == {
         "flagged as diverged (status ERROR)": errored}

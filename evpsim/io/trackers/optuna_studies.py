@@ -123,8 +123,10 @@ def read_study(study, *, field=None, pruned="last", failed="worst", diverged="ke
                bounds=None, minimize=False):
     """Read an :class:`optuna.Study` object as one model (see :func:`read_optuna`).
 
-    Its sampler is the study's own (``study.sampler``) unless the storage
-    holds the traces of another.
+    Its sampler is the study's user attribute ``sampler``, or the traces of
+    one in its trials, else the study object's own (``study.sampler``): the
+    sampler it ran with when it was created in this session, but Optuna's
+    default (``TPESampler``) for a study loaded without one.
     """
     model = _trials(study, field, f"study {study.study_name!r}", {},
                     source=f"the study {study.study_name!r}", own=type(study.sampler).__name__)
