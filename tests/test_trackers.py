@@ -259,8 +259,8 @@ def test_optuna_bad_input(capsys, tmp_path, monkeypatch, storage):
     refused(capsys, tmp_path, monkeypatch, f"optuna:{DATA / 'mlp.txt'}",
             "does not open as an Optuna storage", watched=[DATA])
     monkeypatch.setitem(__import__("sys").modules, "optuna", None)
-    refused(capsys, tmp_path, monkeypatch, f"{url}", "needs the optuna package",
-            "pip install 'evpsim-toolkit[optuna]'")
+    refused(capsys, tmp_path, monkeypatch, f"{url}", "needs optuna, evpsim's 'optuna' extra",
+            "pip install optuna")
 
 
 # --- MLflow --------------------------------------------------------------------------------
@@ -335,6 +335,19 @@ def test_mlflow_curve_is_v_of_the_runs_by_the_rules(capsys, tmp_path, mlflow_sto
         np.testing.assert_allclose(estimates(ds, model),
                                    v_curve(mlflow_by_hand(mlflow_store, model)), rtol=0,
                                    atol=1e-12)
+
+
+def test_mlflow_metric_history_reduced(mlflow_store):
+    client = mlflow_store["client"]
+    s, = read_results([f"mlflow:{mlflow_store['uri']}"], field="metrics.acc", reduce="max",
+                      diverged="drop")
+    runs = client.search_runs([mlflow_store["experiment"]],
+                              order_by=["attributes.start_time ASC"])
+    best = [max(m.value for m in client.get_metric_history(r.info.run_id, "acc"))
+            for r in runs if r.info.status == "FINISHED"]
+    np.testing.assert_array_equal(s.scores, best)
+    assert s.dropped == {"flagged as diverged (status FAILED)": 1,
+                         "flagged as diverged (status KILLED)": 1, "still running": 1}
 
 
 @pytest.mark.slow

@@ -52,13 +52,18 @@ class Trials:
     timed: bool = True
 
 
+#: the package each extra of the readers brings
+EXTRAS = {"optuna": "optuna", "mlflow": "mlflow-skinny", "tensorboard": "tensorboard"}
+
+
 def need(module, extra, what):
     """Import an optional package, or say in one line which extra installs it."""
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise check.InvalidArgument("path", f"reading {what} needs the {module} package: "
-                                            f"pip install 'evpsim-toolkit[{extra}]'") from None
+        raise check.InvalidArgument("path", f"reading {what} needs {EXTRAS[extra]}, evpsim's "
+                                            f"{extra!r} extra: pip install {EXTRAS[extra]}, or "
+                                            f"evpsim with [{extra}]") from None
 
 
 def trial(number, score, state="", *, duration=math.nan, missing="", reduce=None,
