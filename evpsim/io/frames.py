@@ -61,6 +61,7 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
     Returns
     -------
     list of Search
+        One per value of ``group``, in the order they first appear (or one).
 
     Examples
     --------

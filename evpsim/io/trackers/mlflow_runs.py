@@ -64,6 +64,7 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
     Returns
     -------
     list of Search
+        One per experiment, or per value of ``group`` in each.
 
     Raises
     ------

@@ -50,6 +50,7 @@ def read_tensorboard(folder, *, field=None, reduce=None, pruned="last", failed="
     Returns
     -------
     list of Search
+        One, with a trial per run.
 
     Raises
     ------
