@@ -20,7 +20,7 @@ from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_metho
                                register_ci_method, unregister_ci_method)
 from .io.searchfiles import Search, read_scores, read_searches
 from .io.shipped import list_searches, search_path
-from .report.plots import plot_curve
+from .report.curves import plot_curve
 from .studies.bias import bias
 from .studies.compare import compare_curves, comparison_errors
 from .studies.coverage import coverage

@@ -78,28 +78,80 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     >>> g(-0.02125), g(4e-17), g(-1e-7), g(0.5)
     ('-0.02125', '0.00000', '0.00000', '+0.50000')
     """
+    layout = _layout(_column(values, zero), digits, spread)
+    return _printer(("+" if sign else "") + layout, zero)
+
+
+def _column(values, zero):
+    """The finite numbers of a column, those at or below ``zero`` in magnitude set to 0.
+
+    Parameters
+    ----------
+    values : array_like of float, or a list of them
+        As :func:`formatter` takes them (None counts as NaN).
+    zero : float
+        The magnitude of rounding noise of an exact zero.
+
+    Returns
+    -------
+    numpy.ndarray
+        One flat array of floats.
+    """
     parts = values if isinstance(values, (list, tuple)) else [values]
     xs = np.concatenate([np.ravel(np.asarray(np.nan if v is None else v, dtype=float))
                          for v in parts] or [np.empty(0)])
     xs = xs[np.isfinite(xs)]
-    xs = np.where(np.abs(xs) <= zero, 0.0, xs)
+    return np.where(np.abs(xs) <= zero, 0.0, xs)
+
+
+def _layout(xs, digits, spread):
+    """The format specification of a column of finite numbers, as :func:`formatter` chooses it.
+
+    Parameters
+    ----------
+    xs : numpy.ndarray
+        The column's finite numbers (see :func:`_column`).
+    digits : int
+        Significant digits of the largest magnitude.
+    spread : bool
+        Add digits when the values are close relative to their size.
+
+    Returns
+    -------
+    str
+        A fixed-point (``.Nf``) or scientific (``.Ne``) specification, unsigned.
+    """
     sizes = np.abs(xs[xs != 0])
-    width = float(xs.max() - xs.min()) if xs.size > 1 else 0.0
     if not sizes.size:
-        layout = f".{min(digits, 4)}f"
-    else:
-        top = math.floor(math.log10(sizes.max()))  # powers of ten
-        decimals = digits - 1 - top
-        least = 1 - math.floor(math.log10(sizes.min()))  # two digits of the smallest
-        # digits to show the range with three: none when more than 6 would be needed,
-        # for a range that narrow is rounding noise
-        more = 0 if not spread or width == 0 else top - math.floor(math.log10(width)) + 3 - digits
-        more = more if 0 <= more <= 6 else 0
-        if FIXED_LOW <= sizes.max() < FIXED_HIGH and least <= decimals + 6:
-            layout = f".{min(max(decimals + more, least, 0), 12)}f"
-        else:
-            layout = f".{digits + more - 1}e"
-    layout = ("+" if sign else "") + layout
+        return f".{min(digits, 4)}f"
+    width = float(xs.max() - xs.min()) if xs.size > 1 else 0.0
+    top = math.floor(math.log10(sizes.max()))  # powers of ten
+    decimals = digits - 1 - top
+    least = 1 - math.floor(math.log10(sizes.min()))  # two digits of the smallest
+    # digits to show the range with three: none when more than 6 would be needed,
+    # for a range that narrow is rounding noise
+    more = 0 if not spread or width == 0 else top - math.floor(math.log10(width)) + 3 - digits
+    more = more if 0 <= more <= 6 else 0
+    if FIXED_LOW <= sizes.max() < FIXED_HIGH and least <= decimals + 6:
+        return f".{min(max(decimals + more, least, 0), 12)}f"
+    return f".{digits + more - 1}e"
+
+
+def _printer(layout, zero):
+    """The function that prints one number in ``layout``.
+
+    Parameters
+    ----------
+    layout : str
+        A format specification from :func:`_layout`, ``+`` in front for signed numbers.
+    zero : float
+        Magnitudes at or below it print as an unsigned zero.
+
+    Returns
+    -------
+    callable
+        ``f(x) -> str``: ``-`` for NaN, infinities and None.
+    """
     scientific = layout.endswith("e")
     unsigned = layout.lstrip("+")
 

@@ -34,7 +34,7 @@ MOVED = {
     "evpsim.leaderboard_report": "evpsim.report.leaderboard",
     "evpsim.mctheta": "evpsim.truths.mctheta",
     "evpsim.montecarlo": "evpsim.engine.montecarlo",
-    "evpsim.plots": "evpsim.report.plots",
+    "evpsim.plots": "evpsim.report",
     "evpsim.procedures": "evpsim.intervals.resampling",
     "evpsim.pyrun": "evpsim.estimators.pyrun",
     "evpsim.python_estimators": "evpsim.estimators.python_builtins",

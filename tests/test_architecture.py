@@ -84,7 +84,8 @@ def test_score_files_are_read_in_one_module():
         used |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         checks = used & {"text_file", "file_score"}
         assert not checks, f"{module} reads a score file itself: it calls {checks}"
-        assert "csv" not in {m for m, _ in MODULES[module]}, f"{module} imports csv"
+        if module != "evpsim.report.tables":  # which writes the tables as CSV, reads none
+            assert "csv" not in {m for m, _ in MODULES[module]}, f"{module} imports csv"
 
 
 def test_import_evpsim_does_not_import_matplotlib():

@@ -2008,8 +2008,13 @@ C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-metho
                                        "resampling CI methods; --ci-methods dkw resamples "
                                        "nothing")
 C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
-  "--plot-ci-method applies to the figure: add --plot FILE.png, or drop it")
+  "--plot-ci-method applies to the figure: add --plot FILE.png (or --html FILE.html), or "
+  "drop it")
 C("usage", "curve-log-x-no-plot", "curve {d}/good.txt --log-x", "--log-x applies to the figure")
+C("usage", "curve-linear-x-no-plot", "curve {d}/good.txt --linear-x",
+  "--linear-x applies to the figure")
+C("usage", "curve-log-and-linear-x", "curve {d}/good.txt --log-x --linear-x --plot c.png",
+  "argument --linear-x: not allowed with argument --log-x")
 C("usage", "curve-x-axis-no-plot", "curve {d}/good.txt --x-axis n",
   "--x-axis applies to the figure")
 C("usage", "bias-exact-replicates", "bias --method exact --replicates 500",

@@ -379,7 +379,7 @@ def test_check_bandwidth_and_construction(capsys):
 
 
 def test_table_rows_follow_1_2_5_and_show_crossings_and_budgets(capsys):
-    from evpsim.cli.curve import table_ns
+    from evpsim.report.tables import table_ns
 
     assert table_ns(441) == [1, 2, 3, 5, 10, 20, 50, 100, 200, 441]
     assert table_ns(12) == list(range(1, 13))

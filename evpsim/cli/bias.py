@@ -170,7 +170,7 @@ def run(args):
         else:
             print("\nMonte Carlo vs exact: not checked; every estimate is exact (the truth is "
                   "a single value), so no standard error is above zero")
-    from ..report.plots import plot_bias
+    from ..report import plot_bias
 
     save_outputs(args, ds, plot_bias)
     return 0

@@ -472,14 +472,16 @@ def check_outputs(args):
         raise UserError(f"--out and --plot name the same file {str(Path(args.out))!r}")
 
 
-def save_outputs(args, ds, plot_fn):
-    """Write ``--out`` and ``--plot`` all or nothing, and say so."""
+def save_outputs(args, ds, plot_fn, extra=()):
+    """Write ``--out``, ``--plot`` and the ``(path, write)`` items of ``extra`` (a
+    command's own outputs, see :func:`evpsim.io.results.atomic_write_all`) all or
+    nothing, and say so."""
     items = []
     if getattr(args, "out", None):
         items.append((args.out, lambda tmp: ds.to_netcdf(tmp, engine=ENGINE)))
     if getattr(args, "plot", None):
         items.append((args.plot, lambda tmp: plot_fn(ds, tmp)))
-    for path in atomic_write_all(items):
+    for path in atomic_write_all([*items, *extra]):
         print(f"wrote {path}")
 
 

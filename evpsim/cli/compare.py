@@ -231,7 +231,7 @@ def run(args):
         _print_curves(ds, args.all)
     else:
         _print_errors(ds, args.all)
-    from ..report.plots import plot_compare_curves, plot_comparison_errors
+    from ..report import plot_compare_curves, plot_comparison_errors
 
     save_outputs(args, ds, plot_compare_curves if curves_mode else plot_comparison_errors)
     return 0

@@ -167,7 +167,7 @@ def run(args):
     if lines:
         print()
         print("\n".join(lines))
-    from ..report.plots import plot_coverage
+    from ..report import plot_coverage
 
     save_outputs(args, ds, plot_coverage)
     return 0

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .. import _validate as check
-from .._format import formatter, interval, number, render
+from .._format import number
 from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method
 from ..intervals.resampling import no_tail
+from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
+from ..report.curvefigure import LOG_X_FROM, plot_check_coverage, plot_curve_figure
+from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
+                             curve_tables, pair_B, reading_table, shown_ns, write_tables)
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
                                  SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
                                  kde_options, metric_range, model_error, self_check)
@@ -20,10 +26,12 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
 from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
-from .tracker_args import (SOURCES_HELP, add_tracker_args, tracked, tracker_inputs,
-                           tracker_options)
+from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracked,
+                           tracker_inputs, tracker_options)
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
+#: endings of ``--html``
+HTML_SUFFIXES = (".html", ".htm")
 
 
 def add_parser(subparsers):
@@ -49,6 +57,30 @@ def add_parser(subparsers):
                   "--bounds 0,1 --plot curves.png",
                   "evpsim curve data:reuters-lstm --bounds 0,1 --target 0.8 --check "
                   "--check-replicates 200 --check-resamples 500"])
+    _add_reading_args(p)
+    _add_curve_args(p)
+    _add_check_args(p)
+    _add_figure_args(p)
+    add_output_args(p)
+    _add_report_args(p)
+    p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
+                                            "n_max": "n_max",
+                                            "python_resamples": "python_resamples",
+                                            "path": "results",
+                                            "bandwidth": "check_bandwidth",
+                                            "construction": "check_construction",
+                                            **TRACKER_FLAGS})
+    return p
+
+
+def _add_reading_args(p):
+    """The score files and how to read them: RESULTS and the group "reading the results".
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
@@ -71,6 +103,18 @@ def add_parser(subparsers):
                    help="the scores are losses: curves of the expected minimum")
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
+    add_tracker_args(g)
+
+
+def _add_curve_args(p):
+    """The group "curves and intervals": estimators, curve, CI methods, level, resamples,
+    seed, bounds, target.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     c = p.add_argument_group("curves and intervals")
     c.add_argument("--estimators", default=None, metavar="LIST",
                    help="comma-separated estimators (default: V for the mean curve, quantile "
@@ -103,6 +147,16 @@ def add_parser(subparsers):
                         "guesses 0,1 or 0,100 without it")
     c.add_argument("--target", type=real,
                    help="a score to reach: report the smallest budget that reaches it")
+
+
+def _add_check_args(p):
+    """The group "self-check": --check and its sizes, bandwidth, construction and workers.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     k = p.add_argument_group("self-check")
     k.add_argument("--check", action="store_true",
                    help="simulate searches of your B from a KDE fitted to your scores and "
@@ -131,22 +185,49 @@ def add_parser(subparsers):
                         "(Tang et al.'s, unclipped) (default: %(default)s)")
     k.add_argument("--workers", type=integer, default=default(self_check, "workers"),
                    help="worker processes of the self-check (default: %(default)s)")
+
+
+def _add_figure_args(p):
+    """The group "figure": the x axis, its scale and the CI method shaded.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evpsim curve``.
+    """
     f = p.add_argument_group("figure")
     f.add_argument("--x-axis", choices=("n", "time"), default="n",
                    help="trials, or expected wall-clock (needs --time-field) (default: n)")
-    f.add_argument("--log-x", action="store_true", help="log-scaled x axis")
+    scale = f.add_mutually_exclusive_group()
+    scale.add_argument("--log-x", action="store_const", const=True, default=None,
+                       help=f"log-scaled x axis (default where the largest B is {LOG_X_FROM} "
+                            f"or more)")
+    scale.add_argument("--linear-x", dest="log_x", action="store_const", const=False,
+                       help="linear x axis (default where every B is below "
+                            f"{LOG_X_FROM})")
     f.add_argument("--plot-ci-method", metavar="NAME",
                    help="shade this CI method only, or none (default: every CI method, a "
                         "panel each)")
-    add_output_args(p)
-    p.set_defaults(run=run, argument_flags={"estimators": "estimators", "paths": "results",
-                                            "n_max": "n_max",
-                                            "python_resamples": "python_resamples",
-                                            "path": "results",
-                                            "bandwidth": "check_bandwidth",
-                                            "construction": "check_construction"})
-    add_tracker_args(p, g)
-    return p
+
+
+def _add_report_args(parser):
+    """``--table`` and ``--html``: the tables as a file, and a report a browser opens."""
+    g = parser.add_argument_group("report")
+    g.add_argument("--table", metavar="FILE.csv|.tex|.md|.json",
+                   help="write the printed tables to this file: CSV (a block per table), "
+                        "LaTeX (booktabs tabulars, to \\input), Markdown or JSON")
+    g.add_argument("--html", metavar="FILE.html",
+                   help="write a report to this file, one self-contained page a browser "
+                        "opens offline: what was read, the figure, the tables, the "
+                        "self-check and how the result was made")
+
+
+def _check_report_outputs(args):
+    """Fail before any work if ``--table`` or ``--html`` cannot be written."""
+    if args.table is not None:
+        check_output(args.table, TABLE_SUFFIXES, "table")
+    if args.html is not None:
+        check_output(args.html, HTML_SUFFIXES, "html")
 
 
 def _split(text):
@@ -177,65 +258,6 @@ def _describe(search):
     return line + describe_reading(search)
 
 
-def table_ns(B, extra=(), show_all=False, top=None):
-    """The budgets a table shows: 1, 2, 3, 5, 10, 20, 50, ... below B, then B, and ``extra``.
-
-    ``extra`` holds budgets that matter to the reader (where two models
-    change places, where a target is reached); those beyond the last
-    budget, ``top`` (default B, else beyond it: curves extended past the
-    trials run), are left out.
-
-    Examples
-    --------
-    >>> table_ns(441, extra=[22, 500])
-    [1, 2, 3, 5, 10, 20, 22, 50, 100, 200, 441]
-    >>> table_ns(50, top=1000)
-    [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
-    """
-    top = B if top is None else top
-    if show_all or top <= 12:
-        return list(range(1, top + 1))
-    picks = {1, 2, 3, B, top}
-    scale = 1
-    while scale < top:
-        picks |= {m * scale for m in (1, 2, 5) if m * scale < top}
-        scale *= 10
-    picks |= {int(n) for n in extra if 1 <= n <= top}
-    return sorted(picks)
-
-
-def _crossings(ds):
-    """Budgets at which the model ahead changes, for any pair and estimator."""
-    if "ahead" not in ds:
-        return set()
-    ahead = ds["ahead"].values  # (pair, estimator, n), "" beyond the pair's B
-    moved = (ahead[..., 1:] != ahead[..., :-1]) & (ahead[..., 1:] != "")
-    return {int(n) for n in np.flatnonzero(moved.any(axis=(0, 1))) + 2}
-
-
-def _budgets(ds):
-    """Budgets named by the target lines."""
-    if "budget" not in ds:
-        return set()
-    found = np.concatenate([ds["budget"].values.ravel(), ds["budget_interval"].values.ravel()])
-    return {int(n) for n in found[np.isfinite(found)]}
-
-
-def _time_unit(seconds):
-    """A unit for wall-clock times of this size: ``(name, seconds per unit)``."""
-    top = float(np.nanmax(seconds)) if np.isfinite(seconds).any() else 0.0
-    for unit, length in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if top >= 2 * length:
-            return unit, length
-    return "s", 1.0
-
-
-def _bound_header(ds):
-    """The column heading of the distribution-free bound."""
-    side = "upper" if bool(ds["minimize"]) else "lower"
-    return f"{ds.attrs['level']:.0%} {side} bound, any F"
-
-
 def _bound_lines(ds):
     """What the distribution-free bound is, and what each method's upper limits rest on."""
     side = "upper" if bool(ds["minimize"]) else "lower"
@@ -243,7 +265,7 @@ def _bound_lines(ds):
     if np.isfinite(worst):
         given = ("assumed: no score is negative; set --bounds" if bool(ds["free_bound_assumed"])
                  else "from --bounds")
-        lines = [f"{_bound_header(ds)}: one-sided, distribution-free (one-sided LD band): it "
+        lines = [f"{bound_header(ds)}: one-sided, distribution-free (one-sided LD band): it "
                  f"holds at every n at once whatever the distribution; it assumes only that no "
                  f"score is {'below' if side == 'lower' else 'above'} {worst:g} ({given})"]
     else:
@@ -291,98 +313,10 @@ def _no_tail_lines(ds, searches):
     return lines
 
 
-def _model_table(sub, ns):
-    """Estimates, SD, expected time, intervals and the distribution-free bound of one
-    model, a row per n."""
-    ests = [str(e) for e in sub["estimator"].values]
-    meths = [str(m) for m in sub["ci_method"].values]
-    rows = sub.sel(n=ns)
-    score = formatter(np.concatenate([rows["estimate"].values.ravel(),
-                                      rows["lower"].values.ravel(),
-                                      rows["upper"].values.ravel()]))
-    spread = formatter(rows["sd"].values)
-    headers, columns = ["n"], [[str(n) for n in ns]]
-    if "expected_time" in sub:
-        unit, length = _time_unit(sub["expected_time"].values)
-        hours = rows["expected_time"].values / length
-        headers.append(f"time ({unit})")
-        columns.append([formatter(hours)(t) for t in hours])
-    for e in ests:
-        headers.append(e)
-        columns.append([score(v) for v in rows["estimate"].sel(estimator=e).values])
-    headers.append("sd")
-    columns.append([spread(v) for v in rows["sd"].values])
-    for e in ests:
-        for m in meths:
-            if not bool(sub["applies"].sel(estimator=e, ci_method=m)):
-                continue
-            iv = rows.sel(estimator=e, ci_method=m)
-            headers.append(f"{e} {m}")
-            columns.append([interval(lo, hi, score) for lo, hi in
-                            zip(iv["lower"].values, iv["upper"].values)])
-    if np.isfinite(float(sub["free_bound_worst"])):
-        headers.append(_bound_header(sub))
-        columns.append([score(v) for v in rows["free_bound"].values])
-    return render(headers, columns)
-
-
-def _pair_table(ds, p, est, ns):
-    sub = ds.isel(pair=p).sel(estimator=est).sel(n=ns)
-    a = str(sub["model_a"].values)
-    meths = [str(m) for m in ds["ci_method"].values]
-    diff = formatter(np.concatenate([sub["difference"].values,
-                                     sub["difference_lower"].values.ravel(),
-                                     sub["difference_upper"].values.ravel()]))
-    headers = ["n", "ahead", f"{a} - {sub['model_b'].values}", *meths,
-               f"share {a} ahead", "MC se"]
-    columns = [[str(n) for n in ns], [str(v) for v in sub["ahead"].values],
-               [diff(v) for v in sub["difference"].values]]
-    for m in meths:
-        iv = sub.sel(ci_method=m)
-        if not bool(ds["applies"].sel(estimator=est, ci_method=m)):
-            columns.append(["-"] * len(ns))
-            continue
-        columns.append([interval(lo, hi, diff) for lo, hi in
-                        zip(iv["difference_lower"].values, iv["difference_upper"].values)])
-    columns.append([f"{v:.3f}" for v in sub["share_ahead"].values])
-    columns.append([f"{v:.3f}" for v in sub["share_ahead_se"].values])
-    return render(headers, columns, align="><" + ">" * (len(headers) - 2))
-
-
-def _pair_B(ds, p):
-    """The budgets a pair of models shares: the smaller of their B, or ``--n-max``."""
-    if int(ds["n_max"]):
-        return int(ds["n_max"])
-    pair = ds.isel(pair=p)
-    return int(min(ds["B"].sel(model=str(pair[k].values)) for k in ("model_a", "model_b")))
-
-
-def _budget_lines(ds):
-    target = float(ds["target"])
-    lines = [f"budget to reach {number(target)}:"]
-    timed = "expected_time" in ds
-    unit, length = _time_unit(ds["expected_time"].values) if timed else ("", 1.0)
-
-    def when(v, model):
-        if v != v:
-            return "not within n_max" if int(ds["n_max"]) else "not within B"
-        if not timed:
-            return f"n = {int(v)}"
-        t = float(ds["expected_time"].sel(model=model, n=int(v))) / length
-        return f"n = {int(v)} (~{number(t, 3)} {unit})"
-
-    for model in ds["model"].values:
-        for est in ds["estimator"].values:
-            s = ds.sel(model=model, estimator=est)
-            ivs = "; ".join(f"{m} interval's pessimistic end: "
-                            f"{when(float(s['budget_interval'].sel(ci_method=m)), model)}"
-                            for m in ds["ci_method"].values)
-            lines.append(f"  {model} ({est}): estimate {when(float(s['budget']), model)}; "
-                         f"{ivs}")
-    return lines
-
-
-def _check_lines(ds, ns_of, seconds):
+def _check_lines(ds, show_all, seconds):
+    """The self-check's lines as printed: ``(lines, where)``, the coverage tables
+    (:func:`evpsim.report.tables.check_tables`) among them from ``lines[where[0]]``
+    up to ``lines[where[1]]``."""
     a = ds.attrs
     lo, hi = a["check_bounds"]
     boot = {"bootstrap", "resampling"} & set(ds["ci_method_kind"].values.tolist())
@@ -408,37 +342,25 @@ def _check_lines(ds, ns_of, seconds):
              "searches of B trials whose best is at most the best observed; near 0% or 100%, "
              "unlike your search):"]
     lines += [f"  {line}" for line in fit_lines(ds)]
-    lines.append("coverage of the intervals at the KDE's exact curve [Clopper-Pearson 95% "
-                 "bounds, Monte Carlo error only]:")
-    cols = [(str(e), str(m)) for e in ds["estimator"].values for m in ds["ci_method"].values]
-    for model in ds["model"].values:
-        sub = ds.sel(model=model)
-        B = int(sub["B"])
-        ns = ns_of(B)
-        rows = sub.sel(n=ns)
-        sym = "tau" if "check_tau" in ds else "theta"
-        theta = formatter(rows[f"check_{sym}"].values)
-        lines.append(f"  {model} (B = {B})")
-        columns = [[str(n) for n in ns], [theta(v) for v in rows[f"check_{sym}"].values]]
-        for e, m in cols:
-            c = rows.sel(estimator=e, ci_method=m)
-            columns.append([f"{v:.3f} [{lo_:.3f}, {hi_:.3f}]" for v, lo_, hi_ in
-                            zip(c["check_coverage"].values, c["check_coverage_lower"].values,
-                                c["check_coverage_upper"].values)])
-        lines += render(["n", f"KDE {sym}", *(f"{e} {m}" for e, m in cols)], columns, indent=4)
+    tables = check_tables(ds, show_all)
+    start = len(lines)
+    lines.append(f"{tables[0].notes[0]}:")
+    for t in tables:
+        lines += [f"  {t.title}", *t.lines(indent=4)]
+    where = (start, len(lines))
     if "check_wrong" in ds:
         lines.append("ranking errors: how often one search of each (the smaller B) ranks the "
                      "pair opposite to the KDEs' exact curves")
         for p in range(ds.sizes["pair"]):
             sub = ds.isel(pair=p)
             a_, b_ = str(sub["model_a"].values), str(sub["model_b"].values)
-            nn = _pair_B(ds, p)
+            nn = pair_B(ds, p)
             for est in ds["estimator"].values:
                 w = sub.sel(estimator=est)
                 cells = ", ".join(f"n={n}: {float(w['check_wrong'].sel(n=n)):.3f}"
-                                  for n in ns_of(nn))
+                                  for n in shown_ns(ds, show_all)(nn))
                 lines.append(f"  {a_} vs {b_} ({est}): {cells}")
-    return lines
+    return lines, where
 
 
 def _check_bandwidth(text):
@@ -528,27 +450,6 @@ def _what(ds):
     return "median" if target.q == 0.5 else f"{target.q:g}-quantile of the"
 
 
-def _pair_head(ds, p, est, nn):
-    a = ds.attrs
-    kinds = ds["ci_method_kind"].values.tolist()
-    half = f"{1 - (1 - a['level']) / 2:.1%}"
-    how = (["bootstrap methods: percentile interval of the bootstrap differences"]
-           if "bootstrap" in kinds else []) + \
-        ([f"bands: both models' {half} bands combined"] if "band" in kinds else []) + \
-        ([f"{', '.join(m for m, k in zip(ds['ci_method'].values, kinds) if k == 'resampling')}"
-          f": both models' {half} intervals combined"] if "resampling" in kinds else [])
-    sub = ds.isel(pair=p)
-    first = str(sub["model_a"].values)
-    return [f"{first} vs {sub['model_b'].values} ({est}), n up to {nn}: {a['level']:.0%} "
-            f"intervals for the difference ({'; '.join(how)})",
-            f"ahead: by the estimates; share {first} ahead: a share of resamples, of "
-            f"{a['resamples']:,} bootstrap differences recentred on the estimate, the share with "
-            f"{first} ahead, ties counting half (above 0.5 where it is ahead, below where it is "
-            f"behind); MC se: its Monte Carlo standard error.",
-            f"The share describes the resampling: it is not the probability that {first} is "
-            f"better, and it inherits the percentile bootstrap's undercoverage near n = B."]
-
-
 #: options of the self-check and of the figure: without --check, --plot they would do nothing
 CHECK_OPTIONS = ("check_replicates", "check_resamples", "check_bandwidth", "check_construction",
                  "workers")
@@ -561,13 +462,14 @@ def _refuse_unused(args):
         refuse_unused(args, CHECK_OPTIONS, "applies to the self-check: add --check, or drop it")
     else:
         refuse_unused_resamples(args, ("check_resamples",))
-    if args.plot is None:
-        refuse_unused(args, FIGURE_OPTIONS, "applies to the figure: add --plot FILE.png, or "
-                                            "drop it")
+    if args.plot is None and args.html is None:
+        refuse_unused(args, FIGURE_OPTIONS, "applies to the figure: add --plot FILE.png (or "
+                                            "--html FILE.html), or drop it")
 
 
 def run(args):
     check_outputs(args)
+    _check_report_outputs(args)
     if args.x_axis == "time" and args.time_field is None and not tracked(args.results):
         raise UserError("--x-axis time needs --time-field (a tracker's results carry times)")
     if args.check and args.n_max is not None:
@@ -604,51 +506,62 @@ def run(args):
         check.choice(args.plot_ci_method, "plot_ci_method",
                      [str(m) for m in ds["ci_method"].values] + ["none"])
     ds.attrs.update(_inputs(args))
-    for s in searches:
-        print(_describe(s))
-    print(_header(ds, t.seconds))
+    summary = [_describe(s) for s in searches] + [_header(ds, t.seconds)]
     if fallback:
-        print(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} here, "
-              f"as {fallback}")
-    for line in _estimator_lines(ds):
-        print(line)
-    for line in _range_lines(ds, np.concatenate([s.scores for s in searches])):
-        print(line)
-    for line in _no_tail_lines(ds, searches):
-        print(line)
-    print("\n".join(_bound_lines(ds)))
-    extra = _crossings(ds) | _budgets(ds)
-
-    def ns_of(B):
-        return table_ns(B, extra, args.all, args.n_max)
-
-    for model in ds["model"].values:
-        sub = ds.sel(model=model)
-        B = int(sub["B"])
-        if ds.sizes["model"] > 1:
-            print(f"\n{model} (B = {B})")
-        print("\n".join(_model_table(sub, ns_of(B))))
-    for p in range(ds.sizes.get("pair", 0)):
-        nn = _pair_B(ds, p)
-        for est in ds["estimator"].values:
+        summary.append(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} "
+                       f"here, as {fallback}")
+    summary += _estimator_lines(ds)
+    summary += _range_lines(ds, np.concatenate([s.scores for s in searches]))
+    summary += _no_tail_lines(ds, searches)
+    summary += _bound_lines(ds)
+    print("\n".join(summary))
+    tables = curve_tables(ds, args.all)
+    for table in tables:
+        if table.key == "curve" and ds.sizes["model"] > 1:
+            print(f"\n{table.title}")
+        elif table.key == "difference":
             print()
-            print("\n".join(_pair_head(ds, p, est, nn)))
-            print("\n".join(_pair_table(ds, p, str(est), ns_of(nn))))
+            print("\n".join(table.notes))
+        if table.key != "budget":
+            print("\n".join(table.lines()))
     if args.target is not None:
         print()
-        print("\n".join(_budget_lines(ds)))
+        print("\n".join(budget_lines(ds)))
+    checked = []
     if args.check:
-        ds = _self_check(args, searches, ds, ns_of)
-    from ..report.plots import plot_curve
-
-    save_outputs(args, ds, lambda d, path: plot_curve(d, path, x=args.x_axis,
-                                                     log_x=args.log_x,
-                                                     ci_method=args.plot_ci_method))
+        ds, checked = _self_check(args, searches, ds)
+    save_outputs(args, ds, lambda d, path: plot_curve_figure(
+        d, path, x=args.x_axis, log_x=args.log_x, ci_method=args.plot_ci_method),
+        _report_outputs(args, ds, searches, summary, tables, checked))
     return 0
 
 
-def _self_check(args, searches, ds, ns_of):
-    """Run and print the self-check; ``ds`` with its results merged in."""
+def _report_outputs(args, ds, searches, summary, tables, checked):
+    """``[(path, write)]`` of ``--table`` and ``--html``, for :func:`save_outputs`."""
+    from ..report.html import html_report
+
+    checks = check_tables(ds, args.all)
+    items = []
+    if args.table is not None:
+        items.append((args.table, lambda tmp: write_tables(tables + checks, tmp)))
+    if args.html is not None:
+        def html(tmp):
+            figure = dict(x=args.x_axis, log_x=args.log_x)
+            text = html_report(
+                ds, reading=reading_table(searches), summary=summary, tables=tables,
+                curve_figure=plot_curve_figure(ds, ci_method=args.plot_ci_method,
+                                               check=False, **figure),
+                check_summary=checked, check_tables=checks,
+                check_figure=plot_check_coverage(ds, log_x=args.log_x) if checks else None)
+            Path(tmp).write_text(text, encoding="utf-8")
+
+        items.append((args.html, html))
+    return items
+
+
+def _self_check(args, searches, ds):
+    """Run and print the self-check: ``(ds with its results merged in, the lines printed
+    but its coverage tables)``."""
     with Timer() as tc:
         chk = self_check(searches, estimators=args.estimators, curve=args.curve,
                          ci_methods=args.ci_methods,
@@ -659,27 +572,28 @@ def _self_check(args, searches, ds, ns_of):
                          progress=not args.quiet, stop=not args.check_full)
     ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
     ds.attrs.update(chk.attrs)
-    print()
-    print("\n".join(_check_lines(ds, ns_of, tc.seconds)))
+    lines, (start, end) = _check_lines(ds, args.all, tc.seconds)
     unlike, short = fit_warnings(ds), coverage_warnings(ds)
     for w in unlike + short:
-        print(f"warning: {w}")
+        lines.append(f"warning: {w}")
     if (ds["check_mass_dropped"] > FIT_DROPPED).any():
         counted = any(s.failed and s.failed_score is not None for s in searches)
-        print("to keep the mass lost at a bound: --check-construction tang2020 (not clipped "
-              "to the range) or a smaller --check-bandwidth"
-              + ("; if the failed trials counted at the worst score pile up there, --failed "
-                 "drop leaves them out (the curve is then conditional on success)" if counted
-                 else ""))
+        lines.append("to keep the mass lost at a bound: --check-construction tang2020 (not "
+                     "clipped to the range) or a smaller --check-bandwidth"
+                     + ("; if the failed trials counted at the worst score pile up there, "
+                        "--failed drop leaves them out (the curve is then conditional on "
+                        "success)" if counted else ""))
     elif unlike:
-        print("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
-              "--check-construction")
+        lines.append("the KDE's bandwidth and construction can be chosen: --check-bandwidth, "
+                     "--check-construction")
     level = ds.attrs["level"]
     if not short:
-        print(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
+        lines.append(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
     elif "band" not in ds["ci_method_kind"].values.tolist():
-        print("distribution-free bands hold at every n whatever the distribution: try "
-              "--ci-methods ld-equal-tailed --bounds LO,HI")
-    print(f"note: the coverage bounds cover Monte Carlo error only, not the KDE's error as a "
-          f"model of your search; {model_error(ds)}")
-    return ds
+        lines.append("distribution-free bands hold at every n whatever the distribution: try "
+                     "--ci-methods ld-equal-tailed --bounds LO,HI")
+    lines.append(f"note: the coverage bounds cover Monte Carlo error only, not the KDE's error "
+                 f"as a model of your search; {model_error(ds)}")
+    print()
+    print("\n".join(lines))
+    return ds, lines[:start] + lines[end:]

@@ -118,7 +118,7 @@ def run(args):
     print(f"\nat n = {at}: " + "; ".join(
         f"{e} below {rate(float(last['below'].sel(estimator=e)), 3)}"
         for e in ds["estimator"].values))
-    from ..report.plots import plot_falseconc
+    from ..report import plot_falseconc
 
     save_outputs(args, ds, plot_falseconc)
     return 0

@@ -131,7 +131,7 @@ def run(args):
               + ("; --failed drop leaves the failed trials out (the fit is then of the trials "
                  "that succeeded)" if search.failed and search.failed_score is not None else ""))
     print(f"  exact theta_1 = {number(theta[0])}, theta_{scores.size} = {number(theta[1])}")
-    from ..report.plots import plot_kde
+    from ..report import plot_kde
 
     save_outputs(args, fit, lambda ds, path: plot_kde(ds, scores, path))
     print(f"use the fit as --dist kde:{args.out}")

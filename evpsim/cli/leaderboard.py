@@ -19,9 +19,8 @@ RESAMPLING_COST = ("a --quick run took 1.5-1.6 times the CPU time of one without
 
 
 def add_parser(subparsers):
-    from ..studies.leaderboard import BUDGETS, CURVES, QUICK, SIZES
+    from ..studies.leaderboard import BUDGETS
 
-    full, quick = SIZES["full"], SIZES["quick"]
     p = add_subcommand(
         subparsers, "leaderboard", HELP, description=(
             "Run every registered estimator (the slow ones when asked) and every registered CI "
@@ -38,7 +37,27 @@ def add_parser(subparsers):
         examples=["evpsim leaderboard --quick --out leaderboard-quick",
                   "evpsim leaderboard --out leaderboard --workers 2"])
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    g = p.add_argument_group("the grid")
+    _add_grid_args(p.add_argument_group("the grid"))
+    _add_size_args(p.add_argument_group("sizes"))
+    add_where_args(p.add_argument_group("where cells run"))
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    # the cells' messages name B, truth and curve: the flags --B, --truths, --curves
+    p.set_defaults(run=run, argument_flags={"Bs": "Bs", "B": "Bs", "truths": "truths",
+                                            "truth": "truths", "dist": "truths",
+                                            "curve": "curves"})
+    return p
+
+
+def _add_grid_args(g):
+    """The group "the grid": truths, budgets, curves, estimators, CI methods.
+
+    Parameters
+    ----------
+    g : argparse._ArgumentGroup
+        The group, of the parser of ``evpsim leaderboard``.
+    """
+    from ..studies.leaderboard import BUDGETS, CURVES, QUICK
+
     g.add_argument("--truths", type=names, metavar="LIST",
                    help="truth specs (default: every truth evpsim knows; --quick: "
                         f"{','.join(QUICK['truths'])})")
@@ -57,7 +76,19 @@ def add_parser(subparsers):
                         "resampling ones bound the mean curve only, and cost: "
                         f"{RESAMPLING_COST}; name fewer to save it, e.g. "
                         "percentile,gpd-tail,ld-equal-tailed)")
-    s = p.add_argument_group("sizes")
+
+
+def _add_size_args(s):
+    """The group "sizes": --quick, the Monte Carlo sizes and the seed.
+
+    Parameters
+    ----------
+    s : argparse._ArgumentGroup
+        The group, of the parser of ``evpsim leaderboard``.
+    """
+    from ..studies.leaderboard import SIZES
+
+    full, quick = SIZES["full"], SIZES["quick"]
     s.add_argument("--quick", action="store_true",
                    help=f"a small grid and sizes, in a few minutes (also on with "
                         f"{QUICK_ENV}=1): {quick['replicates']:,} searches, "
@@ -79,13 +110,6 @@ def add_parser(subparsers):
                         f"{full['python_replicates']['opda-parametric']}, others as "
                         "--replicates)")
     s.add_argument("--seed", type=integer, default=0, help="seed of every cell (default: 0)")
-    add_where_args(p.add_argument_group("where cells run"))
-    p.add_argument("--quiet", action="store_true", help="no progress line")
-    # the cells' messages name B, truth and curve: the flags --B, --truths, --curves
-    p.set_defaults(run=run, argument_flags={"Bs": "Bs", "B": "Bs", "truths": "truths",
-                                            "truth": "truths", "dist": "truths",
-                                            "curve": "curves"})
-    return p
 
 
 def run(args):

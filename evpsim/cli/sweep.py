@@ -78,7 +78,25 @@ def add_parser(subparsers):
                    help="budgets: e.g. 10,20,50 or 10:50:10 (LO:HI:STEP, inclusive)")
     g.add_argument("--grid", metavar="FILE.toml",
                    help="the grid, options and seed from a TOML file instead of the flags")
-    o = p.add_argument_group("options shared by every cell")
+    _add_option_args(p.add_argument_group("options shared by every cell"))
+    r = p.add_argument_group("where cells run, and what is kept")
+    add_where_args(r)
+    r.add_argument("--store", metavar="DIR",
+                   help="checkpoint folder (default: FILE.nc.cells beside --out, else "
+                        "sweep-BATTERY-HASH.cells, HASH naming the grid, options and seed)")
+    p.set_defaults(run=run, argument_flags={"Bs": "B"})  # a compare cell's Bs is --B
+    add_output_args(p, selection=False)
+    return p
+
+
+def _add_option_args(o):
+    """The group "options shared by every cell": the battery's options.
+
+    Parameters
+    ----------
+    o : argparse._ArgumentGroup
+        The group, of the parser of ``evpsim sweep``.
+    """
     o.add_argument("--estimators", metavar="LIST",
                    help="estimators (default: U, V, W; quantile for a quantile curve)")
     o.add_argument("--curve", metavar="CURVE",
@@ -100,14 +118,6 @@ def add_parser(subparsers):
                    help=f"exact, Monte Carlo or both (default: {_sweep_defaults('method')})")
     o.add_argument("--pool", action="store_true", help="compare: draw without replacement")
     o.add_argument("--seed", type=integer, help="the seed of every cell (default: 0)")
-    r = p.add_argument_group("where cells run, and what is kept")
-    add_where_args(r)
-    r.add_argument("--store", metavar="DIR",
-                   help="checkpoint folder (default: FILE.nc.cells beside --out, else "
-                        "sweep-BATTERY-HASH.cells, HASH naming the grid, options and seed)")
-    p.set_defaults(run=run, argument_flags={"Bs": "B"})  # a compare cell's Bs is --B
-    add_output_args(p, selection=False)
-    return p
 
 
 def _grid(args):
@@ -283,7 +293,7 @@ def run(args):
     print(f"checkpoints in {store} (run the same command again to resume or reuse)")
     print("\n".join(_table(ds, grid)))
     print(f"the first cell alone: {cell_command(grid, cells[0])}")
-    from ..report.plots import plot_sweep
+    from ..report import plot_sweep
 
     save_outputs(args, ds, plot_sweep)
     return 0

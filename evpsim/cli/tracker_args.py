@@ -13,9 +13,13 @@ SOURCES_HELP = ("optuna:STORAGE (an Optuna storage: sqlite:///study.db, a journa
                 "runs")
 
 
-def add_tracker_args(parser, group):
-    """``--study``, ``--experiment``, ``--pruned`` and ``--time-reduce`` in ``group`` of
-    ``parser``, whose library names the parser's ``argument_flags`` then map."""
+#: the library names of the flags below, for the parser's ``argument_flags``
+TRACKER_FLAGS = {"studies": "study", "experiments": "experiment"}
+
+
+def add_tracker_args(group):
+    """``--study``, ``--experiment``, ``--pruned`` and ``--time-reduce`` in ``group`` (their
+    library names: :data:`TRACKER_FLAGS`)."""
     group.add_argument("--study", metavar="LIST",
                        help="comma-separated Optuna studies to read (default: every study in "
                             "the storage)")
@@ -31,7 +35,6 @@ def add_tracker_args(parser, group):
                        help="a --time-field holding one time per checkpoint (opda's "
                             "learning_curve.time): the last (a running total), their sum, or "
                             "the largest")
-    parser.get_default("argument_flags").update(studies="study", experiments="experiment")
 
 
 def tracker_options(args):

@@ -1,4 +1,5 @@
-"""The leaderboard's report: tables, figures and a summary from its Dataset.
+"""The leaderboard's report: tables (from :mod:`.leaderboard_tables`), figures and a
+summary from its Dataset.
 
 :func:`write_report` turns a result of :func:`evpsim.studies.leaderboard.leaderboard`
 into ``leaderboard.nc`` (the Dataset), ``leaderboard.md`` (per curve and B:
@@ -18,152 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["estimator_table", "interval_table", "summary", "write_report", "below_short",
-           "REFERENCE", "SHORT", "QUICK_NOTE"]
+from .drawing import MODEL_COLORS, pyplot, save_figure
+from .leaderboard_tables import (REFERENCE, SHORT, below_short, curve_cells, estimator_table,
+                                 interval_table, reference_of, relative_rmse)
 
-#: the estimator others are measured against, per kind of curve
-REFERENCE = {"mean": "V", "quantile": "quantile"}
-#: coverage below this is a failing cell (surely so when its Clopper-Pearson upper bound is)
-SHORT = 0.93
+__all__ = ["estimator_table", "interval_table", "summary", "write_report", "below_short",
+           "plot_leaderboard_rmse", "plot_leaderboard_coverage", "REFERENCE", "SHORT",
+           "QUICK_NOTE"]
+
 #: what the first line of a --quick run's summary says (the leaderboard's, a reproduction's)
 QUICK_NOTE = "(--quick: reduced sizes, which decide nothing; run without --quick to decide)"
-
-
-def below_short(cov, upper):
-    """Cells below :data:`SHORT`: surely (upper bound below it), by estimate, and in all.
-
-    Parameters
-    ----------
-    cov, upper : array_like
-        Coverage estimates and their Clopper-Pearson upper bounds (NaN: no
-        value).
-
-    Returns
-    -------
-    (int, int, int)
-        Cells whose upper bound is below :data:`SHORT`, cells whose
-        estimate is, and cells with a value.
-
-    Examples
-    --------
-    >>> below_short([0.80, 0.92, 0.95, float("nan")], [0.90, 0.95, 0.97, float("nan")])
-    (1, 2, 3)
-    """
-    cov, upper = np.asarray(cov, dtype=float), np.asarray(upper, dtype=float)
-    have = np.isfinite(cov)
-    return (int(np.sum(upper[have] < SHORT)), int(np.sum(cov[have] < SHORT)),
-            int(have.sum()))
-
-
-def _k_of(k, cells):
-    return f"{k} of {cells}" if cells else "-"
-
-
-def _reference(curve):
-    return REFERENCE["mean" if str(curve) == "mean" else "quantile"]
-
-
-def _cells(ds, curve, B):
-    """The (dist, estimator, n) values of one curve and B, at the cell's own budgets."""
-    sub = ds.sel(curve=curve, B=B)
-    own = np.isfinite(sub["truth_value"]).any("dist").values
-    return sub.sel(n=sub["n"].values[own])
-
-
-def _relative(sub, ref):
-    """RMSE of every estimator relative to the reference's, cell by cell."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return sub["rmse"] / sub["rmse"].sel(estimator=ref)
-
-
-def estimator_table(ds, curve, B):
-    """Markdown rows: each estimator's RMSE relative to the reference, wins, worst cell.
-
-    Relative RMSE is summarised by its median over the (truth, n) cells
-    where both have values, within B and beyond it; a win is a cell where
-    the estimator's RMSE is the lowest; the worst cell is its largest
-    relative RMSE.
-    """
-    sub = _cells(ds, curve, B)
-    ref = _reference(curve)
-    rel = _relative(sub, ref)
-    ns = sub["n"].values
-    # a win: the lowest RMSE of the cell (ties, such as U = V = W at n = 1, win for all)
-    lowest = sub["rmse"].min("estimator")
-    have = np.isfinite(lowest)
-    rows = [f"| estimator | runs on | median RMSE / {ref}, n <= B | median RMSE / {ref}, "
-            f"B < n <= 2B | wins | worst cell (RMSE / {ref}) |",
-            "|---|---|---:|---:|---:|---|"]
-    for name in sub["estimator"].values:
-        r = rel.sel(estimator=name)
-        if not np.isfinite(r).any():
-            continue
-        inside = r.sel(n=ns[ns <= B]).values
-        beyond = r.sel(n=ns[ns > B]).values
-        wins = int((sub["rmse"].sel(estimator=name) <= lowest * (1 + 1e-9)).sum())
-        total = int(have.sum())
-        worst = r.where(np.isfinite(r), -np.inf)
-        at = np.unravel_index(int(np.argmax(worst.values)), worst.shape)
-        dist, n = str(worst["dist"].values[at[0]]), int(worst["n"].values[at[1]])
-        reps = int(np.nanmax(sub["replicates"].sel(estimator=name).values)) \
-            if "replicates" in sub.coords else 0
-        known = np.isfinite(sub["rmse"].sel(estimator=name).values)
-        how = ("exact" if bool(np.all(sub["exact"].sel(estimator=name).values[known] > 0))
-               else f"{reps:,} searches")
-        rows.append(f"| {name} | {how} | {_median(inside)} | {_median(beyond)} | "
-                    f"{wins}/{total} | {float(worst.values[at]):.3g} ({dist}, n = {n}) |")
-    return rows
-
-
-def _median(values):
-    values = values[np.isfinite(values)]
-    return f"{np.median(values):.3f}" if values.size else "-"
-
-
-def interval_table(ds, curve, B):
-    """Markdown rows: per estimator and CI method, the coverage over cells.
-
-    Minimum coverage with its Clopper-Pearson 95% bounds, the share of
-    cells surely below :data:`SHORT` (upper bound below it) and, beside
-    it, the share whose estimate is below it (:func:`below_short`), and
-    the median width relative to the percentile interval's of the same
-    estimator and cell.
-    """
-    sub = _cells(ds, curve, B)
-    if "coverage" not in sub:
-        return []
-    ns = sub["n"].values
-    rows = [f"| estimator | CI method | min coverage [95% CP] (cell) | cells surely below "
-            f"{SHORT} (CP upper bound), n <= B | same, n > B | cells with estimate below "
-            f"{SHORT}, n <= B | same, n > B | median width / percentile |",
-            "|---|---|---|---:|---:|---:|---:|---:|"]
-    for est in sub["estimator"].values:
-        cov_e = sub["coverage"].sel(estimator=est)
-        if not np.isfinite(cov_e).any():
-            continue
-        for m in sub["ci_method"].values:
-            cov = cov_e.sel(ci_method=m)
-            if not np.isfinite(cov).any():
-                continue
-            at = np.unravel_index(int(np.nanargmin(cov.values)), cov.shape)
-            lo = float(sub["coverage_lower"].sel(estimator=est, ci_method=m).values[at])
-            hi = float(sub["coverage_upper"].sel(estimator=est, ci_method=m).values[at])
-            where = f"{cov['dist'].values[at[0]]}, n = {int(cov['n'].values[at[1]])}"
-            upper = sub["coverage_upper"].sel(estimator=est, ci_method=m)
-            counts = [below_short(cov.sel(n=part), upper.sel(n=part))
-                      for part in (ns[ns <= B], ns[ns > B])]
-            width = "-"
-            if "percentile" in sub["ci_method"].values:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio = (sub["mean_width"].sel(estimator=est, ci_method=m)
-                             / sub["mean_width"].sel(estimator=est, ci_method="percentile"))
-                width = _median(ratio.values.ravel())
-            rows.append(f"| {est} | {m} | {float(cov.values[at]):.3f} [{lo:.3f}, {hi:.3f}] "
-                        f"({where}) | {_k_of(counts[0][0], counts[0][2])} | "
-                        f"{_k_of(counts[1][0], counts[1][2])} | "
-                        f"{_k_of(counts[0][1], counts[0][2])} | "
-                        f"{_k_of(counts[1][1], counts[1][2])} | {width} |")
-    return rows
 
 
 def summary(ds):
@@ -182,12 +47,12 @@ def summary(ds):
              f"{ds.attrs.get('option_coverage_replicates')} samples x {ds.attrs.get('option_resamples')} "
              f"resamples per cell).", ""]
     for curve in ds["curve"].values:
-        ref = _reference(curve)
+        ref = reference_of(curve)
         lines.append(f"## The {curve} curve (reference estimator: {ref})")
         lines.append("")
         for B in ds["B"].values:
-            sub = _cells(ds, curve, B)
-            rel = _relative(sub, ref)
+            sub = curve_cells(ds, curve, B)
+            rel = relative_rmse(sub, ref)
             ns = sub["n"].values
             best = []
             for name in sub["estimator"].values:
@@ -259,7 +124,6 @@ def write_report(ds, out):
     from pathlib import Path
 
     from ..io.results import ENGINE, atomic_write_all
-    from .plots import plot_leaderboard_coverage, plot_leaderboard_rmse
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -280,8 +144,114 @@ def write_report(ds, out):
     for curve in ds["curve"].values:
         tag = str(curve).replace(":", "-")
         items.append((out / f"rmse-{tag}.png",
-                      lambda tmp, c=curve: plot_leaderboard_rmse(ds, c, _reference(c), tmp)))
+                      lambda tmp, c=curve: plot_leaderboard_rmse(ds, c, reference_of(c), tmp)))
         if "coverage" in ds:
             items.append((out / f"coverage-{tag}.png",
                           lambda tmp, c=curve: plot_leaderboard_coverage(ds, c, tmp)))
     return atomic_write_all(items)
+
+
+def plot_leaderboard_rmse(ds, curve, reference, path):
+    """Each estimator's RMSE relative to the reference, truth x n, a panel per B.
+
+    Rows are the estimators other than ``reference``, columns the budgets
+    B; colour is log2 of the RMSE ratio (blue: better than the reference,
+    red: worse; clipped at 1/4 and 4), the dashed line marks n = B.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.studies.leaderboard.leaderboard`.
+    curve : str
+        The curve (a value of ``ds["curve"]``).
+    reference : str
+        The estimator in the denominator.
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = pyplot()
+    sub = ds.sel(curve=curve)
+    names = [str(e) for e in sub["estimator"].values if str(e) != reference
+             and np.isfinite(sub["rmse"].sel(estimator=e)).any()]
+    Bs = [int(b) for b in sub["B"].values]
+    fig, axes = plt.subplots(max(len(names), 1), len(Bs), squeeze=False, layout="constrained",
+                             figsize=(3.6 * len(Bs), (0.16 * sub.sizes["dist"] + 0.9)
+                                      * max(len(names), 1) + 0.6), sharey=True)
+    image = None
+    for i, name in enumerate(names):
+        for j, B in enumerate(Bs):
+            cell = sub.sel(B=B)
+            ns = cell["n"].values[np.isfinite(cell["truth_value"]).any("dist").values]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = (cell["rmse"].sel(estimator=name, n=ns)
+                         / cell["rmse"].sel(estimator=reference, n=ns)).values
+            ax = axes[i, j]
+            image = ax.imshow(np.log2(ratio), aspect="auto", cmap="RdBu_r", vmin=-2, vmax=2,
+                              interpolation="nearest")
+            ax.set_xticks(range(ns.size), [str(n) for n in ns], fontsize=6, rotation=90)
+            ax.axvline(int(np.searchsorted(ns, B)) + 0.5, color="black", lw=0.8, ls="--")
+            ax.set_title(f"{name}, B = {B}", fontsize=9)
+            if j == 0:
+                ax.set_yticks(range(cell.sizes["dist"]),
+                              [str(d) for d in cell["dist"].values], fontsize=6)
+    for ax in axes[-1]:
+        ax.set_xlabel("n")
+    if image is not None:
+        bar = fig.colorbar(image, ax=axes, shrink=0.6)
+        bar.set_ticks([-2, -1, 0, 1, 2], labels=["1/4", "1/2", "1", "2", "4"])
+        bar.set_label(f"RMSE / RMSE of {reference}")
+    fig.suptitle(f"{curve} curve: RMSE relative to {reference} (blue: better)", fontsize=10)
+    return save_figure(fig, path)
+
+
+def plot_leaderboard_coverage(ds, curve, path):
+    """Coverage against n / B, a panel per CI method, a line per truth and B.
+
+    The reference estimator's intervals (V for the mean curve, the quantile
+    plug-in for a quantile curve; band methods are the same for every
+    estimator), with the nominal level dashed.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`evpsim.studies.leaderboard.leaderboard`.
+    curve : str
+        The curve (a value of ``ds["curve"]``).
+    path : str or path
+        Figure file (.png, .pdf or .svg).
+    """
+    plt = pyplot()
+    sub = ds.sel(curve=curve, estimator=reference_of(curve))
+    meths = [str(m) for m in sub["ci_method"].values
+             if np.isfinite(sub["coverage"].sel(ci_method=m)).any()]
+    cols = min(4, len(meths))
+    rows = -(-len(meths) // cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(3.4 * cols, 3.0 * rows),
+                             sharex=True, sharey=True)
+    level = 0.95
+    for ax, m in zip(axes.ravel(), meths):
+        for k, B in enumerate(sub["B"].values):
+            cov = sub["coverage"].sel(ci_method=m, B=B)
+            cov = cov.sel(n=cov["n"].values[np.isfinite(cov).any("dist").values])
+            x = cov["n"].values / B
+            for d in cov["dist"].values:
+                ax.plot(x, cov.sel(dist=d).values, color=MODEL_COLORS[k % len(MODEL_COLORS)],
+                        lw=0.6, alpha=0.35)
+            ax.plot(x, cov.median("dist").values, color=MODEL_COLORS[k % len(MODEL_COLORS)],
+                    lw=1.8, label=f"B = {B} (median over truths)")
+        ax.axhline(level, color="black", ls="--", lw=1)
+        ax.axvline(1.0, color="grey", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_title(m, fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes.ravel()[len(meths):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("n / B")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("coverage")
+    axes[0, 0].legend(frameon=False, fontsize=7)
+    fig.suptitle(f"{curve} curve: coverage of {reference_of(curve)}'s intervals, a faint line per "
+                 f"truth", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)

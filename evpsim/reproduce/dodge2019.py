@@ -120,14 +120,21 @@ def _budget(fig, model, target):
     return first_reaching(fig["evp"].sel(model=model).values, target)
 
 
-def run(report, out, files, quick=False):
-    """Compute, plot and save everything; append claims to ``report``.
+def _fig1(report, files):
+    """Fig. 1 (SST-5): the curves of LR and the CNN, and the claims about them.
 
-    The protocol of :mod:`evpsim.reproduce`. ``quick`` is unused: every number
-    here is exact or computed from the runs in full.
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims.
+    files : dict
+        The search files found (see :func:`data_files`).
+
+    Returns
+    -------
+    xarray.Dataset
+        The curves, with provenance.
     """
-    from ..report.plots import plot_evp_curves, plot_evp_time
-
     fig1, basis = _curves(report, files, SST5, "Fig. 1")
     fig1.attrs.update(provenance(experiment="dodge2019 fig1",
                                  estimator=fig1.attrs["estimator"]))
@@ -156,7 +163,25 @@ def run(report, out, files, quick=False):
         "not reached" if np.isnan(n395) else f"{int(n395)} trials",
         "agrees" if n395 == 16 else "differs",
         _why(basis, "" if n395 == 16 else "different runs: the 2021 search's CNN is stronger")))
+    return fig1
 
+
+def _fig2(report, files):
+    """Fig. 2 (BCN variants): the curves against time, the best variant at four budgets,
+    and the budgets that reach target accuracies.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims and a note of the budgets.
+    files : dict
+        The search files found (see :func:`data_files`).
+
+    Returns
+    -------
+    xarray.Dataset
+        The curves, with durations, provenance and the budgets.
+    """
     fig2, basis = _curves(report, files, BCN, "Fig. 2 and the budgets")
     fig2["duration"] = ("model", [DURATIONS[m] for m in fig2["model"].values],
                         {"units": "s", "long_name": "average training duration per trial"})
@@ -173,7 +198,27 @@ def run(report, out, files, quick=False):
             "agrees" if best == expected else "differs",
             _why(basis, "" if best == expected
                  else "evpsim reads the public runs with the paper's durations")))
+    return _budgets(report, fig2, basis)
 
+
+def _budgets(report, fig2, basis):
+    """The trials and hours each BCN variant needs to reach 0.85 ... 0.92, noted in
+    ``report``.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the note.
+    fig2 : xarray.Dataset
+        Fig. 2's curves, with durations.
+    basis : str
+        ``""``, or the words that say the curves rest on KDE fits (:func:`_curves`).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``fig2`` with ``budget_trials`` and ``budget_hours`` over a ``target`` coordinate.
+    """
     targets = [0.85, 0.88, 0.90, 0.92]
     rows = np.array([[_budget(fig2, m, t) for t in targets] for m in BCN])
     fig2["budget_trials"] = (("model", "target"), rows,
@@ -187,7 +232,19 @@ def run(report, out, files, quick=False):
     report.notes.append(f"Budgets to reach a target accuracy (trials, hours), "
                         f"{basis or 'V estimator'}: "
                         + "; ".join(cells) + ". '-' means even all 50 trials fall short.")
+    return fig2
 
+
+def run(report, out, files, quick=False):
+    """Compute, plot and save everything; append claims to ``report``.
+
+    The protocol of :mod:`evpsim.reproduce`. ``quick`` is unused: every number
+    here is exact or computed from the runs in full.
+    """
+    from ..report import plot_evp_curves, plot_evp_time
+
+    fig1 = _fig1(report, files)
+    fig2 = _fig2(report, files)
     for name, ds, plot in (("dodge2019_fig1", fig1, plot_evp_curves),
                            ("dodge2019_fig2", fig2, plot_evp_time)):
         write_netcdf(ds, out / f"{name}.nc")

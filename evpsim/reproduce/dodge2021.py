@@ -92,19 +92,63 @@ def _fig1(report, quick):
     ex = {q: ds[f"exact_{q}"] for q in ("bias", "variance", "mse")}
     ns = ds["n"].values
     scale = float(ds["theta"].max())
-    tol = 1e-12 * scale
+    _fig1_claims(report, ex, ns, tol=1e-12 * scale)
+    theta_mc, theta_se = monte_carlo_theta(truth, B_BAG, replicates=PAPER["truth_maxima"],
+                                           seed=SEED)
+    ds["paper_mc_theta"] = ("n", theta_mc, {
+        "long_name": f"Monte Carlo truth from {PAPER['truth_maxima']:,} maxima (the paper's way)"})
+    ds["paper_mc_theta_se"] = ("n", theta_se, {"long_name": "its standard error"})
+    err = float(np.abs(theta_mc - ds["theta"].values).max())
+    report.notes.append(
+        f"Fig. 1: evpsim's Monte Carlo ({SIZES[quick]['searches']:,} searches; the paper "
+        f"used {PAPER['searches']:,}) agrees with the exact moments: max |z| = "
+        f"{ds.attrs['max_abs_z']:.2f} over every estimator, n and quantity. A Monte Carlo "
+        f"truth from {PAPER['truth_maxima']:,} maxima per n, as in the paper, errs by up to "
+        f"{err:.1e} (SE up to {theta_se.max():.1e}); V's bias at n = {ns[-1]} is "
+        f"{float(ex['bias'].sel(estimator='V', n=ns[-1])):.1e}.")
+    return ds
 
-    def order(q):
-        """Whether W <= V <= U at every n, and whether both gaps grow with n."""
-        u, v, w = (ex[q].sel(estimator=e).values for e in ESTIMATORS)
-        ordered = bool(np.all(w <= v + tol) and np.all(v <= u + tol))
-        growing = all(bool(np.all(np.diff(gap) >= -tol)) for gap in (u - v, v - w))
-        words = (f"order {'holds' if ordered else 'fails'} at every n, gaps "
-                 f"{'grow' if growing else 'do not always grow'} with n")
-        return ordered and growing, words
 
+def _order(values, tol):
+    """Whether W <= V <= U at every n, and whether both gaps grow with n.
+
+    Parameters
+    ----------
+    values : xarray.DataArray
+        One quantity (bias, variance), dims ``estimator`` (U, V, W) and ``n``.
+    tol : float
+        Differences this small count as ties.
+
+    Returns
+    -------
+    (bool, str)
+        Whether both hold, and the words that say which does.
+    """
+    u, v, w = (values.sel(estimator=e).values for e in ESTIMATORS)
+    ordered = bool(np.all(w <= v + tol) and np.all(v <= u + tol))
+    growing = all(bool(np.all(np.diff(gap) >= -tol)) for gap in (u - v, v - w))
+    words = (f"order {'holds' if ordered else 'fails'} at every n, gaps "
+             f"{'grow' if growing else 'do not always grow'} with n")
+    return ordered and growing, words
+
+
+def _fig1_claims(report, ex, ns, tol):
+    """Fig. 1's claims on bias, variance and MSE, from the exact values.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims.
+    ex : dict
+        ``"bias"``, ``"variance"``, ``"mse"`` -> the exact values, dims
+        ``estimator`` and ``n``.
+    ns : numpy.ndarray
+        The budgets.
+    tol : float
+        Differences this small count as ties.
+    """
     u_bias = float(np.abs(ex["bias"].sel(estimator="U")).max())
-    holds, words = order("bias")
+    holds, words = _order(ex["bias"], tol)
     report.claims.append(Claim(
         "Fig. 1 (top): Bias(W) <= Bias(V) <= Bias(U) = 0, the gaps growing with n",
         "holds", f"exact: {words}; max abs Bias(U) = {u_bias:.1e}; at n = {ns[-1]} Bias(V) = "
@@ -112,7 +156,7 @@ def _fig1(report, quick):
         f"{float(ex['bias'].sel(estimator='W', n=ns[-1])):.4f}",
         "agrees" if holds and u_bias <= tol else "differs",
         f"evpsim's values are exact (the paper's: {PAPER['searches']:,} simulated searches)"))
-    holds, words = order("variance")
+    holds, words = _order(ex["variance"], tol)
     report.claims.append(Claim(
         "Fig. 1 (middle): Var(W) <= Var(V) <= Var(U), the gaps growing with n", "holds",
         f"exact: {words}; at n = {ns[-1]} Var = " + ", ".join(
@@ -130,20 +174,6 @@ def _fig1(report, quick):
             f"{e} {float(ex['mse'].sel(estimator=e, n=ns[-1])):.2e}" for e in ESTIMATORS),
         "agrees" if np.array_equal(v_best, ns) else (
             "partly" if v_best.size >= ns.size / 2 else "differs"), ""))
-    theta_mc, theta_se = monte_carlo_theta(truth, B_BAG, replicates=PAPER["truth_maxima"],
-                                           seed=SEED)
-    ds["paper_mc_theta"] = ("n", theta_mc, {
-        "long_name": f"Monte Carlo truth from {PAPER['truth_maxima']:,} maxima (the paper's way)"})
-    ds["paper_mc_theta_se"] = ("n", theta_se, {"long_name": "its standard error"})
-    err = float(np.abs(theta_mc - ds["theta"].values).max())
-    report.notes.append(
-        f"Fig. 1: evpsim's Monte Carlo ({SIZES[quick]['searches']:,} searches; the paper "
-        f"used {PAPER['searches']:,}) agrees with the exact moments: max |z| = "
-        f"{ds.attrs['max_abs_z']:.2f} over every estimator, n and quantity. A Monte Carlo "
-        f"truth from {PAPER['truth_maxima']:,} maxima per n, as in the paper, errs by up to "
-        f"{err:.1e} (SE up to {theta_se.max():.1e}); V's bias at n = {ns[-1]} is "
-        f"{float(ex['bias'].sel(estimator='V', n=ns[-1])):.1e}.")
-    return ds
 
 
 def _missing(files):
@@ -156,6 +186,34 @@ def _fig2(report, files, scores, quick):
     without replacement, as the paper drew them, or, without the runs
     (``scores`` None), i.i.d. draws from their committed KDE fits (a KDE has no
     pool)."""
+    ds, fits = _fig2_rates(report, files, scores, quick)
+    better = ", ".join(sorted(set(ds["better"].values.tolist())))
+    _fig2_claims(report, ds, better, *_fig2_basis(ds, better, scores, fits))
+    return ds
+
+
+def _fig2_rates(report, files, scores, quick):
+    """Fig. 2's comparison of the two models, with the rate the paper called its
+    incorrect conclusion.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Told when the KDE fits stand in for missing runs.
+    files : dict
+        The search files found.
+    scores : dict or None
+        The runs' scores per model; None: they were not found.
+    quick : bool
+        Reduced sizes.
+
+    Returns
+    -------
+    (xarray.Dataset, str or None)
+        The result of :func:`~evpsim.studies.compare.comparison_errors` with
+        ``cnn_below``, and the KDE fits it ran on (None: the runs).
+    """
+    fits = None
     if scores is None:
         specs = [f"kde:{FITS[m]}" for m in FILES]
         fits = ", ".join(specs)
@@ -171,14 +229,31 @@ def _fig2(report, files, scores, quick):
     ds["cnn_below"] = ds["b_higher_count"] / M
     ds["cnn_below"].attrs["long_name"] = ("rate of est(CNN) < est(LBoE): the paper's "
                                           "'incorrect conclusion'")
+    return ds, fits
+
+
+def _fig2_basis(ds, better, scores, fits):
+    """What Fig. 2's claims are judged on, in words.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        As :func:`_fig2_rates` returns it.
+    better : str
+        The model the truth makes better (or the models, where it changes with B).
+    scores : dict or None
+        The runs' scores per model; None: the KDE fits stood in.
+    fits : str or None
+        The KDE fits, when they stood in.
+
+    Returns
+    -------
+    (str, str, str, str)
+        The words that say the claims rest on the fits ("" on the runs),
+        what the truth is of, what makes the better model, and how the
+        searches were drawn.
+    """
     Bs = ds["B"].values
-    rates = ds["cnn_below"]
-    others = rates.sel(estimator=["V", "W"]).max("estimator")
-    u_most = int((rates.sel(estimator="U") > others).sum())
-    at = [Bs[0], Bs[-1]]
-    cells = "; ".join(f"B = {b}: " + ", ".join(
-        f"{e} {float(rates.sel(estimator=e, B=b)):.4f}" for e in ESTIMATORS) for b in at)
-    better = ", ".join(sorted(set(ds["better"].values.tolist())))
     if scores is None:
         judged = f"judged on the KDE fits {fits} of the public runs, not the runs; "
         truth_of = "the fits"
@@ -197,6 +272,31 @@ def _fig2(report, files, scores, quick):
         how = ("each search drawing B of the 100 runs without replacement, as the paper did; the "
                "truth is the exact EVP of each pool's empirical distribution, under which U is "
                "only approximately unbiased for searches without replacement.")
+    return judged, truth_of, truth, how
+
+
+def _fig2_claims(report, ds, better, judged, truth_of, truth, how):
+    """Fig. 2's two claims, and a note of its sizes and draws.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the claims and the note.
+    ds : xarray.Dataset
+        As :func:`_fig2_rates` returns it.
+    better : str
+        As :func:`_fig2_basis` takes it.
+    judged, truth_of, truth, how : str
+        As :func:`_fig2_basis` returns them.
+    """
+    M = ds.attrs["replicates"]
+    Bs = ds["B"].values
+    rates = ds["cnn_below"]
+    others = rates.sel(estimator=["V", "W"]).max("estimator")
+    u_most = int((rates.sel(estimator="U") > others).sum())
+    at = [Bs[0], Bs[-1]]
+    cells = "; ".join(f"B = {b}: " + ", ".join(
+        f"{e} {float(rates.sel(estimator=e, B=b)):.4f}" for e in ESTIMATORS) for b in at)
     report.claims.append(Claim(
         "Fig. 2, as measured: the rate at which est(CNN) < est(LBoE) at n = B is highest "
         "for U, B = 15..30", "U highest (read as U's incorrect conclusions)",
@@ -222,7 +322,6 @@ def _fig2(report, files, scores, quick):
         f"{truth}, not against the paper's assumption that the CNN is better"))
     report.notes.append(f"Fig. 2: {M:,} pairs of searches per B (the paper: "
                         f"{PAPER['pairs']:,}), {how}")
-    return ds
 
 
 def _fig3(report, scores):
@@ -265,7 +364,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the Monte Carlo sizes.
     """
-    from ..report.plots import plot_bias, plot_comparison_errors, plot_estimator_curves
+    from ..report import plot_bias, plot_comparison_errors, plot_estimator_curves
 
     scores = None if _missing(files) else {m: read_scores(files[f]) for m, f in FILES.items()}
     figs = [("dodge2021_fig1", _fig1(report, quick), plot_bias),

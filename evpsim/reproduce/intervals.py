@@ -231,17 +231,22 @@ def _claims(report, within, Bs, quick=False):
     return best
 
 
-def run(report, out, files, quick=False):
-    """Run the study, write ``intervals.nc``, the tables and the figures; append claims.
+def _run_study(report, truths, Bs, sizes):
+    """The study's Dataset, its cells kept in the checkpoint store that
+    ``$EVPSIM_STUDY_STORE`` (:data:`STORE_ENV`) names, if any.
 
-    The protocol of :mod:`evpsim.reproduce`; ``quick`` runs :data:`QUICK`'s
-    grid at reduced sizes.
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Told the step, and whether to show progress.
+    truths, Bs, sizes
+        The grid and sizes (:data:`TRUTHS`, :data:`BS`, :data:`SIZES`, or :data:`QUICK`'s).
+
+    Returns
+    -------
+    xarray.Dataset
+        As :func:`study` returns it.
     """
-    from ..report.plots import plot_interval_study
-
-    truths = QUICK["truths"] if quick else TRUTHS
-    Bs = QUICK["Bs"] if quick else BS
-    sizes = SIZES[quick]
     store = os.environ.get(STORE_ENV) or None
     if store is not None:  # checked before the first progress line
         from ..engine.sweeps import Store
@@ -251,7 +256,84 @@ def run(report, out, files, quick=False):
     report.step(f"{len(truths)} truths x B = {', '.join(map(str, Bs))}: every method's "
                 f"coverage, widths and the oracle's")
     with _store_named(store):
-        ds = study(truths, Bs, sizes, progress=report.verbose, store=store)
+        return study(truths, Bs, sizes, progress=report.verbose, store=store)
+
+
+def _tables(within, beyond, truths, Bs, sizes):
+    """The text of ``intervals.md``: every method's table, within B and beyond it.
+
+    Parameters
+    ----------
+    within, beyond : xarray.Dataset
+        :func:`summarise` of the study at n <= B and at B < n <= 2B.
+    truths, Bs, sizes
+        The grid and sizes the study ran.
+
+    Returns
+    -------
+    str
+        The markdown.
+    """
+    text = ["# Intervals that hold: the tables", "",
+            f"Every truth ({len(truths)}), B = {', '.join(map(str, Bs))}, U and V; M = "
+            f"{sizes['samples']:,} searches and R = {sizes['resamples']:,} resamples a cell; "
+            f"median widths over the first {sizes['width_samples']:,} searches; the oracle "
+            f"interval from {sizes['oracle_samples']:,}. A cell is one truth and one n; "
+            f"coverage of 95% intervals with Clopper-Pearson 95% bounds; 'surely' below "
+            f"{GOAL_COVERAGE:g}: the upper bound is below it; 'with estimate' below it: the "
+            f"coverage estimate is; misses: the share of intervals "
+            f"entirely below / above theta_n, averaged over cells; widths: the median over "
+            f"cells of each cell's median width relative to the reference's.", "",
+            "## n <= B", "", table(within, "within"), "",
+            "## B < n <= 2B (V; the methods that reach beyond the sample maximum)", "",
+            table(beyond.sel(estimator=["V"]), "beyond"), ""]
+    return "\n".join(text)
+
+
+def _notes(report, ds, truths, Bs, sizes, goal_Bs, quick):
+    """The notes of the summary: sizes, cells read from the checkpoint store, widths.
+
+    Parameters
+    ----------
+    report : evpsim.reproduce.summary.Report
+        Receives the notes.
+    ds : xarray.Dataset
+        The study's result.
+    truths, Bs, sizes
+        The grid and sizes the study ran.
+    goal_Bs : list of int
+        The budgets the goal is judged at.
+    quick : bool
+        Reduced sizes.
+    """
+    report.notes.append(
+        f"Sizes: {len(truths)} truths, B = {', '.join(map(str, Bs))}; M = {sizes['samples']:,} "
+        f"searches and R = {sizes['resamples']:,} resamples a cell; n on the leaderboard's log "
+        f"grid up to 2B. The goal is judged at B = {' and '.join(map(str, goal_Bs))}."
+        + (" Reduced sizes (--quick): the verdicts rest on a few searches." if quick else ""))
+    computed, total = int(ds.attrs["cells_computed"]), ds.sizes["dist"] * ds.sizes["B"]
+    if computed < total:
+        report.notes.append(f"{total - computed} of {total} cells were read from the checkpoint "
+                            f"store (${STORE_ENV}), computed by an earlier run: the run time "
+                            f"above is this run's alone.")
+    report.notes.append("Widths are medians over searches (the first ones of each cell, their "
+                        "intervals rebuilt by bootstrap_intervals with resamples of its own), "
+                        "so one huge interval does not move them; intervals.md has every "
+                        "method's table, intervals.nc every number.")
+
+
+def run(report, out, files, quick=False):
+    """Run the study, write ``intervals.nc``, the tables and the figures; append claims.
+
+    The protocol of :mod:`evpsim.reproduce`; ``quick`` runs :data:`QUICK`'s
+    grid at reduced sizes.
+    """
+    from ..report import plot_interval_study
+
+    truths = QUICK["truths"] if quick else TRUTHS
+    Bs = QUICK["Bs"] if quick else BS
+    sizes = SIZES[quick]
+    ds = _run_study(report, truths, Bs, sizes)
     within, beyond = summarise(ds, "within"), summarise(ds, "beyond")
     goal_Bs = Bs[-2:]
     best = _claims(report, within, goal_Bs, quick)
@@ -267,34 +349,8 @@ def run(report, out, files, quick=False):
         "`intervals.md`."))
     report.step("writing files")
     write_netcdf(ds, out / "intervals.nc")
-    text = ["# Intervals that hold: the tables", "",
-            f"Every truth ({len(truths)}), B = {', '.join(map(str, Bs))}, U and V; M = "
-            f"{sizes['samples']:,} searches and R = {sizes['resamples']:,} resamples a cell; "
-            f"median widths over the first {sizes['width_samples']:,} searches; the oracle "
-            f"interval from {sizes['oracle_samples']:,}. A cell is one truth and one n; "
-            f"coverage of 95% intervals with Clopper-Pearson 95% bounds; 'surely' below "
-            f"{GOAL_COVERAGE:g}: the upper bound is below it; 'with estimate' below it: the "
-            f"coverage estimate is; misses: the share of intervals "
-            f"entirely below / above theta_n, averaged over cells; widths: the median over "
-            f"cells of each cell's median width relative to the reference's.", "",
-            "## n <= B", "", table(within, "within"), "",
-            "## B < n <= 2B (V; the methods that reach beyond the sample maximum)", "",
-            table(beyond.sel(estimator=["V"]), "beyond"), ""]
-    (out / "intervals.md").write_text("\n".join(text))
+    (out / "intervals.md").write_text(_tables(within, beyond, truths, Bs, sizes))
     plot_interval_study(ds, out / "coverage.png", out / "width.png",
                         best=None if quick else best)
     report.files += ["intervals.nc", "intervals.md", "coverage.png", "width.png"]
-    report.notes.append(
-        f"Sizes: {len(truths)} truths, B = {', '.join(map(str, Bs))}; M = {sizes['samples']:,} "
-        f"searches and R = {sizes['resamples']:,} resamples a cell; n on the leaderboard's log "
-        f"grid up to 2B. The goal is judged at B = {' and '.join(map(str, goal_Bs))}."
-        + (" Reduced sizes (--quick): the verdicts rest on a few searches." if quick else ""))
-    computed, total = int(ds.attrs["cells_computed"]), ds.sizes["dist"] * ds.sizes["B"]
-    if computed < total:
-        report.notes.append(f"{total - computed} of {total} cells were read from the checkpoint "
-                            f"store (${STORE_ENV}), computed by an earlier run: the run time "
-                            f"above is this run's alone.")
-    report.notes.append("Widths are medians over searches (the first ones of each cell, their "
-                        "intervals rebuilt by bootstrap_intervals with resamples of its own), "
-                        "so one huge interval does not move them; intervals.md has every "
-                        "method's table, intervals.nc every number.")
+    _notes(report, ds, truths, Bs, sizes, goal_Bs, quick)

@@ -157,9 +157,47 @@ def validity(pools, Bs=BS, sizes=SIZES[False], step=None):
         of KDEs fitted to every trial of the pool. NaN where
         cross-validation found no bandwidth.
     """
-    names, labels = list(pools), list(KDES)
-    S, P, C, E, N = sizes["subsets"], len(pools), len(KDES), len(ESTIMATORS), len(NS)
+    names = list(pools)
     truths = {name: empirical(scores, name=f"data:{name}") for name, scores in pools.items()}
+    kde, pool, indices = _empty(truths, Bs, sizes["subsets"])
+    full = _full_pool_errors(pools, pool["theta"])
+    pairs = []
+    for j, B in enumerate(Bs):
+        fitted = {}
+        for p, name in enumerate(names):
+            if step:
+                step(f"{name}, B = {B}: {sizes['subsets']} subsets x {len(KDES)} KDEs")
+            fitted.update(_predict_pool(name, pools[name], truths[name], (p, j, B), sizes,
+                                        kde, pool, indices))
+        pairs.append(_rank_closest(truths, fitted, (j, B), sizes, kde, pool))
+    ds = _dataset(names, Bs, list(KDES), sizes, kde, pool, indices, pairs)
+    ds["full_pool_theta_error"] = (("pool", "construction", "n"), full, {
+        "long_name": "theta_n of the KDE fitted to all the pool's trials minus the pool's "
+                     "(NaN for the cv bandwidth: not computed)"})
+    return ds
+
+
+def _empty(truths, Bs, S):
+    """The arrays :func:`validity` fills: the KDEs' predictions, the pools' values, the
+    subsets' trials.
+
+    Parameters
+    ----------
+    truths : dict
+        Name -> the pool's empirical distribution.
+    Bs : sequence of int
+        Subset sizes.
+    S : int
+        Subsets per pool and B.
+
+    Returns
+    -------
+    (dict, dict, numpy.ndarray)
+        ``kde`` and ``pool``, arrays by quantity (NaN or 0 until filled; the
+        pools' theta_n at :data:`NS` filled already), and the trials of each
+        subset (-1 beyond B), dims (pool, B, subset, trial).
+    """
+    P, C, E, N = len(truths), len(KDES), len(ESTIMATORS), len(NS)
     shape = (P, len(Bs), S, C)
     kde = {"theta": np.full(shape + (N,), np.nan), "coverage": np.full(shape + (E, N), np.nan),
            "bias": np.full(shape, np.nan), "bandwidth": np.full(shape, np.nan),
@@ -171,53 +209,115 @@ def validity(pools, Bs=BS, sizes=SIZES[False], step=None):
             "bias": np.zeros((P, len(Bs))),
             "wrong": np.zeros((len(Bs), E)), "sign": np.zeros(len(Bs), dtype=np.int8)}
     indices = np.zeros((P, len(Bs), S, max(Bs)), dtype=np.int64) - 1
-    # KDEs of all the pool's trials: the error the construction makes with no sampling
-    # error (not for "cv": leave-one-out on thousands of trials takes ~20 s a fit)
-    full = np.full((P, C, N), np.nan)
-    for p, name in enumerate(names):
-        for c, label in enumerate(labels):
+    return kde, pool, indices
+
+
+def _full_pool_errors(pools, pool_theta):
+    """theta_n errors of KDEs fitted to all of each pool's trials: the error the
+    construction makes with no sampling error.
+
+    Parameters
+    ----------
+    pools : dict
+        Name -> scores of each pool.
+    pool_theta : numpy.ndarray
+        The pools' theta_n at :data:`NS`, dims (pool, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        Dims (pool, construction, n); NaN for the cv bandwidth, not computed
+        (leave-one-out on thousands of trials takes ~20 s a fit).
+    """
+    full = np.full((len(pools), len(KDES), len(NS)), np.nan)
+    for p, scores in enumerate(pools.values()):
+        for c, label in enumerate(KDES):
             if KDES[label][1] != "cv":
-                full[p, c] = _fit(pools[name], label).theta(np.array(NS)) - pool["theta"][p]
-    pairs = []
-    for j, B in enumerate(Bs):
-        fitted = {}
-        for p, name in enumerate(names):
-            if step:
-                step(f"{name}, B = {B}: {S} subsets x {C} KDEs")
-            got = _predictions(truths[name], B, sizes, _seed(p, B), sizes["pool_coverage"])
-            for key in ("coverage", "coverage_lower", "coverage_upper"):
-                pool[key][p, j] = got[key]
-            pool["bias"][p, j] = got["bias"]
-            rng = np.random.default_rng([SEED, p, B])
-            for s in range(S):
-                idx = rng.choice(pools[name].size, size=B, replace=False)
-                indices[p, j, s, :B] = idx
-                for c, label in enumerate(labels):
-                    truth = _fit(pools[name][idx], label)
-                    fitted[name, s, label] = truth
-                    if truth is None:
-                        continue
-                    got = _predictions(truth, B, sizes, _seed(p, B, s), sizes["coverage"])
-                    kde["theta"][p, j, s, c] = got["theta"]
-                    kde["coverage"][p, j, s, c] = got["coverage"]
-                    kde["bias"][p, j, s, c] = got["bias"]
-                    kde["bandwidth"][p, j, s, c] = truth.fit["bandwidth"]
-        theta_B = {name: float(truths[name].theta([B])[0]) for name in names}
-        a, b = min(combinations(names, 2), key=lambda ab: abs(theta_B[ab[0]] - theta_B[ab[1]]))
-        pairs.append((a, b))
-        pool["wrong"][j], pool["sign"][j] = _wrong(truths[a], truths[b], (a, b), B, sizes,
-                                                   _seed(B))
-        for s in range(S):
-            for c, label in enumerate(labels):
-                ka, kb = fitted[a, s, label], fitted[b, s, label]
-                if ka is not None and kb is not None:
-                    kde["wrong"][j, s, c], kde["sign"][j, s, c] = _wrong(
-                        ka, kb, (a, b), B, sizes, _seed(B, s))
-    ds = _dataset(names, Bs, labels, sizes, kde, pool, indices, pairs)
-    ds["full_pool_theta_error"] = (("pool", "construction", "n"), full, {
-        "long_name": "theta_n of the KDE fitted to all the pool's trials minus the pool's "
-                     "(NaN for the cv bandwidth: not computed)"})
-    return ds
+                full[p, c] = _fit(scores, label).theta(np.array(NS)) - pool_theta[p]
+    return full
+
+
+def _predict_pool(name, scores, truth, where, sizes, kde, pool, indices):
+    """One pool and B: the pool's values, and the predictions of the KDEs fitted to its
+    subsets, written into ``pool``, ``kde`` and ``indices``.
+
+    Parameters
+    ----------
+    name : str
+        The pool's name.
+    scores : numpy.ndarray
+        Its trials.
+    truth : Truth
+        Its empirical distribution.
+    where : (int, int, int)
+        The pool's index, the index of B, and B.
+    sizes : dict
+        As :func:`validity` takes it.
+    kde, pool, indices
+        The arrays of :func:`_empty`, filled at the pool's and B's place.
+
+    Returns
+    -------
+    dict
+        ``(name, subset, KDE label) ->`` the KDE truth fitted to that subset
+        (None where cross-validation found no bandwidth).
+    """
+    p, j, B = where
+    got = _predictions(truth, B, sizes, _seed(p, B), sizes["pool_coverage"])
+    for key in ("coverage", "coverage_lower", "coverage_upper"):
+        pool[key][p, j] = got[key]
+    pool["bias"][p, j] = got["bias"]
+    rng = np.random.default_rng([SEED, p, B])
+    fitted = {}
+    for s in range(sizes["subsets"]):
+        idx = rng.choice(scores.size, size=B, replace=False)
+        indices[p, j, s, :B] = idx
+        for c, label in enumerate(KDES):
+            fitted[name, s, label] = fit = _fit(scores[idx], label)
+            if fit is None:
+                continue
+            got = _predictions(fit, B, sizes, _seed(p, B, s), sizes["coverage"])
+            kde["theta"][p, j, s, c] = got["theta"]
+            kde["coverage"][p, j, s, c] = got["coverage"]
+            kde["bias"][p, j, s, c] = got["bias"]
+            kde["bandwidth"][p, j, s, c] = fit.fit["bandwidth"]
+    return fitted
+
+
+def _rank_closest(truths, fitted, where, sizes, kde, pool):
+    """One B: ranking-error rates of the two pools whose theta_B differ least, and of the
+    KDEs fitted to their subsets, written into ``pool`` and ``kde``.
+
+    Parameters
+    ----------
+    truths : dict
+        Name -> the pool's empirical distribution.
+    fitted : dict
+        The KDE truths of this B, as :func:`_predict_pool` returns them.
+    where : (int, int)
+        The index of B, and B.
+    sizes : dict
+        As :func:`validity` takes it.
+    kde, pool
+        The arrays of :func:`_empty`, filled at B's place.
+
+    Returns
+    -------
+    (str, str)
+        The pair of pools ranked.
+    """
+    j, B = where
+    theta_B = {name: float(truth.theta([B])[0]) for name, truth in truths.items()}
+    a, b = min(combinations(truths, 2), key=lambda ab: abs(theta_B[ab[0]] - theta_B[ab[1]]))
+    pool["wrong"][j], pool["sign"][j] = _wrong(truths[a], truths[b], (a, b), B, sizes,
+                                               _seed(B))
+    for s in range(sizes["subsets"]):
+        for c, label in enumerate(KDES):
+            ka, kb = fitted[a, s, label], fitted[b, s, label]
+            if ka is not None and kb is not None:
+                kde["wrong"][j, s, c], kde["sign"][j, s, c] = _wrong(
+                    ka, kb, (a, b), B, sizes, _seed(B, s))
+    return a, b
 
 
 def _dataset(names, Bs, labels, sizes, kde, pool, indices, pairs):
@@ -417,7 +517,7 @@ def run(report, out, files, quick=False):
 
     The protocol of :mod:`evpsim.reproduce`; ``quick`` reduces the sizes.
     """
-    from ..report.plots import plot_kde_validity
+    from ..report import plot_kde_validity
 
     sizes = SIZES[quick]
     ds = validity({name: shipped_scores(name) for name in POOLS}, BS, sizes, report.step)

@@ -54,7 +54,7 @@ best = m.isel(n=slice(1, None)).idxmin("estimator")
 print("lowest MSE for n = 2..30:", sorted(set(best.values.tolist())))
 
 # %%
-from evpsim.report.plots import plot_bias
+from evpsim.report import plot_bias
 
 plot_bias(ds, "bias_variance_bag.png")
 from IPython.display import Image

@@ -40,7 +40,7 @@ import xarray as xr
 from IPython.display import Image
 
 import evpsim
-from evpsim.report.plots import plot_coverage
+from evpsim.report import plot_coverage
 
 QUICK = os.environ.get("EVPSIM_QUICK") == "1"
 B = 50

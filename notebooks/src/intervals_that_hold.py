@@ -87,7 +87,7 @@ print(table(summarise(ds, "beyond"), "beyond"))
 # %%
 from IPython.display import Image, display  # noqa: E402
 
-from evpsim.report.plots import plot_interval_study  # noqa: E402
+from evpsim.report import plot_interval_study  # noqa: E402
 
 plot_interval_study(ds, "intervals_coverage.png", "intervals_width.png", best="gpd-tail")
 display(Image("intervals_coverage.png"))

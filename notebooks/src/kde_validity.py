@@ -40,7 +40,7 @@ from IPython.display import Image, display
 import evpsim
 from evpsim.io.shipped import shipped_scores
 from evpsim.reproduce import reproduce
-from evpsim.report.plots import plot_score_distributions
+from evpsim.report import plot_score_distributions
 from evpsim.reproduce.kde_validity import BOUNDS, KDES, NS, POOLS
 from evpsim.io.results import read_netcdf
 

@@ -108,7 +108,7 @@ rel = rel.sel(n=rel["n"].values[np.isfinite(rel).any("dist").values])
 print(rel.round(3).to_pandas().to_string())
 
 # %%
-from evpsim.report.plots import plot_leaderboard_rmse  # noqa: E402
+from evpsim.report import plot_leaderboard_rmse  # noqa: E402
 
 fig_path = "leaderboard_rmse.png"
 plot_leaderboard_rmse(lb, "mean", "V", fig_path)

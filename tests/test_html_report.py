@@ -1,0 +1,215 @@
+"""``evpsim curve --html``: one self-contained page, opened in a real browser (headless
+Chromium driven by Playwright): it renders without console errors or requests, every
+figure loads, and its tables hold the numbers of ``--table``'s CSV.
+
+The browser is the system's Chromium (Debian's ``chromium`` package); Playwright's own
+browsers are never downloaded. Without a Chromium the browser tests are skipped, unless
+:data:`REQUIRED_ENV` is set (as ``.ci/run`` does), when they fail.
+
+The screenshot of the docs' gallery is taken by the same machinery:
+``python tests/test_html_report.py report.html docs/figures/curve_report.png``.
+"""
+
+import csv
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "data"
+#: set (to anything but empty or 0), a missing browser fails the tests rather than skips them
+REQUIRED_ENV = "EVPSIM_BROWSER_REQUIRED"
+#: the system's Chromium, where Debian installs it
+CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
+#: Chromium's flags: headless, as root (no sandbox), and quiet (no network of its own)
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+               "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+#: two models with durations, a failed trial, a target and the self-check: every section
+RUN = [FIXTURES / "results.jsonl", "--field", "best_validation_accuracy", "--group", "model",
+       "--time-field", "training_duration", "--bounds", "0,1", "--target", "0.79",
+       "--resamples", "200", "--check", "--check-replicates", "64", "--check-resamples", "100",
+       "--quiet"]
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?")
+
+
+def _required():
+    return os.environ.get(REQUIRED_ENV, "").strip() not in ("", "0")
+
+
+def _missing(why):
+    if _required():
+        pytest.fail(f"{why}, and {REQUIRED_ENV} is set: the browser tests must run here")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """The path of the system's Chromium."""
+    found = next((p for p in map(shutil.which, CHROMIUM) if p), None)
+    if found is None:
+        _missing("no Chromium found (apt-get install chromium)")
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        _missing("Playwright is not installed (pip install 'evpsim-toolkit[browser]')")
+    return found
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """``(report.html, tables.csv, stdout)`` of one run (its Dataset in result.nc beside)."""
+    import io
+    import sys
+
+    from evpsim.cli import main
+
+    folder = tmp_path_factory.mktemp("report")
+    html, table = folder / "report.html", folder / "tables.csv"
+    buf = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys, "stdout", buf)
+        status = main(["curve", *map(str, RUN), "--html", str(html), "--table", str(table),
+                       "--out", str(folder / "result.nc")])
+    assert status == 0
+    return html, table, buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def opened(chromium, report):
+    """What the browser saw: console messages, page errors, requests, images, tables."""
+    from playwright.sync_api import sync_playwright
+
+    html, _, _ = report
+    seen = {"console": [], "errors": [], "requests": []}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("console", lambda m: seen["console"].append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+            page.on("request", lambda r: seen["requests"].append(r.url))
+            page.goto(html.as_uri(), wait_until="load")
+            seen["images"] = page.evaluate(
+                "Array.from(document.images).map(i => [i.complete, i.naturalWidth, "
+                "i.naturalHeight, i.src.slice(0, 22)])")
+            seen["tables"] = page.evaluate(
+                "Array.from(document.querySelectorAll('table')).map(t => ["
+                "t.dataset.table, t.caption.innerText, "
+                "Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map("
+                "c => c.innerText))])")
+            seen["headings"] = page.evaluate(
+                "Array.from(document.querySelectorAll('h2')).map(h => h.innerText)")
+            shot = html.with_name("report.png")
+            page.screenshot(path=str(shot), full_page=True)
+            seen["screenshot"] = shot
+        finally:
+            browser.close()
+    return seen
+
+
+def test_report_renders_without_console_errors_or_network(opened, report):
+    html, _, _ = report
+    assert opened["errors"] == []
+    assert [m for m in opened["console"] if m.startswith(("error", "warning"))] == []
+    # the page loads nothing but itself: figures are data URIs, the style inline
+    assert [u for u in opened["requests"] if not u.startswith("data:")] == [html.as_uri()]
+    assert opened["headings"] == ["What was read", "The curves", "Tables", "Self-check",
+                                  "Provenance"]
+
+
+def test_every_figure_has_loaded(opened):
+    images = opened["images"]
+    assert len(images) == 2  # the curves, the self-check's coverage
+    for complete, width, height, src in images:
+        assert complete and width > 0 and height > 0
+        assert src == "data:image/png;base64,"
+
+
+def test_the_tables_hold_the_numbers_of_the_csv(opened, report):
+    _, table, _ = report
+    blocks, block = [], []
+    for row in csv.reader(table.read_text().splitlines()):
+        if row:
+            block.append(row)
+        else:
+            blocks.append(block)
+            block = []
+    blocks.append(block)
+    shown = [t for t in opened["tables"] if t[0] != "reading"]
+    assert [t[1] for t in shown] == [b[0][0] for b in blocks]
+    assert [t[0] for t in shown] == ["curve", "curve", "difference", "budget", "check",
+                                     "check"]
+    for (key, title, rows), block in zip(shown, blocks):
+        assert len(rows) == len(block) - 2, title
+        for cells, row in zip(rows, block[2:]):
+            assert NUMBER.findall(" ".join(cells)) == \
+                NUMBER.findall(" ".join(c for c in row if c)), (title, cells, row)
+
+
+def test_what_was_read_counts_the_failed_trial(opened):
+    reading = next(t for t in opened["tables"] if t[0] == "reading")
+    assert reading[1] == "the searches read"
+    rows = {r[0]: r for r in reading[2]}
+    # model, read from, records, trials, failed, pruned, dropped, sampler
+    assert rows["mlp"][1:5] == ["results.jsonl", "10", "10", "1"]
+    assert rows["mlp"][7] == "-"  # a JSON Lines file records no sampler
+
+
+def test_the_report_is_one_file_that_names_its_command(report):
+    """Without a browser too: no script, no address to load, the command that made it."""
+    html, _, out = report
+    text = html.read_text()
+    assert "<script" not in text and "http://" not in text and "https://" not in text
+    assert "Content-Security-Policy" in text
+    assert f"evpsim curve {RUN[0]}" in text and "--html" in text  # the provenance
+    assert f"wrote {html}" in out
+
+
+def test_a_screenshot_is_taken(opened):
+    assert opened["screenshot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert opened["screenshot"].stat().st_size > 10_000
+
+
+def screenshot(html, png, chromium="/usr/bin/chromium", height=1500):
+    """Save the top ``height`` pixels of report ``html``, 1200 wide, as ``png``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": height})
+            page.goto(Path(html).resolve().as_uri(), wait_until="load")
+            page.screenshot(path=str(png))
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    import sys
+
+    screenshot(*sys.argv[1:3])
+
+
+def test_the_figure_shows_the_bound_and_the_self_check(report, tmp_path):
+    """--plot's figure: the curves with each model's bound dashed, the self-check's
+    coverage below, a linear x axis below B = 100 and a log one from there."""
+    from evpsim.io.results import read_netcdf
+    from evpsim.report.curvefigure import plot_check_coverage, plot_curve_figure
+
+    ds = read_netcdf(report[0].with_name("result.nc"))
+    fig = plot_curve_figure(ds, tmp_path / "c.png")
+    top, below = fig.axes
+    assert below.get_title() == "self-check: coverage of percentile intervals"
+    assert top.get_xscale() == below.get_xscale() == "linear"  # B = 10
+    dashed = [ln for ln in top.get_lines() if ln.get_linestyle() == "--"]
+    assert len(dashed) == 2  # a bound per model
+    assert list(dashed[0].get_ydata()) == list(ds["free_bound"].sel(model="mlp").values)
+    assert "95% lower bound, any F" in [t.get_text() for t in top.get_legend().get_texts()]
+    assert len(plot_curve_figure(ds, check=False).axes) == 1
+    assert plot_curve_figure(ds, log_x=True).axes[0].get_xscale() == "log"
+    wide = ds.assign_coords(B=ds["B"] * 0 + 100)
+    assert plot_check_coverage(wide).axes[0].get_xscale() == "log"
+    assert (tmp_path / "c.png").stat().st_size > 0
