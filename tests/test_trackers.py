@@ -173,7 +173,7 @@ def test_optuna_pruned_rules(storage, rule):
     else:
         scores, _ = by_hand(study, pruned="drop")
         np.testing.assert_array_equal(s.scores, scores)
-        assert s.dropped["pruned"] == p and "pruned" not in s.failed
+        assert s.dropped["pruned"] == p and "pruned" not in s.failed and s.pruned == 0
 
 
 def test_optuna_every_study_user_attribute_and_sampler_traces(capsys, tmp_path, storage):
@@ -472,6 +472,7 @@ def test_raytune_committed_experiment(capsys, tmp_path):
     s, = read_results([RAY], field="accuracy", reduce="last", diverged="drop")
     assert s.scores.size == len(scores) - errored and s.dropped == {
         "flagged as diverged (status ERROR)": errored}
+    assert s.pruned is None  # Ray Tune records no pruned state: a stopped trial is TERMINATED
 
 
 def test_raytune_bad_input(capsys, tmp_path, monkeypatch):

@@ -100,7 +100,8 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
     if not models:
         raise check.InvalidArgument("scores", "the DataFrame has no rows")
     return searches([Trials(name, "a DataFrame", score, records, sampler="",
-                            timed=time is not None) for name, records in models.items()],
+                            timed=time is not None, pruning=state is not None)
+                     for name, records in models.items()],
                     pruned=pruned, failed=failed, diverged=diverged, bounds=bounds,
                     minimize=minimize)
 

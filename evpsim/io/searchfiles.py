@@ -154,11 +154,12 @@ class Search:
         Where ``failed_score`` comes from: ``"the lowest observed"``,
         ``"the highest observed"``, ``"the lower end of bounds"``,
         ``"the upper end of bounds"`` or ``"given"`` (``""`` when dropped).
-    pruned : int
+    pruned : int or None
         Pruned trials counted at the score they reached, their last
         intermediate value (see :mod:`evpsim.io.trials`); pruned trials made
         failed or dropped are counted in ``failed`` or ``dropped`` as
-        ``"pruned"``.
+        ``"pruned"``. None where nothing records whether a trial was pruned
+        (a file without a state column, a tool without a pruned state).
     sampler : str
         How the search drew its trials, where the tool records it (Optuna's
         ``RandomSampler``, Ray Tune's ``BasicVariantGenerator`` ...), or
@@ -179,7 +180,7 @@ class Search:
     failed: dict = _field(default_factory=dict)
     failed_score: float | None = None
     failed_basis: str = ""
-    pruned: int = 0
+    pruned: int | None = None
     sampler: str = ""
     minimize: bool | None = None
 
@@ -197,7 +198,7 @@ class _Record:
     duration: float = math.nan
     flag: str = ""          # the flag marking the run as diverged or failed, if any
     failed: str = ""        # why the trial failed, when it is counted at the worst score
-    state: str = ""         # the kind of its recorded state (trials.state_kind), if any
+    state: str | None = None  # the kind of its recorded state (trials.state_kind), if any
 
     def drop(self, reason, detail, argument="path"):
         self.reason, self.detail, self.argument = reason, f"line {self.line}: {detail}", argument
@@ -893,7 +894,7 @@ def _jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None
         record.flag = next((flag for flag in DIVERGED_FLAGS if obj.get(flag) is True), "") \
             or _state_flag(obj.items())
         record.state = next((state_kind(v) for k, v in obj.items()
-                             if isinstance(k, str) and k.lower() in STATE_FIELDS), "")
+                             if isinstance(k, str) and k.lower() in STATE_FIELDS), None)
     if len(models) > 1:
         raise _too_many_models(f, list(models), "field", strict)
     # a key that no record has is a typo; one that some records lack is counted

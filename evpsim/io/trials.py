@@ -89,7 +89,10 @@ def apply_states(records, pruned):
 
 
 def pruned_kept(records):
-    """How many pruned trials count at the score they reached."""
+    """How many pruned trials count at the score they reached; None when no record has a
+    state (nothing says whether a trial was pruned)."""
+    if all(r.state is None for r in records):
+        return None
     return sum(r.state == PRUNED and r.score is not None and not r.failed for r in records)
 
 

@@ -41,6 +41,9 @@ class Trials:
         The direction the tool recorded, or None.
     timed : bool
         The tool recorded the trials' durations.
+    pruning : bool
+        The tool records pruned trials as such (Optuna does; a Ray Tune
+        trial stopped early by its scheduler looks like any other).
     """
 
     label: str
@@ -50,6 +53,7 @@ class Trials:
     sampler: str = ""
     minimize: bool | None = None
     timed: bool = True
+    pruning: bool = False
 
 
 #: the package each extra of the readers brings
@@ -113,7 +117,8 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
         _enough(where, model.records, None, None)
         search = _search(model.label, where, model.metric, model.records, model.timed, *count)
         out.append(replace(search, source=model.source, sampler=model.sampler,
-                           minimize=model.minimize))
+                           minimize=model.minimize,
+                           pruned=search.pruned if model.pruning else None))
     return out
 
 

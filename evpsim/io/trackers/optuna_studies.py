@@ -187,7 +187,8 @@ def _trials(study, field, where, system_attrs, *, source, own=None):
         minimize, key = directions[index].name == "MINIMIZE", None
     records = [_record(t, index, key, field) for t in trials]
     return Trials(study.study_name, source, field, records,
-                  sampler=_sampler(study, trials, system_attrs, own), minimize=minimize)
+                  sampler=_sampler(study, trials, system_attrs, own), minimize=minimize,
+                  pruning=True)
 
 
 def _record(t, index, key, field):
