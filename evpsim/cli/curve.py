@@ -89,18 +89,27 @@ def _add_reading_args(p):
     g = p.add_argument_group("reading the results")
     g.add_argument("--column", help="CSV column of the score (name or 0-based index)")
     g.add_argument("--field", help="JSON Lines key of the score; a dotted path reaches nested "
-                                   "objects and maps over lists (learning_curve.top_1)")
+                                   "objects and maps over lists (learning_curve.top_1); of a "
+                                   "tracker: value, values_K or user_attrs.KEY (Optuna), "
+                                   "metrics.KEY (MLflow), a reported key (Ray Tune), a tag "
+                                   "(TensorBoard)")
     g.add_argument("--reduce", choices=("max", "min", "last"),
-                   help="reduce a per-trial list of checkpoints to one score")
+                   help="reduce a per-trial list of checkpoints to one score (also a Ray Tune "
+                        "trial's reports, a TensorBoard tag's steps, an MLflow metric's "
+                        "history)")
     g.add_argument("--group", metavar="FIELD",
-                   help="field or column naming the model of each record (allentune: model)")
+                   help="field or column naming the model of each record (allentune: model; "
+                        "MLflow: params.KEY)")
     g.add_argument("--select", metavar="LIST", help="comma-separated models of --group to keep")
     g.add_argument("--time-field", metavar="FIELD",
-                   help="per-trial duration: seconds, or H:MM:SS as AllenNLP writes it")
+                   help="per-trial duration: seconds, H:MM:SS as AllenNLP writes it, pandas' "
+                        "'0 days 00:10:00' or ISO 8601's PT10M; or START,END timestamps "
+                        "(Optuna's CSV: datetime_start,datetime_complete)")
     add_failed_args(g)
     g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
     g.add_argument("--minimize", action="store_true",
-                   help="the scores are losses: curves of the expected minimum")
+                   help="the scores are losses: curves of the expected minimum (implied by "
+                        "a minimising Optuna study)")
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
     add_tracker_args(g)
