@@ -118,6 +118,7 @@ FILES = {
     "subnormal4.txt": b"5e-324\n1e-323\n1.5e-323\n2e-323\n",
     "tiedtop.txt": b"0.5\n" + b"0.7\n" * 11,
     "constant12.txt": b"0.5\n" * 12,
+    "times.jsonl": b'{"acc": 0.5, "t": [1, 2]}\n{"acc": 0.6, "t": [3]}\n',
 }
 
 
@@ -1634,6 +1635,26 @@ C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-fi
 C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time --plot c.png",
   "--x-axis time needs --time-field")
 C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
+# results where the tracking tools keep them (tests/test_trackers.py: what the tools wrote)
+C("file", "curve-optuna-missing", "curve optuna:sqlite:///{d}/missing.db",
+  "optuna:sqlite:///", "missing.db' does not exist")
+C("file", "curve-optuna-not-storage", "curve optuna:{d}/good.txt",
+  "good.txt does not open as an Optuna storage")
+C("file", "curve-mlflow-missing", "curve mlflow:{d}/nofolder --field metrics.acc",
+  "nofolder' does not exist")
+C("file", "curve-mlflow-not-store", "curve mlflow:sqlite:///{d}/good.txt --field metrics.acc",
+  "does not open as an MLflow tracking store")
+C("file", "curve-empty-folder", "curve {d}/folder",
+  "is a folder, not a file, and holds neither Ray Tune trials")
+C("usage", "curve-study-no-optuna", "curve {d}/good.txt --study a",
+  "--study applies to Optuna storages, and none is given")
+C("usage", "curve-experiment-no-mlflow", "curve {d}/good.txt --experiment a",
+  "--experiment applies to MLflow tracking stores, and none is given")
+C("usage", "curve-pruned", "curve {d}/good.txt --pruned half", "--pruned: invalid choice")
+C("usage", "curve-time-reduce-no-time", "curve {d}/good.jsonl --field acc --time-reduce last",
+  "--time-reduce needs --time-field FIELD")
+C("jsonl", "curve-time-list", "curve {d}/times.jsonl --field acc --time-field t",
+  "--time-reduce is needed", "holds a list of 2 times")
 C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks", "--bounds",
   "band methods (ks) need")
 C("unknown", "curve-estimator", "curve {d}/good.txt --estimators Q", "unknown estimator 'Q'")

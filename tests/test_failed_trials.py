@@ -20,8 +20,9 @@ import pytest
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
-from evpsim.io.searchfiles import (DIVERGED, EMPTY_CELL, EMPTY_CURVE, NOT_NUMBER, describe_reading,
+from evpsim.io.searchfiles import (DIVERGED, EMPTY_CURVE, NOT_NUMBER, describe_reading,
                                 read_searches)
+from evpsim.io.trials import RUNNING
 
 
 def _jsonl(tmp_path, name, rows):
@@ -91,18 +92,18 @@ def test_csv_state_column_marks_failed_trials(tmp_path, column, fail):
     path.write_text(f"number,value,{column}\n0,0.61,COMPLETE\n1,,{fail}\n2,0.72,COMPLETE\n"
                     f"3,,RUNNING\n4,0.55,{fail}\n")
     s, = read_searches(path, column="value")
-    # a failed row without a value is a failed trial; an empty cell of any other state is
-    # a record without a score that cannot be read; a failed row with a value keeps it
+    # a failed row without a value is a failed trial; a running trial is dropped and counted
+    # as such; a failed row with a value keeps it
     assert s.scores.tolist() == [0.61, 0.55, 0.72, 0.55]
     assert s.failed == {f"{column} {fail}, no score": 1}
-    assert s.dropped == {EMPTY_CELL: 1}
+    assert s.dropped == {RUNNING: 1}
     assert s.diverged_kept == {f"{column} {fail}": 1}
     assert f"kept 1 run marked {column} {fail}, scored by the value it recorded" \
         in describe_reading(s)
     # diverged="drop" leaves out every flagged row, with or without a value
     s, = read_searches(path, column="value", diverged="drop")
     assert s.scores.tolist() == [0.61, 0.72]
-    assert s.dropped == {f"flagged as diverged ({column} {fail})": 2, EMPTY_CELL: 1}
+    assert s.dropped == {f"flagged as diverged ({column} {fail})": 2, RUNNING: 1}
     assert s.failed == {}
 
 

@@ -394,12 +394,12 @@ def test_durations_every_form(tmp_path):
     assert np.isnan(s.durations[6:]).all() and s.durations_missing == 2
 
 
-@pytest.mark.parametrize("bad", ["1:2:3", "an hour", "-1 day, 23:59:59", -5, True, [1, 2],
-                                 "Infinity"])
+@pytest.mark.parametrize("bad", ["1:2:3", "an hour", "-1 day, 23:59:59", -5, True, [1, "x"],
+                                 "Infinity", "PT", "P1H"])
 def test_bad_duration_names_the_line(tmp_path, bad):
     path = _write(tmp_path, "t.jsonl", [{"acc": 0.5, "t": 1}, {"acc": 0.6, "t": bad}])
     message = _error("not a duration", "time_field", read_searches, path, field="acc",
-                     time_field="t")
+                     time_field="t", time_reduce="last")
     assert "t.jsonl' line 2: t is " in message
 
 

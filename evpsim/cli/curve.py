@@ -14,6 +14,7 @@ from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
+from ..io.trials import direction
 from ..report.curvefigure import LOG_X_FROM, plot_check_coverage, plot_curve_figure
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
                              curve_tables, pair_B, reading_table, shown_ns, write_tables)
@@ -24,6 +25,8 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
 from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
+from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracked,
+                           tracker_inputs, tracker_options)
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 #: endings of ``--html``
@@ -64,7 +67,8 @@ def add_parser(subparsers):
                                             "python_resamples": "python_resamples",
                                             "path": "results",
                                             "bandwidth": "check_bandwidth",
-                                            "construction": "check_construction"})
+                                            "construction": "check_construction",
+                                            **TRACKER_FLAGS})
     return p
 
 
@@ -80,24 +84,34 @@ def _add_reading_args(p):
                    help="score files: one score per line, CSV (--column), or JSON Lines "
                         "(--field); one model per file unless --group splits it; "
                         "data:NAME for a search shipped with evpsim (see 'evpsim list'); - for "
-                        "standard input")
+                        f"standard input; {SOURCES_HELP}")
     g = p.add_argument_group("reading the results")
     g.add_argument("--column", help="CSV column of the score (name or 0-based index)")
     g.add_argument("--field", help="JSON Lines key of the score; a dotted path reaches nested "
-                                   "objects and maps over lists (learning_curve.top_1)")
+                                   "objects and maps over lists (learning_curve.top_1); of a "
+                                   "tracker: value, values_K or user_attrs.KEY (Optuna), "
+                                   "metrics.KEY (MLflow), a reported key (Ray Tune), a tag "
+                                   "(TensorBoard)")
     g.add_argument("--reduce", choices=("max", "min", "last"),
-                   help="reduce a per-trial list of checkpoints to one score")
+                   help="reduce a per-trial list of checkpoints to one score (also a Ray Tune "
+                        "trial's reports, a TensorBoard tag's steps, an MLflow metric's "
+                        "history)")
     g.add_argument("--group", metavar="FIELD",
-                   help="field or column naming the model of each record (allentune: model)")
+                   help="field or column naming the model of each record (allentune: model; "
+                        "MLflow: params.KEY)")
     g.add_argument("--select", metavar="LIST", help="comma-separated models of --group to keep")
     g.add_argument("--time-field", metavar="FIELD",
-                   help="per-trial duration: seconds, or H:MM:SS as AllenNLP writes it")
+                   help="per-trial duration: seconds, H:MM:SS as AllenNLP writes it, pandas' "
+                        "'0 days 00:10:00' or ISO 8601's PT10M; or START,END timestamps "
+                        "(Optuna's CSV: datetime_start,datetime_complete)")
     add_failed_args(g)
     g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
     g.add_argument("--minimize", action="store_true",
-                   help="the scores are losses: curves of the expected minimum")
+                   help="the scores are losses: curves of the expected minimum (implied by "
+                        "a minimising Optuna study)")
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
+    add_tracker_args(g)
 
 
 def _add_curve_args(p):
@@ -234,10 +248,13 @@ def _read(args):
     select = _split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
-    return read_results(args.results, column=args.column, field=args.field, group=args.group,
-                        select=select, reduce=args.reduce, time_field=args.time_field,
-                        labels=_split(args.labels), diverged=args.diverged,
-                        failed=args.failed, bounds=args.bounds, minimize=args.minimize)
+    searches = read_results(args.results, column=args.column, field=args.field,
+                            group=args.group, select=select, reduce=args.reduce,
+                            time_field=args.time_field, labels=_split(args.labels),
+                            diverged=args.diverged, failed=args.failed, bounds=args.bounds,
+                            minimize=args.minimize, **tracker_options(args))
+    args.minimize = direction(searches, args.minimize)  # a minimising study's, say
+    return searches
 
 
 def _describe(search):
@@ -368,7 +385,7 @@ def _inputs(args):
              "time_field": args.time_field, "labels": args.labels, "failed": str(args.failed),
              "diverged": args.diverged}
     return {f"input_{k}": ", ".join(v) if isinstance(v, list) else v
-            for k, v in given.items() if v is not None}
+            for k, v in given.items() if v is not None} | tracker_inputs(args)
 
 
 def _header(ds, seconds):
@@ -461,8 +478,8 @@ def _refuse_unused(args):
 def run(args):
     check_outputs(args)
     _check_report_outputs(args)
-    if args.x_axis == "time" and args.time_field is None:
-        raise UserError("--x-axis time needs --time-field")
+    if args.x_axis == "time" and args.time_field is None and not tracked(args.results):
+        raise UserError("--x-axis time needs --time-field (a tracker's results carry times)")
     if args.check and args.n_max is not None:
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")

@@ -26,6 +26,7 @@ from ..estimators.targets import Target, as_target
 from ..intervals.family import (bootstrap_intervals, curve_ci_method, free_lower_bound,
                                 interval_estimators, resolve_ci_methods)
 from ..io.models import Model, as_models
+from ..io.trials import direction
 from ..io.results import provenance
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
@@ -170,7 +171,10 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
     scores : array_like, mapping, sequence, or searches
         One model's scores; ``{label: scores}``; a sequence of score
         sequences; or searches from :func:`evpsim.read_searches` (which
-        carry labels, durations and dropped-record counts).
+        carry labels, durations and dropped-record counts); or an
+        :class:`optuna.Study` or a pandas DataFrame of trials (see
+        :func:`evpsim.io.models.as_models`), whose recorded direction
+        implies ``minimize``.
     labels : sequence of str, optional
         Model names, one per model (default the mapping's keys or the
         searches' labels, else ``"model"``, ``"model 2"``, ...).
@@ -368,9 +372,10 @@ def _curve_run(scores, *, labels, durations, estimators, ci_methods, level, resa
     -------
     _CurveRun
     """
-    models = as_models(scores, labels, durations)
-    kind = as_target(curve)
     minimize = check.boolean(minimize, "minimize")
+    models = as_models(scores, labels, durations, minimize=minimize)
+    minimize = direction(models, minimize)  # a study's, say
+    kind = as_target(curve)
     # larger is better inside: the Q-quantile of the lowest loss is minus the
     # (1 - Q)-quantile of the best of the negated losses
     flipped = Target("quantile", 1.0 - kind.q) if minimize and kind.kind == "quantile" \

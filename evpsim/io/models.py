@@ -2,7 +2,8 @@
 
 :func:`as_models` turns what :func:`evpsim.curve` accepts (one model's
 scores, a mapping by label, a list of score lists, searches read from
-files) into :class:`Model` objects; the self-check reads them the same way.
+files, an Optuna study, a pandas DataFrame of trials) into :class:`Model`
+objects; the self-check reads them the same way.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _validate as check
+from .frames import is_frame, read_frame
 
 __all__ = ["Model", "as_models"]
 
@@ -37,6 +39,8 @@ class Model:
         scores were given directly).
     dropped : dict
         ``{reason: count}`` of the records dropped while reading.
+    minimize : bool or None
+        The direction its tool recorded (an Optuna study's), or None.
     """
 
     label: str
@@ -46,6 +50,7 @@ class Model:
     metric: str = ""
     records: int = 0
     dropped: dict = field(default_factory=dict)
+    minimize: bool | None = None
 
 
 def _mean_duration(durations, label):
@@ -64,15 +69,28 @@ def _mean_duration(durations, label):
     return float(d.mean())
 
 
-def as_models(scores, labels=None, durations=None):
+def as_models(scores, labels=None, durations=None, *, minimize=False):
     """Normalise :func:`curve`'s ``scores`` argument into a list of :class:`Model`.
 
     ``scores`` is one model's scores (a sequence of numbers), a mapping
-    ``{label: scores}``, a sequence of score sequences, or searches read by
+    ``{label: scores}``, a sequence of score sequences, searches read by
     :func:`evpsim.read_searches` (objects with ``label``, ``scores`` and
-    ``durations``). ``durations`` (seconds per trial, or their mean) is a
-    mapping by label or a sequence aligned with the models.
+    ``durations``), an :class:`optuna.Study` (read by
+    :func:`evpsim.io.trackers.optuna_studies.read_study`: its objective
+    value, failed and pruned trials by their rules, its direction) or a
+    pandas DataFrame of trials (read by :func:`evpsim.io.frames.read_frame`
+    with its default columns: Optuna's ``trials_dataframe()`` as it is).
+    ``durations`` (seconds per trial, or their mean) is a mapping by label
+    or a sequence aligned with the models. ``minimize`` (the scores are
+    losses) sets the worst score at which a study's or DataFrame's failed
+    trials count.
     """
+    if hasattr(scores, "get_trials") and hasattr(scores, "directions"):  # an optuna.Study
+        from .trackers.optuna_studies import read_study
+
+        scores = read_study(scores, minimize=minimize)
+    elif is_frame(scores):
+        scores = read_frame(scores, minimize=minimize)
     if hasattr(scores, "scores") and hasattr(scores, "label"):
         scores = [scores]
     if isinstance(scores, dict):
@@ -123,5 +141,5 @@ def as_models(scores, labels=None, durations=None):
         xs = check.spread(check.scores(xs, name), name, f"the range of the {name}")
         out.append(Model(label, xs, _mean_duration(dur, label), getattr(search, "source", ""),
                          getattr(search, "metric", ""), getattr(search, "records", xs.size),
-                         dict(getattr(search, "dropped", {}))))
+                         dict(getattr(search, "dropped", {})), getattr(search, "minimize", None)))
     return out

@@ -27,6 +27,7 @@ every record must hold a finite score.
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import math
 import os
@@ -39,6 +40,7 @@ import numpy as np
 
 from .. import _validate as check
 from .._format import number
+from .trials import apply_states, describe_sampler, pruned_kept, pruned_rule, state_kind
 
 __all__ = [
     "Search",
@@ -48,6 +50,7 @@ __all__ = [
     "describe_dropped",
     "describe_reading",
     "REDUCTIONS",
+    "TIME_REDUCTIONS",
     "MODEL_FIELD",
     "DIVERGED_FLAGS",
     "DIVERGED_RULES",
@@ -62,6 +65,8 @@ CSV_SUFFIXES = (".csv", ".tsv")
 REDUCTIONS = ("max", "min", "last")
 #: the field (JSON Lines) or column (CSV) naming the model, as allentune writes it
 MODEL_FIELD = "model"
+#: ways to make one duration of a time field holding a list (one per checkpoint)
+TIME_REDUCTIONS = ("last", "sum", "max")
 #: a search needs two scores (a standard error needs two)
 MIN_SCORES = 2
 #: JSON Lines fields whose value ``true`` flags a run that diverged (opda's results files)
@@ -74,7 +79,7 @@ FAILED_RULES = ("worst", "drop")
 #: W&B: State; MLflow, Ray Tune: status)
 STATE_FIELDS = ("state", "status")
 #: states (any case, after an optional ``TrialState.``) of a trial that failed
-FAILED_STATES = ("fail", "failed", "error", "crashed")
+FAILED_STATES = ("fail", "failed", "error", "crashed", "killed")
 #: the path that names standard input
 STDIN = "-"
 
@@ -96,8 +101,12 @@ NO_SCORE = (FIELD_MISSING, COLUMN_MISSING, EMPTY_CELL)
 
 _MISSING = object()  # what a dotted path reaches when the record lacks it
 _INDEX = re.compile(r"-?\d+")
-# str(datetime.timedelta): "0:03:24", "0:03:24.374862", "1 day, 2:03:04.500000"
-_TIMEDELTA = re.compile(r"(?:(\d+) days?, )?(\d+):([0-5]\d):([0-5]\d(?:\.\d+)?)")
+# str(datetime.timedelta): "0:03:24", "0:03:24.374862", "1 day, 2:03:04.500000"; pandas'
+# str(Timedelta): "0 days 00:10:00", "1 days 02:03:04.500000"
+_TIMEDELTA = re.compile(r"(?:(\d+) days?,? )?(\d+):([0-5]\d):([0-5]\d(?:\.\d+)?)")
+# ISO 8601 durations of days and times: "PT10M", "P1DT2H3M4.5S"
+_ISO_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?",
+                           re.IGNORECASE)
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
                type(None): "null"}
 
@@ -145,6 +154,18 @@ class Search:
         Where ``failed_score`` comes from: ``"the lowest observed"``,
         ``"the highest observed"``, ``"the lower end of bounds"``,
         ``"the upper end of bounds"`` or ``"given"`` (``""`` when dropped).
+    pruned : int or None
+        Pruned trials counted at the score they reached, their last
+        intermediate value (see :mod:`evpsim.io.trials`); pruned trials made
+        failed or dropped are counted in ``failed`` or ``dropped`` as
+        ``"pruned"``. None where nothing records whether a trial was pruned
+        (a file without a state column, a tool without a pruned state).
+    sampler : str
+        How the search drew its trials, where the tool records it (Optuna's
+        ``RandomSampler``, Ray Tune's ``BasicVariantGenerator`` ...), or
+        ``"not recorded"``; ``""`` for a file, which records none.
+    minimize : bool or None
+        The direction the tool recorded (an Optuna study's), or None.
     """
 
     label: str
@@ -159,6 +180,9 @@ class Search:
     failed: dict = _field(default_factory=dict)
     failed_score: float | None = None
     failed_basis: str = ""
+    pruned: int | None = None
+    sampler: str = ""
+    minimize: bool | None = None
 
 
 @dataclass
@@ -174,6 +198,7 @@ class _Record:
     duration: float = math.nan
     flag: str = ""          # the flag marking the run as diverged or failed, if any
     failed: str = ""        # why the trial failed, when it is counted at the worst score
+    state: str | None = None  # the kind of its recorded state (trials.state_kind), if any
 
     def drop(self, reason, detail, argument="path"):
         self.reason, self.detail, self.argument = reason, f"line {self.line}: {detail}", argument
@@ -209,9 +234,11 @@ def describe_reading(search, what="the curve"):
 
     Failed trials and the score they count at (or, dropped, that the scores
     are then conditional on a trial succeeding), dropped records by reason,
-    kept trials flagged as diverged or failed, and kept trials without a
-    duration (left out of the mean duration behind an expected wall-clock
-    axis): what a line describing the model must say. ``what`` names what
+    kept trials flagged as diverged or failed, pruned trials counted at the
+    score they reached, kept trials without a duration (left out of the mean
+    duration behind an expected wall-clock axis), and the sampler where the
+    tool recorded one (with a warning when it is not random search, which
+    the curve assumes): what a line describing the model must say. ``what`` names what
     is made of the scores (``"the curve"``, ``"the fit"``), which dropped
     failed trials make conditional on success.
 
@@ -227,6 +254,13 @@ def describe_reading(search, what="the curve"):
     dropped 2 of 6 records: 2 field missing
     kept 1 diverged run (nan_train_loss), scored by its checkpoints before diverging
     1 of 4 kept trials has no duration: the expected wall-clock uses the mean of the other 3
+    >>> from dataclasses import replace
+    >>> s = replace(s, dropped={}, failed={}, diverged_kept={}, durations_missing=0, pruned=2,
+    ...             sampler="TPESampler")
+    >>> for note in describe_reading(s).split("; ")[1:]:
+    ...     print(note)
+    2 pruned trials counted at their last intermediate value
+    sampler TPESampler: warning: not random search, which the curve assumes (independent draws)
     """
     notes = []
     k = sum(search.failed.values())
@@ -249,16 +283,22 @@ def describe_reading(search, what="the curve"):
                      if flag in DIVERGED_FLAGS else
                      f"kept {count} run{'' if one else 's'} marked {flag}, scored by the "
                      f"value {'it' if one else 'they'} recorded")
+    if search.pruned:
+        one = search.pruned == 1
+        notes.append(f"{search.pruned} pruned trial{'' if one else 's'} counted at "
+                     f"{'its' if one else 'their'} last intermediate value")
     if search.durations_missing:
         k, size = search.durations_missing, search.scores.size
         notes.append(f"{k} of {size} kept trials {'has' if k == 1 else 'have'} no duration: "
                      f"the expected wall-clock uses the mean of the other {size - k}")
+    if search.sampler:
+        notes.append(describe_sampler(search.sampler))
     return "".join(f"; {note}" for note in notes)
 
 
 def read_searches(paths, *, column=None, field=None, group=None, select=None, reduce=None,
                   time_field=None, labels=None, diverged="keep", failed="worst", bounds=None,
-                  minimize=False):
+                  minimize=False, pruned="last", time_reduce=None):
     """Read the trials of one or more hyperparameter searches, one model each.
 
     The format of each file comes from its suffix: ``.jsonl`` or
@@ -296,7 +336,9 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     loss became NaN) counts with it, in :attr:`Search.diverged_kept`, and
     one without is a failed trial; dropped, every flagged record is left
     out, counted in :attr:`Search.dropped` as ``"flagged as diverged
-    (FLAG)"``.
+    (FLAG)"``. The same state field tells trials that were pruned (Optuna's
+    ``PRUNED``: see ``pruned``) and trials not finished (``RUNNING``,
+    ``WAITING``, W&B's ``running``), which are dropped and counted.
 
     Parameters
     ----------
@@ -334,9 +376,12 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         NaN drops its record as an empty learning curve.
     time_field : str, optional
         The field (dotted path, JSON Lines) or column (CSV) holding each
-        trial's duration: seconds, or AllenNLP's ``str(timedelta)`` form
-        (``H:MM:SS``, ``H:MM:SS.ffffff``, ``1 day, 2:03:04.5``). A record
-        without one has a NaN duration, counted in
+        trial's duration: seconds, AllenNLP's ``str(timedelta)`` form
+        (``H:MM:SS``, ``H:MM:SS.ffffff``, ``1 day, 2:03:04.5``), pandas'
+        (``0 days 00:10:00``) or ISO 8601's (``PT10M``); or two fields
+        ``START,END`` holding timestamps (Unix seconds, or ISO 8601 such as
+        Optuna's ``datetime_start,datetime_complete``), the duration
+        between them. A record without one has a NaN duration, counted in
         :attr:`Search.durations_missing`.
     labels : str or list of str, optional
         One label per resulting model, replacing the file stems or group
@@ -358,6 +403,19 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         ``minimize``) is the worst score. It must contain every score read.
     minimize : bool
         The scores are losses: the worst score is the highest.
+    pruned : {"last", "worst", "drop"}
+        What becomes of a record whose state says the trial was pruned:
+        counted at its score, the last intermediate value it reached (the
+        default; Optuna's exports record it as the value), made a failed
+        trial (``failed`` says at which score), or dropped (see
+        :mod:`evpsim.io.trials`); counted in :attr:`Search.pruned`,
+        :attr:`Search.failed` or :attr:`Search.dropped`.
+    time_reduce : {"last", "sum", "max"}, optional
+        How a time field holding a list (a duration or a running time per
+        checkpoint, as opda's ``learning_curve.time``) becomes one
+        duration: the last checkpoint's (a running total), their sum
+        (durations per checkpoint) or the largest. Required for such
+        fields.
 
     Returns
     -------
@@ -417,7 +475,8 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     """
     options = _reading_options(paths, column=column, field=field, group=group, select=select,
                                reduce=reduce, time_field=time_field, labels=labels,
-                               diverged=diverged, failed=failed, minimize=minimize)
+                               diverged=diverged, failed=failed, minimize=minimize,
+                               pruned=pruned, time_reduce=time_reduce)
     files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
              for item, fd, col in zip(options.items, options.fields, options.columns)]
     _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
@@ -448,10 +507,12 @@ class _Reading:
     diverged: str
     failed: object
     minimize: bool
+    pruned: str
+    time_reduce: str | None
 
 
 def _reading_options(paths, *, column, field, group, select, reduce, time_field, labels,
-                     diverged, failed, minimize):
+                     diverged, failed, minimize, pruned, time_reduce):
     """Check the arguments of :func:`read_searches` (in the order its errors name them)
     before any file is opened.
 
@@ -474,6 +535,12 @@ def _reading_options(paths, *, column, field, group, select, reduce, time_field,
         check.choice(reduce, "reduce", REDUCTIONS)
     diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
     failed = _failed_rule(failed)
+    pruned = pruned_rule(pruned)
+    if time_reduce is not None:
+        check.choice(time_reduce, "time_reduce", TIME_REDUCTIONS)
+        if time_field is None:
+            raise check.InvalidArgument("time_reduce", "time_reduce needs time_field=FIELD, the "
+                                                        "field of the times it reduces")
     minimize = check.boolean(minimize, "minimize")
     select = _names(select, "select")
     labels = _names(labels, "labels")
@@ -484,12 +551,12 @@ def _reading_options(paths, *, column, field, group, select, reduce, time_field,
         raise check.InvalidArgument("path", f"path names standard input ({STDIN!r}) more than "
                                             f"once: it can be read once")
     return _Reading(items, columns, fields, group, select, reduce, time_field, labels,
-                    diverged, failed, minimize)
+                    diverged, failed, minimize, pruned, time_reduce)
 
 
 def _split_models(f, options):
-    """The records of one file, split by model, flagged records dropped by the
-    ``diverged`` rule.
+    """The records of one file, split by model, the rules of trial states applied and
+    flagged records dropped by the ``diverged`` rule.
 
     Returns
     -------
@@ -499,18 +566,13 @@ def _split_models(f, options):
     """
     records, metric = _records(f, column=f.column, field=f.field, group=options.group,
                                reduce=options.reduce, time_field=options.time_field,
-                               strict=False)
+                               strict=False, time_reduce=options.time_reduce)
     if not records:
         raise check.InvalidArgument("path", f"{f.name} holds no scores")
+    apply_states(records, options.pruned)
     models = {}
     for record in records:
-        if record.flag and options.diverged == "drop" and (record.score is not None
-                                                           or _failure(record)):
-            record.score = None
-            record.drop(f"{FLAGGED} ({record.flag})",
-                        f"{record.flag} is true (the run diverged)"
-                        if record.flag in DIVERGED_FLAGS else
-                        f"{record.flag} (the run failed)")
+        diverged_rule(record, options.diverged)
         models.setdefault(record.group, []).append(record)
     return f, metric, models
 
@@ -734,10 +796,11 @@ def _check_applicable(files, *, group, reduce, time_field):
 
 # --- reading the records of a file --------------------------------------------------------
 
-def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict):
+def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict,
+             time_reduce=None):
     """The file's records and the name of the score's field or column."""
     if f.fmt == "jsonl":
-        return _jsonl_records(f, field, group, reduce, time_field, strict), field
+        return _jsonl_records(f, field, group, reduce, time_field, strict, time_reduce), field
     lines = [(i + 1, ln) for i, ln in enumerate(f.text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("#")]
     if f.fmt == "csv":
@@ -795,10 +858,11 @@ def _keys(obj):
     return ", ".join(keys[:40]) + (", ..." if len(keys) > 40 else "") if keys else "none"
 
 
-def _jsonl_records(f, field, group, reduce, time_field, strict):
+def _jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None):
     parts = _parts(field, "field")
     group_parts = _parts(group, "group") if group is not None else None
-    time_parts = _parts(time_field, "time_field") if time_field is not None else None
+    time_parts = None if time_field is None else [_parts(key, "time_field")
+                                                  for key in _time_keys(time_field)]
     records, first, models = [], None, {}
     # does some record have the field (beyond an empty list), the group, the time?
     seen = {"field": False, "group": False, "time_field": False}
@@ -821,14 +885,16 @@ def _jsonl_records(f, field, group, reduce, time_field, strict):
             record.group = _lookup(obj, group_parts)
             seen["group"] |= record.group is not _MISSING
         if time_parts is not None:
-            value = _lookup(obj, time_parts)
-            seen["time_field"] |= value is not _MISSING
-            record.duration = _seconds(value, f"{f.name} line {line}", time_field)
+            values = [_lookup(obj, parts) for parts in time_parts]
+            seen["time_field"] |= all(value is not _MISSING for value in values)
+            record.duration = _duration(values, f"{f.name} line {line}", time_field, time_reduce)
         value = _lookup(obj, parts)
         seen["field"] |= value is not _MISSING and value != []
         _json_score(record, value, field, reduce, f.name, keys=obj)
         record.flag = next((flag for flag in DIVERGED_FLAGS if obj.get(flag) is True), "") \
             or _state_flag(obj.items())
+        record.state = next((state_kind(v) for k, v in obj.items()
+                             if isinstance(k, str) and k.lower() in STATE_FIELDS), None)
     if len(models) > 1:
         raise _too_many_models(f, list(models), "field", strict)
     # a key that no record has is a typo; one that some records lack is counted
@@ -959,20 +1025,33 @@ def _reduce(record, values, field, how, where):
         record.score = float(np.nanmax(points) if how == "max" else np.nanmin(points))
 
 
-def _seconds(value, where, what):
-    """A duration in seconds: a number, or AllenNLP's ``str(timedelta)``; NaN when missing."""
+def _seconds(value, where, what, how=None):
+    """A duration in seconds: a number, AllenNLP's ``str(timedelta)``, pandas'
+    ``str(Timedelta)`` or ISO 8601's ``PnDTnHnMnS``, or a list of them reduced by ``how``
+    (see ``time_reduce``); NaN when missing."""
     if value is _MISSING or value is None:
         return math.nan
+    if isinstance(value, list):
+        if how is None:
+            raise check.InvalidArgument("time_reduce", f"time_reduce is needed: {where}: {what} "
+                                                       f"holds a list of {len(value)} times (one "
+                                                       f"per checkpoint); choose "
+                                                       f"{', '.join(TIME_REDUCTIONS)}")
+        times = [_seconds(v, where, what) for v in value]
+        if not times or all(math.isnan(t) for t in times):
+            return math.nan
+        return float(times[-1] if how == "last" else np.nansum(times) if how == "sum"
+                     else np.nanmax(times))
     number = value
     if isinstance(value, str):
         text = value.strip()
         if not text:
             return math.nan
-        match = _TIMEDELTA.fullmatch(text)
+        match = _TIMEDELTA.fullmatch(text) or _ISO_DURATION.fullmatch(text)
         if match:
             days, hours, minutes, seconds = match.groups()
-            return (int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60
-                    + float(seconds))
+            return (int(days or 0) * 86400 + int(hours or 0) * 3600 + int(minutes or 0) * 60
+                    + float(seconds or 0))
         try:
             number = float(text)
         except ValueError:
@@ -981,9 +1060,51 @@ def _seconds(value, where, what):
         return math.nan
     if not _is_number(number) or not 0 <= number < math.inf:
         raise check.InvalidArgument("time_field", f"{where}: {what} is {_show(value)}, not a "
-                                                  f"duration (seconds, or H:MM:SS[.ffffff], "
-                                                  f"after 'N days, ' beyond a day)")
+                                                  f"duration (seconds, H:MM:SS[.ffffff] after "
+                                                  f"'N days, ' or 'N days ' beyond a day, or "
+                                                  f"ISO 8601's PnDTnHnMnS)")
     return float(number)
+
+
+def _time_keys(time_field):
+    """The keys of a time field: one (a duration), or two timestamps (``START,END``)."""
+    return [key.strip() for key in str(time_field).split(",")] if "," in str(time_field) \
+        else [time_field]
+
+
+def _duration(values, where, what, how=None):
+    """Seconds of a duration (one value, see :func:`_seconds`) or between two timestamps."""
+    if len(values) == 1:
+        return _seconds(values[0], where, what, how)
+    if len(values) != 2:
+        raise check.InvalidArgument("time_field", f"time_field {what!r} names {len(values)} "
+                                                  f"fields: give one (a duration) or two "
+                                                  f"(START,END timestamps)")
+    start, end = (_instant(v, where, what) for v in values)
+    if end < start:
+        raise check.InvalidArgument("time_field", f"{where}: {what} ends before it starts")
+    return end - start
+
+
+def _instant(value, where, what):
+    """A timestamp in seconds: a number (Unix time) or ISO 8601 text; NaN when missing."""
+    if value is _MISSING or value is None or (isinstance(value, str) and not value.strip()):
+        return math.nan
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return float(text)
+        except ValueError:
+            pass
+        try:
+            return datetime.datetime.fromisoformat(re.sub(r"Z$", "+00:00", text)).timestamp()
+        except ValueError:
+            pass
+    raise check.InvalidArgument("time_field", f"{where}: {what} holds {_show(value)}, not a "
+                                              f"timestamp (Unix seconds, or ISO 8601 such as "
+                                              f"2026-11-20T10:00:00Z)")
 
 
 def _csv_index(f, header, width, key, argument):
@@ -1029,8 +1150,8 @@ def _csv_records(f, lines, column, group, time_field, strict):
     else:
         col = _csv_index(f, header, width, column, "column")
     group_col = None if group is None else _csv_index(f, header, width, group, "group")
-    time_col = None if time_field is None else _csv_index(f, header, width, time_field,
-                                                          "time_field")
+    time_cols = None if time_field is None else [_csv_index(f, header, width, key, "time_field")
+                                                 for key in _time_keys(time_field)]
     state_col = next((i for i, name in enumerate(header or ()) if name.lower() in STATE_FIELDS),
                      None)
     body = list(zip([i for i, _ in lines], rows))[0 if header is None else 1:]
@@ -1049,11 +1170,12 @@ def _csv_records(f, lines, column, group, time_field, strict):
             if not record.group:
                 raise check.InvalidArgument("group", f"{f.name} line {line}: no {group!r}, so "
                                                      f"the row's model is unknown")
-        if time_col is not None:
-            record.duration = _seconds(row[time_col] if time_col < len(row) else None,
-                                       f"{f.name} line {line}", time_field)
+        if time_cols is not None:
+            record.duration = _duration([row[i] if i < len(row) else None for i in time_cols],
+                                        f"{f.name} line {line}", time_field)
         if state_col is not None and state_col < len(row):
             record.flag = _state_flag([(header[state_col], row[state_col])])
+            record.state = state_kind(row[state_col])
         if col >= len(row):
             record.drop(COLUMN_MISSING, f"missing column "
                                         f"{column if column is not None else 0!r}")
@@ -1113,12 +1235,23 @@ def _bounds(bounds, records, failed):
     return lo, hi
 
 
+def diverged_rule(record, diverged):
+    """Drop a record flagged as diverged or failed when ``diverged`` is ``"drop"``."""
+    if record.flag and diverged == "drop" and (record.score is not None or _failure(record)):
+        record.score = None
+        record.drop(f"{FLAGGED} ({record.flag})",
+                    f"{record.flag} is true (the run diverged)"
+                    if record.flag in DIVERGED_FLAGS else f"{record.flag} (the run failed)")
+
+
 def _failure(record):
     """Why a record is a failed trial (a trial that ran but gave no score), or ``""``."""
     if record.score is not None or record.reason.startswith(FLAGGED):
         return ""
     if record.reason in FAILED_REASONS:
         return record.reason
+    if record.failed:  # made a failed trial by its state (a pruned trial, trials.apply_states)
+        return record.failed
     return f"{record.flag}, no score" if record.flag and record.reason in NO_SCORE else ""
 
 
@@ -1249,4 +1382,4 @@ def _search(label, f, metric, records, timed, failed, failed_score, failed_basis
                   dropped=_counts([r for r in records if r.score is None]),
                   durations_missing=int(np.isnan(durations).sum()) if timed else 0,
                   diverged_kept=flagged, failed=failed, failed_score=failed_score,
-                  failed_basis=failed_basis)
+                  failed_basis=failed_basis, pruned=pruned_kept(records))

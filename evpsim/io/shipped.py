@@ -12,6 +12,7 @@ names: ``data=DIR`` / ``--data DIR``, or the environment variable
 
 from __future__ import annotations
 
+import functools
 import os
 from importlib import resources
 from pathlib import Path
@@ -113,26 +114,32 @@ def shipped_search(name):
     return read_searches([search_path(name)], field=SEARCHES[name][3], failed="drop")[0]
 
 
-def read_results(results, *, field=None, column=None, **options):
+def read_results(results, *, field=None, column=None, studies=None, experiments=None,
+                 **options):
     """Read search results named as on the command line, shipped ones included.
 
     ``data:NAME`` names a shipped search, read with its own field (each
     brings its own format, so shipped searches of different formats mix);
+    ``optuna:STORAGE``, ``mlflow:TRACKING_URI`` and folders (a Ray Tune
+    experiment, TensorBoard runs) are read by :mod:`evpsim.io.trackers`;
     any other name is a file, read with ``field`` and ``column``.
     ``options`` go to :func:`~evpsim.io.searchfiles.read_searches` for every
-    file.
+    file, and to the trackers' readers that take them.
 
     Parameters
     ----------
     results : str, path, or a list of them
-        Files and ``data:NAME`` names.
+        Files, ``data:NAME`` names, tracking stores and folders.
     field, column : str, optional
-        The score's JSON Lines field or CSV column in the user's own files.
+        The score's JSON Lines field or CSV column in the user's own files
+        (``field``: also the score of a tracker's trials).
         Given with shipped searches alone, they must be the searches' own.
+    studies, experiments : str or list of str, optional
+        The Optuna studies and MLflow experiments to read (default: all).
     **options
-        ``group``, ``select``, ``reduce``, ``time_field``, ``labels``,
-        ``diverged``, ``failed``, ``bounds``, ``minimize`` (see
-        :func:`~evpsim.io.searchfiles.read_searches`).
+        ``group``, ``select``, ``reduce``, ``time_field``, ``time_reduce``,
+        ``labels``, ``diverged``, ``failed``, ``pruned``, ``bounds``,
+        ``minimize`` (see :func:`~evpsim.io.searchfiles.read_searches`).
 
     Returns
     -------
@@ -143,7 +150,20 @@ def read_results(results, *, field=None, column=None, **options):
     >>> [s.metric for s in read_results(["data:reuters-mlp", "data:sklearn-svm"])]
     ['', 'best_validation_accuracy']
     """
+    from .trackers.sources import read_sources, source_kind
+
     items = list(results) if isinstance(results, (list, tuple)) else [results]
+    kinds = [source_kind(item) for item in items]
+    if any(kinds) or studies is not None or experiments is not None:
+        return read_sources(items, kinds, functools.partial(_read_files, field=field,
+                                                            column=column),
+                            field=field if any(kinds) else None, studies=studies,
+                            experiments=experiments, **options)
+    return _read_files(items, field=field, column=column, **options)
+
+
+def _read_files(items, *, field, column, **options):
+    """Read files and shipped searches (see :func:`read_results`)."""
     shipped = [_shipped_name(item) for item in items]
     own = [None if name is None else SEARCHES[name][3] for name in shipped]
     if items and all(name is not None for name in shipped):

@@ -1,0 +1,139 @@
+"""A search's trials held in a pandas DataFrame, one trial per row.
+
+:func:`read_frame` reads the scores, models, states and durations of a
+DataFrame's columns by the rules of score files (the failed, diverged and
+pruned rules, unfinished trials dropped and counted), so that Optuna's
+``study.trials_dataframe()``, a W&B runs table (``api.runs(...)`` made a
+DataFrame) or one's own table of trials gives :func:`evpsim.curve` what a
+file would.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .. import _validate as check
+from .searchfiles import STATE_FIELDS, _seconds
+from .trackers._common import Trials, searches, trial
+
+__all__ = ["read_frame", "is_frame"]
+
+#: the columns of Optuna's ``trials_dataframe()`` taken when none is named
+OPTUNA_SCORE = "value"
+OPTUNA_TIME = "duration"
+
+
+def is_frame(value):
+    """Whether ``value`` is a pandas DataFrame (without importing pandas)."""
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns") \
+        and hasattr(value, "itertuples")
+
+
+def read_frame(frame, *, score=None, group=None, state=None, time=None, label="model",
+               pruned="last", failed="worst", diverged="keep", bounds=None, minimize=False):
+    """Read a DataFrame of trials, one model per value of ``group`` (or one).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One trial per row, in the search's order.
+    score : str, optional
+        The column of the scores (default: ``value``, as Optuna's
+        ``trials_dataframe()`` names it, else the only numeric column).
+    group : str, optional
+        The column naming each row's model.
+    state : str, optional
+        The column of the trials' states (default: a column named
+        ``state``, ``State`` or ``status`` if there is one): failed states
+        follow the ``diverged`` and ``failed`` rules, pruned ones ``pruned``,
+        unfinished ones are dropped and counted (see
+        :func:`~evpsim.io.searchfiles.read_searches`).
+    time : str, optional
+        The column of the trials' durations: seconds, ``Timedelta``, or
+        text as a score file's time field (default: Optuna's ``duration``
+        column when it holds Timedeltas).
+    label : str
+        The model's label without ``group``.
+    pruned, failed, diverged, bounds, minimize
+        As in :func:`~evpsim.io.searchfiles.read_searches`.
+
+    Returns
+    -------
+    list of Search
+        One per value of ``group``, in the order they first appear (or one).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"value": [0.5, 0.7, None, 0.6, 0.65],
+    ...                    "state": ["COMPLETE", "COMPLETE", "FAIL", "PRUNED", "RUNNING"]})
+    >>> s, = read_frame(df)
+    >>> s.scores, s.failed, s.pruned, s.dropped
+    (array([0.5, 0.7, 0.5, 0.6]), {'state FAIL, no score': 1}, 1, {'still running': 1})
+    """
+    if not is_frame(frame):
+        raise check.InvalidType("scores", f"read_frame reads a pandas DataFrame, got "
+                                          f"{type(frame).__name__}")
+    columns = [str(c) for c in frame.columns]
+    score = _score_column(frame, columns) if score is None else _column(score, columns, "score")
+    group = None if group is None else _column(group, columns, "group")
+    state = next((c for c in columns if c.lower() in STATE_FIELDS), None) if state is None \
+        else _column(state, columns, "state")
+    if time is None and OPTUNA_TIME in columns and str(frame[OPTUNA_TIME].dtype).startswith(
+            "timedelta"):
+        time = OPTUNA_TIME
+    time = None if time is None else _column(time, columns, "time")
+    models = {}
+    for number, row in enumerate(frame.to_dict("records"), start=1):
+        value = row[score]
+        value = None if value is None or _missing(value) else value
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise check.InvalidArgument("score", f"score column {score!r} holds {value!r} at "
+                                                 f"row {number}, not a number")
+        name = label if group is None else str(row[group])
+        models.setdefault(name, []).append(trial(
+            number, None if value is None else float(value),
+            str(row[state]) if state is not None and not _missing(row[state]) else "",
+            duration=math.nan if time is None else _duration(row[time], number, time),
+            field=score, key=state or "state", missing=f"row {number} has no {score}"))
+    if not models:
+        raise check.InvalidArgument("scores", "the DataFrame has no rows")
+    return searches([Trials(name, "a DataFrame", score, records, sampler="",
+                            timed=time is not None, pruning=state is not None)
+                     for name, records in models.items()],
+                    pruned=pruned, failed=failed, diverged=diverged, bounds=bounds,
+                    minimize=minimize)
+
+
+def _column(name, columns, argument):
+    if str(name) not in columns:
+        raise check.InvalidArgument(argument, f"{argument} {name!r} is not a column of the "
+                                              f"DataFrame; its columns: {', '.join(columns)}")
+    return str(name)
+
+
+def _score_column(frame, columns):
+    """Optuna's ``value``, else the only numeric column."""
+    if OPTUNA_SCORE in columns:
+        return OPTUNA_SCORE
+    numeric = [str(c) for c in frame.columns if frame[c].dtype.kind in "fiu"]
+    if len(numeric) != 1:
+        raise check.InvalidArgument("score", f"score must name the column of the scores: the "
+                                             f"DataFrame's columns: {', '.join(columns)}")
+    return numeric[0]
+
+
+def _missing(value):
+    """A missing cell: None, NaN, pandas' NA or NaT."""
+    try:
+        return bool(value != value) or value is None
+    except (TypeError, ValueError):
+        return False
+
+
+def _duration(value, number, column):
+    """Seconds of a Timedelta, a number or a duration's text."""
+    if hasattr(value, "total_seconds"):
+        return math.nan if _missing(value) else value.total_seconds()
+    return _seconds(None if _missing(value) else value, f"row {number}", column)

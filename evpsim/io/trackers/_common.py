@@ -1,0 +1,160 @@
+"""What the readers of tracking tools share: the optional package, a trial's record, and
+one model's trials made a :class:`~evpsim.io.searchfiles.Search` by the rules of score
+files."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ... import _validate as check
+from ..searchfiles import (DIVERGED, DIVERGED_RULES, FIELD_MISSING, REDUCTIONS, _bounds,
+                           _count_failed,
+                           _enough, _failed_rule, _File, _Record, _reduce, _search, _state_flag,
+                           diverged_rule)
+from ..trials import apply_states, direction, pruned_rule, state_kind
+
+__all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
+           "not_open"]
+
+
+@dataclass
+class Trials:
+    """One model's trials as a tracker recorded them.
+
+    Attributes
+    ----------
+    label : str
+        The model's name (a study's, an experiment's, a run folder's ...).
+    source : str
+        Where they were read, as the header shows it.
+    metric : str
+        The field of the scores.
+    records : list
+        One record per trial (:func:`trial`), in the tool's order.
+    sampler : str
+        The search's sampler where the tool records it (see
+        :attr:`~evpsim.io.searchfiles.Search.sampler`).
+    minimize : bool or None
+        The direction the tool recorded, or None.
+    timed : bool
+        The tool recorded the trials' durations.
+    pruning : bool
+        The tool records pruned trials as such (Optuna does; a Ray Tune
+        trial stopped early by its scheduler looks like any other).
+    """
+
+    label: str
+    source: str
+    metric: str
+    records: list
+    sampler: str = ""
+    minimize: bool | None = None
+    timed: bool = True
+    pruning: bool = False
+
+
+#: the package each extra of the readers brings
+EXTRAS = {"optuna": "optuna", "mlflow": "mlflow-skinny", "tensorboard": "tensorboard"}
+
+
+def need(module, extra, what):
+    """Import an optional package, or say in one line which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise check.InvalidArgument("path", f"reading {what} needs {EXTRAS[extra]}, evpsim's "
+                                            f"{extra!r} extra: pip install {EXTRAS[extra]}, or "
+                                            f"evpsim with [{extra}]") from None
+
+
+def trial(number, score, state="", *, duration=math.nan, missing="", reduce=None,
+          field="", key="state"):
+    """A trial's record.
+
+    Its score (None when it has none, saying why in ``missing``), or the
+    list of its checkpoints reduced by ``reduce`` (as a learning curve of
+    :func:`~evpsim.io.searchfiles.read_searches`); its state as recorded
+    under ``key`` (``state``, ``status``); its duration in seconds.
+    """
+    record = _Record(number, duration=duration)
+    where = f"trial {number}"
+    if score is None:
+        record.drop(FIELD_MISSING, missing)
+    elif isinstance(score, list):
+        _reduce(record, score, field, reduce, where)
+    elif not math.isfinite(score):
+        record.drop(DIVERGED, f"{field} is {score!r}, not a finite number")
+    else:
+        record.score = check.file_score(score, where, field)
+    if state:
+        record.flag = _state_flag([(key, state)])
+        record.state = state_kind(state)
+    return record
+
+
+def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=None,
+             minimize=False):
+    """The models' trials made searches, by the rules of
+    :func:`~evpsim.io.searchfiles.read_searches` (``failed``, ``diverged``, ``bounds``,
+    ``minimize``) and :mod:`evpsim.io.trials` (``pruned``); a model's recorded direction
+    is its own (see :func:`~evpsim.io.trials.direction`)."""
+    failed = _failed_rule(failed)
+    diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
+    pruned = pruned_rule(pruned)
+    minimize = direction(models, check.boolean(minimize, "minimize"))
+    for model in models:
+        apply_states(model.records, pruned)
+        for record in model.records:
+            diverged_rule(record, diverged)
+    bounds = _bounds(bounds, [r for m in models for r in m.records], failed)
+    out = []
+    for model in models:
+        where = _File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
+        count = _count_failed(where, model.records, None, None, failed, bounds, minimize)
+        _enough(where, model.records, None, None)
+        search = _search(model.label, where, model.metric, model.records, model.timed, *count)
+        out.append(replace(search, source=model.source, sampler=model.sampler,
+                           minimize=model.minimize,
+                           pruned=search.pruned if model.pruning else None))
+    return out
+
+
+def unknown_name(argument, name, known, where):
+    """The error for a study or experiment ``name`` not in ``where``, listing ``known``."""
+    listed = ", ".join(repr(k) for k in known) if known else "none"
+    return check.InvalidArgument(argument, f"{argument} {name!r} is not in {where}; there: "
+                                           f"{listed}")
+
+
+def no_field(field, seen, where, *, argument="field", trials="trial"):
+    """The error for a field (or ``argument``) that no trial of ``where`` has, listing the
+    fields seen."""
+    listed = ", ".join(sorted(seen)[:40]) + (", ..." if len(seen) > 40 else "") if seen \
+        else "none"
+    return check.InvalidArgument(argument, f"{argument} {field!r} is in no {trials} of "
+                                           f"{where}; the fields seen: {listed}")
+
+
+def key_and_reduce(field, reduce, seen, where, *, trials, often):
+    """``field`` and ``reduce`` of a source whose trials log each key ``often`` (``"once
+    per step"``): both needed, and the field one of those ``seen``."""
+    if field is None:
+        raise check.InvalidArgument("field", f"field must name the key of the score: {where} "
+                                             f"logged {', '.join(sorted(seen)) or 'none'}")
+    check.string(field, "field")
+    if reduce is None:
+        raise check.InvalidArgument("reduce", f"reduce is needed: a {trials} logs {field!r} "
+                                              f"{often}; choose {', '.join(REDUCTIONS)}")
+    check.choice(reduce, "reduce", REDUCTIONS)
+    if field not in seen:
+        raise no_field(field, seen, where, trials=trials.split()[-1])
+
+
+def not_open(where, err, what):
+    """The error for a store that does not open as ``what``: the first line of the tool's
+    own message."""
+    first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+    return check.InvalidArgument("path", f"{where} does not open as {what} ({first[:200]})")
