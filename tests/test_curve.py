@@ -210,6 +210,32 @@ def test_durations_give_expected_time():
     assert float(t.sel(model="b", n=20)) == 600.0 and np.isnan(t.sel(model="b", n=21))
 
 
+def test_dataframe_columns_named_in_curve_read_as_read_frame_reads_them():
+    pd = pytest.importorskip("pandas")
+    from evpsim.io.frames import read_frame
+
+    rng = np.random.default_rng(11)
+    n = 40
+    states = rng.choice(["done", "failed", "PRUNED", "running"], size=n, p=[0.7, 0.1, 0.1, 0.1])
+    df = pd.DataFrame({"acc": np.where(states == "failed", np.nan, rng.uniform(0.5, 0.9, n)),
+                       "arch": np.where(np.arange(n) % 2, "cnn", "mlp"), "st": states,
+                       "secs": rng.uniform(10, 100, n)})
+    columns = dict(score="acc", group="arch", state="st", time="secs")
+    ds = evpsim.curve(df, **columns, ci_methods="percentile", resamples=50)
+    searches = read_frame(df, **columns)
+    by_hand = evpsim.curve(searches, ci_methods="percentile", resamples=50)
+    np.testing.assert_array_equal(ds["estimate"].values, by_hand["estimate"].values)
+    np.testing.assert_array_equal(ds["mean_duration"].values, by_hand["mean_duration"].values)
+    assert list(ds["model"].values) == ["mlp", "cnn"] and ds.attrs["metric"] == "acc"
+    # the named state column's rules: failed at the worst score, running dropped and counted
+    for s in searches:
+        rows = df[df["arch"] == s.label]
+        assert s.failed == ({"st failed, no score": int((rows["st"] == "failed").sum())}
+                            if (rows["st"] == "failed").any() else {})
+        assert s.dropped == {"still running": int((rows["st"] == "running").sum())}
+        assert s.scores.size == int((rows["st"] != "running").sum())
+
+
 def test_searches_carry_labels_and_metric():
     class Search:  # the attributes curve reads from evpsim.read_searches' results
         def __init__(self, label, scores):

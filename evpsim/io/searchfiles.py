@@ -1218,11 +1218,13 @@ def _csv_records(f, lines, column, group, time_field, strict):
     return records, metric
 
 
-def _state_flag(items):
+def _state_flag(items, *, named=False):
     """``"state FAIL"`` when one of ``(key, value)`` is a state field saying the trial
-    failed (see :data:`STATE_FIELDS`), else ``""``."""
+    failed (see :data:`STATE_FIELDS`; any key when ``named``: a field named as the
+    trials' state), else ``""``."""
     for key, value in items:
-        if isinstance(key, str) and key.lower() in STATE_FIELDS and isinstance(value, str):
+        if isinstance(key, str) and (named or key.lower() in STATE_FIELDS) \
+                and isinstance(value, str):
             state = value.strip()
             bare = state.lower().removeprefix("trialstate.")
             if bare in FAILED_STATES:
