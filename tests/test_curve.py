@@ -234,6 +234,14 @@ def test_dataframe_columns_named_in_curve_read_as_read_frame_reads_them():
                             if (rows["st"] == "failed").any() else {})
         assert s.dropped == {"still running": int((rows["st"] == "running").sum())}
         assert s.scores.size == int((rows["st"] != "running").sum())
+    # bounds: the failed trials count at the low end, as read_frame (and --bounds) count them
+    low = evpsim.curve(df, **columns, bounds=(0, 1), ci_methods="percentile", resamples=50)
+    np.testing.assert_array_equal(low["estimate"].values, evpsim.curve(
+        read_frame(df, **columns, bounds=(0, 1)), ci_methods="percentile",
+        resamples=50)["estimate"].values)
+    assert any(s.failed for s in searches)
+    assert list(low["worst_observed"].values) == [0.0 if s.failed else s.scores.min()
+                                                  for s in searches]
 
 
 def test_searches_carry_labels_and_metric():

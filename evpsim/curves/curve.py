@@ -218,7 +218,8 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         Seed; model k (0-based) resamples from stream ``(seed, k)``.
     bounds : (float, float), optional
         Known range of the metric (e.g. ``(0, 1)`` for accuracy), needed by
-        band methods.
+        band methods; a study's or DataFrame's failed trials count at its
+        worst end, as the command line's ``--bounds`` makes them.
     minimize : bool
         The scores are losses: curves of the expected *minimum*; "ahead"
         and "reaches" mean lower.
@@ -385,7 +386,8 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
     _CurveRun
     """
     minimize = check.boolean(minimize, "minimize")
-    models = as_models(scores, labels, durations, minimize=minimize, columns=columns)
+    models = as_models(scores, labels, durations, minimize=minimize, bounds=bounds,
+                       columns=columns)
     minimize = direction(models, minimize)  # a study's, say
     kind = as_target(curve)
     # larger is better inside: the Q-quantile of the lowest loss is minus the

@@ -73,7 +73,8 @@ def _mean_duration(durations, label):
 FRAME_COLUMNS = ("score", "group", "state", "time")
 
 
-def as_models(scores, labels=None, durations=None, *, minimize=False, columns=None):
+def as_models(scores, labels=None, durations=None, *, minimize=False, bounds=None,
+              columns=None):
     """Normalise :func:`curve`'s ``scores`` argument into a list of :class:`Model`.
 
     ``scores`` is one model's scores (a sequence of numbers), a mapping
@@ -88,8 +89,9 @@ def as_models(scores, labels=None, durations=None, *, minimize=False, columns=No
     them; ``columns`` are refused for anything but a DataFrame).
     ``durations`` (seconds per trial, or their mean) is a mapping by label
     or a sequence aligned with the models. ``minimize`` (the scores are
-    losses) sets the worst score at which a study's or DataFrame's failed
-    trials count.
+    losses) and ``bounds`` (the metric's range: its low end, or high with
+    ``minimize``, is the worst score) set the worst score at which a
+    study's or DataFrame's failed trials count, as for files.
     """
     columns = {k: v for k, v in (columns or {}).items() if v is not None}
     if columns and not is_frame(scores):
@@ -100,9 +102,9 @@ def as_models(scores, labels=None, durations=None, *, minimize=False, columns=No
     if hasattr(scores, "get_trials") and hasattr(scores, "directions"):  # an optuna.Study
         from .trackers.optuna_studies import read_study
 
-        scores = read_study(scores, minimize=minimize)
+        scores = read_study(scores, minimize=minimize, bounds=bounds)
     elif is_frame(scores):
-        scores = read_frame(scores, minimize=minimize, **columns)
+        scores = read_frame(scores, minimize=minimize, bounds=bounds, **columns)
     if hasattr(scores, "scores") and hasattr(scores, "label"):
         scores = [scores]
     if isinstance(scores, dict):
