@@ -527,7 +527,7 @@ def test_plot_shades_every_ci_method(tmp_path):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--x-axis", "time"], "--x-axis time needs --time-field"),
+    (["--x-axis", "time", "--plot", "c.png"], "--x-axis time needs --time-field"),
     (["--select", "a"], "--select needs --group"),
     (["--ci-methods", "ks"], "--bounds: band methods (ks) need"),
     (["--level", "1.5"], "--level"),
