@@ -198,6 +198,12 @@ def A(cls, name, fn, exc, *words):
     API.append(pytest.param(fn, exc, words, id=f"{cls}-{name}"))
 
 
+def _frame():
+    import pandas as pd
+
+    return pd.DataFrame({"acc": [0.5, 0.7, 0.6], "state": ["COMPLETE"] * 3})
+
+
 def _bad_numba(xs, n):
     return xs.no_such_attribute
 
@@ -335,6 +341,12 @@ A("range", "curve-negative-duration", lambda d: evpsim.curve(S3, durations=[[-1.
 A("unknown", "curve-durations-model", lambda d: evpsim.curve({"a": S3}, durations={"b": 3.0}),
   IA, "durations for unknown model(s) ['b']")
 A("type", "curve-metric", lambda d: evpsim.curve(S3, metric=3), IT, "metric must be a string")
+A("usage", "curve-column-not-a-frame", lambda d: evpsim.curve(S3, score="acc"), IA,
+  "score names a column of a pandas DataFrame of trials, and scores is a list")
+A("usage", "curve-column-of-a-mapping", lambda d: evpsim.curve({"a": S3}, time="secs"), IA,
+  "time names a column of a pandas DataFrame of trials, and scores is a dict")
+A("unknown", "curve-frame-column", lambda d: evpsim.curve(_frame(), group="arch"), IA,
+  "group 'arch' is not a column of the DataFrame; its columns: acc, state")
 A("range", "self-check-no-range", lambda d: evpsim.self_check([-3.0, 2.0, 1.0]), IA,
   "the scores span [-3, 2], neither a fraction nor a percentage")
 A("range", "self-check-replicates", lambda d: evpsim.self_check(S3, replicates=1), IA,

@@ -210,6 +210,40 @@ def test_durations_give_expected_time():
     assert float(t.sel(model="b", n=20)) == 600.0 and np.isnan(t.sel(model="b", n=21))
 
 
+def test_dataframe_columns_named_in_curve_read_as_read_frame_reads_them():
+    pd = pytest.importorskip("pandas")
+    from evpsim.io.frames import read_frame
+
+    rng = np.random.default_rng(11)
+    n = 40
+    states = rng.choice(["done", "failed", "PRUNED", "running"], size=n, p=[0.7, 0.1, 0.1, 0.1])
+    df = pd.DataFrame({"acc": np.where(states == "failed", np.nan, rng.uniform(0.5, 0.9, n)),
+                       "arch": np.where(np.arange(n) % 2, "cnn", "mlp"), "st": states,
+                       "secs": rng.uniform(10, 100, n)})
+    columns = dict(score="acc", group="arch", state="st", time="secs")
+    ds = evpsim.curve(df, **columns, ci_methods="percentile", resamples=50)
+    searches = read_frame(df, **columns)
+    by_hand = evpsim.curve(searches, ci_methods="percentile", resamples=50)
+    np.testing.assert_array_equal(ds["estimate"].values, by_hand["estimate"].values)
+    np.testing.assert_array_equal(ds["mean_duration"].values, by_hand["mean_duration"].values)
+    assert list(ds["model"].values) == ["mlp", "cnn"] and ds.attrs["metric"] == "acc"
+    # the named state column's rules: failed at the worst score, running dropped and counted
+    for s in searches:
+        rows = df[df["arch"] == s.label]
+        assert s.failed == ({"st failed, no score": int((rows["st"] == "failed").sum())}
+                            if (rows["st"] == "failed").any() else {})
+        assert s.dropped == {"still running": int((rows["st"] == "running").sum())}
+        assert s.scores.size == int((rows["st"] != "running").sum())
+    # bounds: the failed trials count at the low end, as read_frame (and --bounds) count them
+    low = evpsim.curve(df, **columns, bounds=(0, 1), ci_methods="percentile", resamples=50)
+    np.testing.assert_array_equal(low["estimate"].values, evpsim.curve(
+        read_frame(df, **columns, bounds=(0, 1)), ci_methods="percentile",
+        resamples=50)["estimate"].values)
+    assert any(s.failed for s in searches)
+    assert list(low["worst_observed"].values) == [0.0 if s.failed else s.scores.min()
+                                                  for s in searches]
+
+
 def test_searches_carry_labels_and_metric():
     class Search:  # the attributes curve reads from evpsim.read_searches' results
         def __init__(self, label, scores):
@@ -493,7 +527,7 @@ def test_plot_shades_every_ci_method(tmp_path):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--x-axis", "time"], "--x-axis time needs --time-field"),
+    (["--x-axis", "time", "--plot", "c.png"], "--x-axis time needs --time-field"),
     (["--select", "a"], "--select needs --group"),
     (["--ci-methods", "ks"], "--bounds: band methods (ks) need"),
     (["--level", "1.5"], "--level"),

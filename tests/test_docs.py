@@ -8,7 +8,11 @@
   order (the first shown being the first printed; ``...`` for lines left
   out; run times and thread counts not compared); the commands of a page run
   in one empty folder, top to bottom, with ``EVPSIM_QUICK=1``, and exit 0 (2
-  where the page shows an error message). A block the README shows word for
+  where the page shows an error message). A page may have the reader save a
+  script (a ``python`` block after its name, ```NAME.py```) and run it
+  (``$ python NAME.py``), as the examples of reading an HPO tool's results
+  make the tool write them; a path under ``tests/data/`` that a command
+  names is there, as in a checkout. A block the README shows word for
   word is tested once, by the README's test (unless a later command of the
   page needs the files it writes). These run with the slow tests (``-m
   slow``, as CI does): a few minutes.
@@ -225,26 +229,45 @@ def test_pages_show_commands():
     pages = {page for page, *_ in (c.values for c in COMMANDS)}
     assert {"getting-started.md", "guide/your-results.md", "guide/bias.md", "guide/coverage.md",
             "guide/falseconc.md", "guide/compare.md", "guide/truths.md", "guide/sweeps.md",
-            "guide/reproduce.md", "guide/estimators.md"} <= pages
+            "guide/reproduce.md", "guide/estimators.md", "guide/reading.md"} <= pages
 
 
 @pytest.mark.slow  # every command of every page: about three minutes (the README's run by default)
 @pytest.mark.parametrize("page, command, expected, in_readme", COMMANDS)
 def test_docs_command(page, command, expected, in_readme, folders):
     args = shlex.split(command)
-    assert args[0] == "evpsim", f"{page}: {command!r} is not an evpsim command"
+    modules = _module_files(page)
+    script = args[0] == "python" and len(args) == 2 and args[1].removesuffix(".py") in modules
+    assert args[0] == "evpsim" or script, \
+        f"{page}: {command!r} is neither an evpsim command nor a script the page shows"
     if in_readme:
         pytest.skip("shown word for word in the README: tests/test_readme.py runs it")
     env = {**os.environ, "EVPSIM_QUICK": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
-    for name, code in _module_files(page).items():  # what the page has the reader write
+    for name, code in modules.items():  # what the page has the reader write
         (folders(page) / f"{name}.py").write_text(code)
-    res = subprocess.run([sys.executable, "-m", "evpsim", *args[1:]], cwd=folders(page),
+    _checkout_data(args, folders(page))
+    program = [sys.executable, args[1]] if script else [sys.executable, "-m", "evpsim", *args[1:]]
+    res = subprocess.run(program, cwd=folders(page),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
     output = res.stdout.decode()  # as bytes: text mode would turn progress's \r into \n
     status = 2 if expected and re.match(r"evpsim \S+: error: ", expected[0]) else 0
     assert res.returncode == status, f"exit {res.returncode}:\n{output[-3000:]}"
     missing = _missing(expected, _screen(output))
     assert missing is None, f"{page}: line not printed: {missing!r}\n--- printed:\n{output}"
+
+
+def _checkout_data(args, folder):
+    """Copy into ``folder`` what ``args`` name under the checkout's ``tests/data/``."""
+    import shutil
+
+    for arg in args:
+        source = ROOT / arg
+        if arg.startswith("tests/data/") and source.exists() and not (folder / arg).exists():
+            (folder / arg).parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, folder / arg)
+            else:
+                shutil.copyfile(source, folder / arg)
 
 
 def _module_files(page):
@@ -255,6 +278,8 @@ def _module_files(page):
 
 def test_a_page_module_is_found():
     assert "best_two" in _module_files("guide/your-results.md")["mymodule"]
+    scripts = {"make_optuna", "make_mlflow", "make_tensorboard", "make_wandb"}
+    assert scripts <= set(_module_files("guide/reading.md"))
 
 
 def test_a_block_shown_in_the_readme_is_the_readmes():

@@ -414,21 +414,31 @@ def test_tensorboard_bad_input(capsys, tmp_path, monkeypatch):
 
 # --- W&B and any CSV with a state column ---------------------------------------------------
 
-def test_wandb_export_states_and_runtime(capsys, tmp_path):
+WANDB_STATES = ["finished"] * 9 + ["failed", "crashed", "running", "killed"]
+
+
+def wandb_export(path, drop=()):
+    """A W&B runs-table export (less the columns ``drop``) at ``path``: its rows."""
     rng = np.random.default_rng(7)
-    states = ["finished"] * 9 + ["failed", "crashed", "running", "killed"]
-    path = tmp_path / "wandb_export.csv"
     rows = []
-    for i, state in enumerate(states):
+    for i, state in enumerate(WANDB_STATES):
         acc = "" if state in ("failed", "running") else f"{rng.uniform(0.6, 0.9):.6f}"
         rows.append({"Name": f"run-{i}", "State": state, "Notes": "-", "User": "me",
                      "Tags": "", "Created": f"2026-11-20T10:{i:02d}:00.000Z",
                      "Runtime": str(60 + i), "Sweep": "abc123", "lr": f"{0.01 * (i + 1):g}",
                      "val_acc": acc})
     with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(f, fieldnames=[k for k in rows[0] if k not in drop],
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
+    return rows
+
+
+def test_wandb_export_states_and_runtime(capsys, tmp_path):
+    states = WANDB_STATES
+    path = tmp_path / "wandb_export.csv"
+    rows = wandb_export(path)
     lines, ds = run_curve(capsys, tmp_path, path, "--column", "val_acc", "--time-field",
                           "Runtime")
     kept = [float(r["val_acc"]) for r in rows if r["val_acc"]]
@@ -442,6 +452,28 @@ def test_wandb_export_states_and_runtime(capsys, tmp_path):
     runtimes = [60 + i for i, s in enumerate(states) if s != "running"]
     assert float(ds["mean_duration"].sel(model="wandb_export")) == pytest.approx(
         np.mean(runtimes), rel=1e-12)
+    assert "durations from its Runtime column" not in lines[0]  # named: nothing implied
+
+
+def test_wandb_export_runtime_is_the_time_without_a_time_field(capsys, tmp_path):
+    path = tmp_path / "wandb_export.csv"
+    wandb_export(path)
+    lines, ds = run_curve(capsys, tmp_path, path, "--column", "val_acc")
+    _, named = run_curve(capsys, tmp_path, path, "--column", "val_acc", "--time-field",
+                         "Runtime")
+    assert lines[0].endswith("; durations from its Runtime column, as a W&B runs export "
+                             "records them")
+    np.testing.assert_array_equal(ds["expected_time"].values, named["expected_time"].values)
+    assert float(ds["mean_duration"].sel(model="wandb_export")) == pytest.approx(
+        np.mean([60 + i for i, s in enumerate(WANDB_STATES) if s != "running"]), rel=1e-12)
+    main(["curve", str(path), "--column", "val_acc", *FAST, "--x-axis", "time",
+          "--plot", str(tmp_path / "time.png")])
+    assert (tmp_path / "time.png").stat().st_size > 0, capsys.readouterr().err
+    # a CSV without W&B's Name column is not recognised as its export: no time
+    other = tmp_path / "runs.csv"
+    wandb_export(other, drop=("Name",))
+    s, = read_searches(other, column="val_acc")
+    assert s.durations is None and s.implied_time == ""
 
 
 # --- Ray Tune ------------------------------------------------------------------------------

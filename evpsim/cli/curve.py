@@ -25,8 +25,8 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number)
 from .common import number as real
 from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
-from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracked,
-                           tracker_inputs, tracker_options)
+from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
+                           tracker_options)
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 #: endings of ``--html``
@@ -103,7 +103,8 @@ def _add_reading_args(p):
     g.add_argument("--time-field", metavar="FIELD",
                    help="per-trial duration: seconds, H:MM:SS as AllenNLP writes it, pandas' "
                         "'0 days 00:10:00' or ISO 8601's PT10M; or START,END timestamps "
-                        "(Optuna's CSV: datetime_start,datetime_complete)")
+                        "(Optuna's CSV: datetime_start,datetime_complete) (default: a W&B "
+                        "runs export's Runtime)")
     add_failed_args(g)
     g.add_argument("--labels", metavar="LIST", help="comma-separated model names, one per model")
     g.add_argument("--minimize", action="store_true",
@@ -205,7 +206,8 @@ def _add_figure_args(p):
     """
     f = p.add_argument_group("figure")
     f.add_argument("--x-axis", choices=("n", "time"), default="n",
-                   help="trials, or expected wall-clock (needs --time-field) (default: n)")
+                   help="trials, or expected wall-clock (needs --time-field, or the times a "
+                        "tracker or a W&B runs export records) (default: n)")
     scale = f.add_mutually_exclusive_group()
     scale.add_argument("--log-x", action="store_const", const=True, default=None,
                        help=f"log-scaled x axis (default where the largest B is {LOG_X_FROM} "
@@ -478,8 +480,6 @@ def _refuse_unused(args):
 def run(args):
     check_outputs(args)
     _check_report_outputs(args)
-    if args.x_axis == "time" and args.time_field is None and not tracked(args.results):
-        raise UserError("--x-axis time needs --time-field (a tracker's results carry times)")
     if args.check and args.n_max is not None:
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")
@@ -490,6 +490,9 @@ def run(args):
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
     searches = _read(args)
+    if args.x_axis == "time" and any(s.durations is None for s in searches):
+        raise UserError("--x-axis time needs --time-field (a tracker's results and a W&B runs "
+                        "export carry times)")
     target = as_target(args.curve)
     if args.check:
         general = [e.name for e in resolve_estimators(args.estimators, target)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..io.searchfiles import TIME_REDUCTIONS, read_searches
-from ..io.trackers.sources import source_kind
 from ..io.trials import PRUNED_RULES
 from .common import default
 
@@ -52,8 +51,3 @@ def tracker_inputs(args):
                                          ("pruned", args.pruned),
                                          ("time_reduce", args.time_reduce))
             if v is not None}
-
-
-def tracked(results):
-    """Whether every result is a tracker's (which carries its trials' times)."""
-    return all(map(source_kind, results))

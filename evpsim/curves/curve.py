@@ -152,10 +152,10 @@ def first_reaching(values, target):
 
 # --- the curve of one's own results ------------------------------------------------------
 
-def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
-          resamples=10_000, seed=0, bounds=None, minimize=False, target=None,
-          durations=None, metric=None, curve="mean", n_max=None, python_resamples=None,
-          progress=False):
+def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
+          estimators=None, ci_methods=None, level=0.95, resamples=10_000, seed=0, bounds=None,
+          minimize=False, target=None, durations=None, metric=None, curve="mean", n_max=None,
+          python_resamples=None, progress=False):
     """EVP curves of one's own search results, with intervals and comparisons.
 
     For every model and every budget n = 1..B (its own B; with ``n_max``,
@@ -175,6 +175,17 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         :class:`optuna.Study` or a pandas DataFrame of trials (see
         :func:`evpsim.io.models.as_models`), whose recorded direction
         implies ``minimize``.
+    score, group, state, time : str, optional
+        Column names of a DataFrame of trials (refused for other
+        ``scores``), read by :func:`evpsim.io.frames.read_frame`: the
+        scores (default ``value``, as Optuna's ``trials_dataframe()`` names
+        it, else the only numeric column); the model of each row (one
+        model per value, in the order they first appear; default one
+        model); the trial's state (default a column named ``state``,
+        ``State`` or ``status``: failed trials follow the failed-trial
+        rule, pruned ones count at their score, running ones are dropped
+        and counted); its duration in seconds or as a Timedelta (default
+        Optuna's ``duration``).
     labels : sequence of str, optional
         Model names, one per model (default the mapping's keys or the
         searches' labels, else ``"model"``, ``"model 2"``, ...).
@@ -207,7 +218,8 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
         Seed; model k (0-based) resamples from stream ``(seed, k)``.
     bounds : (float, float), optional
         Known range of the metric (e.g. ``(0, 1)`` for accuracy), needed by
-        band methods.
+        band methods; a study's or DataFrame's failed trials count at its
+        worst end, as the command line's ``--bounds`` makes them.
     minimize : bool
         The scores are losses: curves of the expected *minimum*; "ahead"
         and "reaches" mean lower.
@@ -311,7 +323,8 @@ def curve(scores, *, labels=None, estimators=None, ci_methods=None, level=0.95,
     >>> str(ds["ahead"].sel(estimator="V", n=5).item())
     'A'
     """
-    run = _curve_run(scores, labels=labels, durations=durations, estimators=estimators,
+    columns = {"score": score, "group": group, "state": state, "time": time}
+    run = _curve_run(scores, columns, labels=labels, durations=durations, estimators=estimators,
                      ci_methods=ci_methods, level=level, resamples=resamples, seed=seed,
                      bounds=bounds, minimize=minimize, target=target, metric=metric,
                      curve=curve, n_max=n_max)
@@ -363,8 +376,8 @@ class _CurveRun:
     ybounds: tuple | None  # larger is better
 
 
-def _curve_run(scores, *, labels, durations, estimators, ci_methods, level, resamples, seed,
-               bounds, minimize, target, metric, curve, n_max):
+def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, level,
+               resamples, seed, bounds, minimize, target, metric, curve, n_max):
     """Check the arguments of :func:`curve`, in the order its errors name them, and fill
     in the defaults that depend on the models.
 
@@ -373,7 +386,8 @@ def _curve_run(scores, *, labels, durations, estimators, ci_methods, level, resa
     _CurveRun
     """
     minimize = check.boolean(minimize, "minimize")
-    models = as_models(scores, labels, durations, minimize=minimize)
+    models = as_models(scores, labels, durations, minimize=minimize, bounds=bounds,
+                       columns=columns)
     minimize = direction(models, minimize)  # a study's, say
     kind = as_target(curve)
     # larger is better inside: the Q-quantile of the lowest loss is minus the

@@ -69,7 +69,12 @@ def _mean_duration(durations, label):
     return float(d.mean())
 
 
-def as_models(scores, labels=None, durations=None, *, minimize=False):
+#: the column names :func:`as_models` passes to :func:`~evpsim.io.frames.read_frame`
+FRAME_COLUMNS = ("score", "group", "state", "time")
+
+
+def as_models(scores, labels=None, durations=None, *, minimize=False, bounds=None,
+              columns=None):
     """Normalise :func:`curve`'s ``scores`` argument into a list of :class:`Model`.
 
     ``scores`` is one model's scores (a sequence of numbers), a mapping
@@ -78,19 +83,28 @@ def as_models(scores, labels=None, durations=None, *, minimize=False):
     ``durations``), an :class:`optuna.Study` (read by
     :func:`evpsim.io.trackers.optuna_studies.read_study`: its objective
     value, failed and pruned trials by their rules, its direction) or a
-    pandas DataFrame of trials (read by :func:`evpsim.io.frames.read_frame`
-    with its default columns: Optuna's ``trials_dataframe()`` as it is).
+    pandas DataFrame of trials (read by :func:`evpsim.io.frames.read_frame`:
+    Optuna's ``trials_dataframe()`` as it is, or by the ``columns`` given,
+    ``{"score": NAME, "group": NAME, "state": NAME, "time": NAME}``, any of
+    them; ``columns`` are refused for anything but a DataFrame).
     ``durations`` (seconds per trial, or their mean) is a mapping by label
     or a sequence aligned with the models. ``minimize`` (the scores are
-    losses) sets the worst score at which a study's or DataFrame's failed
-    trials count.
+    losses) and ``bounds`` (the metric's range: its low end, or high with
+    ``minimize``, is the worst score) set the worst score at which a
+    study's or DataFrame's failed trials count, as for files.
     """
+    columns = {k: v for k, v in (columns or {}).items() if v is not None}
+    if columns and not is_frame(scores):
+        name = next(k for k in FRAME_COLUMNS if k in columns)
+        raise check.InvalidArgument(name, f"{name} names a column of a pandas DataFrame of "
+                                          f"trials, and scores is a {type(scores).__name__}: "
+                                          f"give the DataFrame, or leave {name} out")
     if hasattr(scores, "get_trials") and hasattr(scores, "directions"):  # an optuna.Study
         from .trackers.optuna_studies import read_study
 
-        scores = read_study(scores, minimize=minimize)
+        scores = read_study(scores, minimize=minimize, bounds=bounds)
     elif is_frame(scores):
-        scores = read_frame(scores, minimize=minimize)
+        scores = read_frame(scores, minimize=minimize, bounds=bounds, **columns)
     if hasattr(scores, "scores") and hasattr(scores, "label"):
         scores = [scores]
     if isinstance(scores, dict):

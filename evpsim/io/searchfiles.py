@@ -57,6 +57,7 @@ __all__ = [
     "FAILED_RULES",
     "STATE_FIELDS",
     "FAILED_STATES",
+    "WANDB_COLUMNS",
 ]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -78,6 +79,10 @@ FAILED_RULES = ("worst", "drop")
 #: CSV columns and JSON Lines fields (any case) holding a trial's state (Optuna: state;
 #: W&B: State; MLflow, Ray Tune: status)
 STATE_FIELDS = ("state", "status")
+#: the columns that make a CSV file a W&B runs-table export, and the one of its trials'
+#: durations (seconds), taken as the time field when none is given
+WANDB_COLUMNS = ("Name", "State", "Runtime")
+WANDB_TIME = "Runtime"
 #: states (any case, after an optional ``TrialState.``) of a trial that failed
 FAILED_STATES = ("fail", "failed", "error", "crashed", "killed")
 #: the path that names standard input
@@ -166,6 +171,10 @@ class Search:
         ``"not recorded"``; ``""`` for a file, which records none.
     minimize : bool or None
         The direction the tool recorded (an Optuna study's), or None.
+    implied_time : str
+        The column taken as the trials' durations without a time field
+        being given: ``"Runtime"`` of a W&B runs-table export (see
+        :data:`WANDB_COLUMNS`); ``""`` otherwise.
     """
 
     label: str
@@ -183,6 +192,7 @@ class Search:
     pruned: int | None = None
     sampler: str = ""
     minimize: bool | None = None
+    implied_time: str = ""
 
 
 @dataclass
@@ -215,6 +225,7 @@ class _File:
     delimiter: str = ","  # of a CSV file
     field: str | None = None       # the score's field (JSON Lines)
     column: str | int | None = None  # the score's column (CSV)
+    implied_time: str = ""  # the durations' column when no time field is given (W&B's)
 
 
 def describe_dropped(dropped):
@@ -287,6 +298,9 @@ def describe_reading(search, what="the curve"):
         one = search.pruned == 1
         notes.append(f"{search.pruned} pruned trial{'' if one else 's'} counted at "
                      f"{'its' if one else 'their'} last intermediate value")
+    if search.implied_time:
+        notes.append(f"durations from its {search.implied_time} column, as a W&B runs export "
+                     f"records them")
     if search.durations_missing:
         k, size = search.durations_missing, search.scores.size
         notes.append(f"{k} of {size} kept trials {'has' if k == 1 else 'have'} no duration: "
@@ -382,7 +396,10 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         ``START,END`` holding timestamps (Unix seconds, or ISO 8601 such as
         Optuna's ``datetime_start,datetime_complete``), the duration
         between them. A record without one has a NaN duration, counted in
-        :attr:`Search.durations_missing`.
+        :attr:`Search.durations_missing`. Without it, a CSV file headed as
+        a W&B runs-table export (``Name``, ``State`` and ``Runtime``
+        columns) takes its ``Runtime`` (seconds), said in
+        :attr:`Search.implied_time`.
     labels : str or list of str, optional
         One label per resulting model, replacing the file stems or group
         values.
@@ -480,6 +497,9 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
              for item, fd, col in zip(options.items, options.fields, options.columns)]
     _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
+    if time_field is None:
+        for f in files:
+            f.implied_time = _implied_time(f)
     found = _selected([_split_models(f, options) for f in files], options.select, group)
     bounds = _bounds(bounds, [r for _, _, _, records in found for r in records], options.failed)
     counted = [_count_failed(f, records, group, value, options.failed, bounds, options.minimize)
@@ -487,7 +507,8 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     for f, _, value, records in found:
         _enough(f, records, group, value)
     names = _labels(found, options.labels, group, several=len(files) > 1)
-    return [_search(label, f, metric, records, time_field is not None, *count)
+    return [_search(label, f, metric, records, time_field is not None or bool(f.implied_time),
+                    *count)
             for label, (f, metric, _, records), count in zip(names, found, counted)]
 
 
@@ -554,6 +575,17 @@ def _reading_options(paths, *, column, field, group, select, reduce, time_field,
                     diverged, failed, minimize, pruned, time_reduce)
 
 
+def _implied_time(f):
+    """W&B's ``Runtime`` when ``f`` is a CSV file headed as a W&B runs-table export (see
+    :data:`WANDB_COLUMNS`), else ``""``."""
+    if f.fmt != "csv":
+        return ""
+    first = next((ln for ln in f.text.splitlines()
+                  if ln.strip() and not ln.lstrip().startswith("#")), "")
+    header = {h.strip() for h in next(csv.reader([first], delimiter=f.delimiter), [])}
+    return WANDB_TIME if set(WANDB_COLUMNS) <= header else ""
+
+
 def _split_models(f, options):
     """The records of one file, split by model, the rules of trial states applied and
     flagged records dropped by the ``diverged`` rule.
@@ -565,7 +597,8 @@ def _split_models(f, options):
         order the models first appear.
     """
     records, metric = _records(f, column=f.column, field=f.field, group=options.group,
-                               reduce=options.reduce, time_field=options.time_field,
+                               reduce=options.reduce,
+                               time_field=options.time_field or f.implied_time or None,
                                strict=False, time_reduce=options.time_reduce)
     if not records:
         raise check.InvalidArgument("path", f"{f.name} holds no scores")
@@ -1185,11 +1218,13 @@ def _csv_records(f, lines, column, group, time_field, strict):
     return records, metric
 
 
-def _state_flag(items):
+def _state_flag(items, *, named=False):
     """``"state FAIL"`` when one of ``(key, value)`` is a state field saying the trial
-    failed (see :data:`STATE_FIELDS`), else ``""``."""
+    failed (see :data:`STATE_FIELDS`; any key when ``named``: a field named as the
+    trials' state), else ``""``."""
     for key, value in items:
-        if isinstance(key, str) and key.lower() in STATE_FIELDS and isinstance(value, str):
+        if isinstance(key, str) and (named or key.lower() in STATE_FIELDS) \
+                and isinstance(value, str):
             state = value.strip()
             bare = state.lower().removeprefix("trialstate.")
             if bare in FAILED_STATES:
@@ -1382,4 +1417,5 @@ def _search(label, f, metric, records, timed, failed, failed_score, failed_basis
                   dropped=_counts([r for r in records if r.score is None]),
                   durations_missing=int(np.isnan(durations).sum()) if timed else 0,
                   diverged_kept=flagged, failed=failed, failed_score=failed_score,
-                  failed_basis=failed_basis, pruned=pruned_kept(records))
+                  failed_basis=failed_basis, pruned=pruned_kept(records),
+                  implied_time=f.implied_time)

@@ -90,7 +90,7 @@ def trial(number, score, state="", *, duration=math.nan, missing="", reduce=None
     else:
         record.score = check.file_score(score, where, field)
     if state:
-        record.flag = _state_flag([(key, state)])
+        record.flag = _state_flag([(key, state)], named=True)
         record.state = state_kind(state)
     return record
 
