@@ -46,6 +46,7 @@ __all__ = [
     "register_estimator",
     "unregister_estimator",
     "resolve_estimators",
+    "estimators_at",
     "estimate_rows",
     "check_rows_memory",
     "EstimateRows",
@@ -477,6 +478,21 @@ def default_estimators(target=MEAN):
 def resolve_estimators(estimators, target=MEAN):
     """Normalise ``None`` / ``"U,V"`` / a sequence into a list of Estimators."""
     return _REGISTRY.resolve(estimators, default_estimators(target))
+
+
+def estimators_at(estimators, target, B, ns=None):
+    """The estimators resolved for ``target`` and the budgets ``ns`` (1..B when None),
+    each estimator checked for use at ``B`` and ``ns``.
+
+    Returns
+    -------
+    (list of Estimator, ndarray of int)
+    """
+    ests = resolve_estimators(estimators, target)
+    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
+    for e in ests:
+        e.check_use(B, ns, target)
+    return ests, ns
 
 
 def _register_builtins():

@@ -18,7 +18,7 @@ from .._kernels import moments as K
 from ..engine.montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..engine.streams import bias_streams
 from ..engine.summaries import summarise_power_sums
-from ..estimators.family import Context, get_estimator, resolve_estimators
+from ..estimators.family import Context, estimators_at, get_estimator
 from ..estimators.pyrun import BiasSums, PythonJob, search_counts
 from ..estimators.targets import as_target
 from ..io.results import provenance
@@ -251,10 +251,7 @@ def _bias_run(truth, B, estimators, curve, ns, method, replicates, seed, workers
     truth = make_truth(truth)
     B = check.B(B)
     target = as_target(curve)
-    ests = resolve_estimators(estimators, target)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
-    for e in ests:
-        e.check_use(B, ns, target)
+    ests, ns = estimators_at(estimators, target, B, ns)
     unknown = [e.name for e in ests if not e.is_lstatistic and e.moments is None]
     if method == "exact" and unknown:
         raise check.InvalidArgument(

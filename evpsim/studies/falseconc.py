@@ -24,7 +24,7 @@ from .._kernels import comparisons as K
 from ..engine.montecarlo import CHUNK_SIZE, Job, MonteCarlo, run
 from ..engine.streams import search_streams, truth_streams
 from ..engine.summaries import add_rate
-from ..estimators.family import Context, check_rows_memory, estimate_rows, resolve_estimators
+from ..estimators.family import Context, check_rows_memory, estimate_rows, estimators_at
 from ..estimators.pyrun import PythonJob, SignCounts, search_counts
 from ..estimators.targets import as_target
 from ..io.results import provenance
@@ -141,10 +141,7 @@ def falseconc_against(truth, B, truth_methods, *, estimators=None, curve="mean",
     truth = make_truth(truth)
     B = check.B(B)
     target = as_target(curve)
-    ests = resolve_estimators(estimators, target)
-    ns = np.arange(1, B + 1) if ns is None else check.ns(ns, np.inf, distinct=True)
-    for e in ests:
-        e.check_use(B, ns, target)
+    ests, ns = estimators_at(estimators, target, B, ns)
     check_rows_memory(ests, B, ns.size)
     methods = [check.choice(m, "truth_method", TRUTH_METHODS) for m in truth_methods]
     if "mc" in methods and target.kind != "mean":
