@@ -181,3 +181,9 @@ class Kind:
     def no_interval(self, method, xs):
         """Why ``method`` has no interval for the ascending sample ``xs``, or ``""``."""
         return ""
+
+    def notes(self, method, B, target, ns, level):
+        """What a reader must know of ``method``'s intervals for samples of B at the
+        budgets ``ns`` of the curve ``target`` (e.g. where they rest on a model), or
+        ``""``."""
+        return ""
