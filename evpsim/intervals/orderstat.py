@@ -118,6 +118,7 @@ class OrderStatisticKind(Kind):
     name = "order-statistic"
     by_default = False
     resamples = True
+    refits = True
     curves = ("quantile",)
 
     def builtins(self):
@@ -127,8 +128,8 @@ class OrderStatisticKind(Kind):
                                  "a quantile curve (any continuous F); a fitted tail's upper "
                                  "end where none lies high enough",
                      source="Thompson 1936; Scheffe & Tukey 1945; David & Nagaraja 2003",
-                     assumes="nothing where an order statistic bounds it (exact for every "
-                             "continuous distribution); beyond, its upper limits rest on a "
+                     assumes="exact for every continuous distribution where two order "
+                             "statistics bound it; beyond, its upper limits rest on a "
                              "generalized Pareto tail fitted to the best scores")]
 
     def memory(self, methods, setup, copies, width):
