@@ -476,7 +476,14 @@ A("size", "coverage-B-100000",
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
+A("range", "coverage-orderstat-mean",
+  lambda d: evpsim.coverage(B=20, replicates=16, ci_methods="order-statistic"), IA,
+  "ci_methods: order-statistic bound the quantile curve only, not the mean curve")
+A("range", "intervals-orderstat-mean",
+  lambda d: evpsim.bootstrap_intervals(S3 * 4, ci_methods="order-statistic"), IA,
+  "ci_methods: order-statistic bound the quantile curve only, not the mean curve")
 A("range", "coverage-bounds-inside",
   lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0.2, 0.9)), IA,
   "bounds (0.2, 0.9) must contain the truth's support [0, 1]")
@@ -827,7 +834,8 @@ A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
   "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1615,7 +1623,8 @@ C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
   "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
@@ -1646,6 +1655,8 @@ C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-fi
   "'an hour'", "not a duration")
 C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time --plot c.png",
   "--x-axis time needs --time-field")
+C("usage", "curve-orderstat-mean", "curve {d}/good.txt --ci-methods order-statistic",
+  "--ci-methods: order-statistic bound the quantile curve only, not the mean curve")
 C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
 # results where the tracking tools keep them (tests/test_trackers.py: what the tools wrote)
 C("file", "curve-optuna-missing", "curve optuna:sqlite:///{d}/missing.db",

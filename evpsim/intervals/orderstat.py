@@ -104,11 +104,9 @@ def tail_note(B, target, ns, level):
     beyond = ns[ranks(B, target.q ** (1.0 / ns), level)[1] > B]
     if beyond.size == 0:
         return ""
-    fit = ("a generalized Pareto tail fitted to the best scores" if B >= 2 * K_MIN
-           else f"a tail, which needs B >= {2 * K_MIN}: no upper end there")
     return (f"n >= {int(beyond.min())} (B = {B}): no order statistic lies high enough (it "
-            f"would pass the best score), so the upper end comes from {fit}; the lower end "
-            f"stays an order statistic")
+            f"would pass the best score), so the upper end comes from a generalized Pareto "
+            f"tail fitted to the best scores; the lower end stays an order statistic")
 
 
 class OrderStatisticKind(Kind):
