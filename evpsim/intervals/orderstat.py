@@ -74,12 +74,14 @@ def ranks(B, ps, level):
 
     ps = np.asarray(ps, dtype=float)
     alpha = 0.5 * (1.0 - level)
-    k = np.arange(B)[:, None]
-    cdf = binom.cdf(k, B, ps[None, :])  # P(S <= k), k = 0..B-1
-    sf = binom.sf(k, B, ps[None, :])    # P(S > k) = P(S >= k + 1)
-    ls = (cdf <= alpha).sum(axis=0)
-    us = np.where(sf[-1] > alpha, B + 1, np.argmax(sf <= alpha, axis=0) + 1)
-    return ls.astype(np.int64), us.astype(np.int64)
+    # scipy's inverses, then a step either way where its rounding missed the edge
+    ls = np.clip(binom.ppf(alpha, B, ps), 0, B).astype(np.int64)  # first k: P(S <= k) >= a
+    ls = np.where(binom.cdf(ls, B, ps) <= alpha, ls + 1, ls)
+    ls = np.where((ls > 0) & (binom.cdf(ls - 1, B, ps) > alpha), ls - 1, ls)
+    us = np.clip(binom.isf(alpha, B, ps), 0, B).astype(np.int64) + 1  # P(S >= u) <= a
+    us = np.where((us > 1) & (binom.sf(us - 2, B, ps) <= alpha), us - 1, us)
+    us = np.where(binom.sf(us - 1, B, ps) > alpha, us + 1, us)
+    return ls, np.minimum(us, B + 1)
 
 
 def binomial_coverage(B, p, l, u):
