@@ -146,8 +146,13 @@ def test_curve_defaults_and_header(capsys, tmp_path):
            "enough)" in out
     # 0.5^(50/10) = 0.031 > 0.025 >= 0.5^(50/9) = 0.021: the tail from n = 10 on
     assert "order-statistic: n >= 10 (B = 50): no order statistic lies high enough (it " \
-           "would pass the best score), so the upper end comes from a generalized Pareto " \
-           "tail fitted to the best scores; the lower end stays an order statistic" in out
+           "would pass the best score), so the end on the best scores' side comes from a " \
+           "generalized Pareto tail fitted to them; the other end stays an order statistic" \
+           in out
+    # losses: the tail gives the lower limits, at most the lowest loss, from n = 10 on
+    loss = evpsim.curve(1.0 - xs, curve="median", minimize=True, resamples=300)
+    lower = loss["lower"].sel(ci_method="order-statistic").values[0, 0]
+    assert np.all(lower[9:] <= (1.0 - xs).min()) and np.all(lower[:9] >= (1.0 - xs).min())
     assert main(["curve", str(path), "--resamples", "300"]) == 0
     out = capsys.readouterr().out
     assert "95% intervals from gpd-tail" in out and "order-statistic" not in out
@@ -166,7 +171,7 @@ def test_what_it_cannot_do_is_refused_or_said(capsys, tmp_path):
     assert main(["curve", str(path), "--curve", "median", "--resamples", "100"]) == 0
     out = capsys.readouterr().out
     assert "order-statistic: n >= 2 (B = 8): no order statistic lies high enough" in out
-    assert "order-statistic: no upper end for eight where the order statistics run out: " \
+    assert "order-statistic: no upper limit for eight where the order statistics run out: " \
            "its tail needs B >= 10 scores (B = 8)" in out
     ds = evpsim.curve(xs, curve="median", resamples=100)
     upper = ds["upper"].sel(ci_method="order-statistic").values[0, 0]

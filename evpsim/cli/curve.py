@@ -311,9 +311,10 @@ def _range_lines(ds, scores):
 
 
 def _no_tail_lines(ds, searches):
-    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied, and where
-    ``order-statistic``'s upper ends are, when its tail is needed but cannot be fitted."""
+    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied, and why
+    ``order-statistic`` has no limit on the best scores' side where it needs its tail."""
     sign = -1.0 if bool(ds["minimize"]) else 1.0
+    optimistic = "lower" if sign < 0 else "upper"
     lines = []
     for model, s in zip(ds["model"].values, searches):
         xs = np.sort(sign * s.scores)
@@ -321,9 +322,9 @@ def _no_tail_lines(ds, searches):
             lines.append(f"gpd-tail: no interval for {model}: {no_interval('gpd-tail', xs)}; "
                          f"--ci-methods percentile gives one")
         if "order-statistic" in ds["ci_method"].values and no_interval("order-statistic", xs) \
-                and bool(ds["upper"].sel(model=model, ci_method="order-statistic").isnull()
+                and bool(ds[optimistic].sel(model=model, ci_method="order-statistic").isnull()
                          .any()):
-            lines.append(f"order-statistic: no upper end for {model} where the order "
+            lines.append(f"order-statistic: no {optimistic} limit for {model} where the order "
                          f"statistics run out: {no_interval('order-statistic', xs)}")
     return lines
 

@@ -107,8 +107,8 @@ def tail_note(B, target, ns, level):
     if beyond.size == 0:
         return ""
     return (f"n >= {int(beyond.min())} (B = {B}): no order statistic lies high enough (it "
-            f"would pass the best score), so the upper end comes from a generalized Pareto "
-            f"tail fitted to the best scores; the lower end stays an order statistic")
+            f"would pass the best score), so the end on the best scores' side comes from a "
+            f"generalized Pareto tail fitted to them; the other end stays an order statistic")
 
 
 class OrderStatisticKind(Kind):
