@@ -2027,9 +2027,9 @@ C("usage", "curve-check-construction-no-check",
 C("usage", "curve-workers-no-check", "curve {d}/good.txt --workers 2",
   "--workers applies to the self-check: add --check, or drop it")
 C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-methods dkw "
-  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap and "
-                                       "resampling CI methods; --ci-methods dkw resamples "
-                                       "nothing")
+  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap, "
+                                       "resampling and order-statistic CI methods; "
+                                       "--ci-methods dkw resamples nothing")
 C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
   "--plot-ci-method applies to the figure: add --plot FILE.png (or --html FILE.html), or "
   "drop it")
@@ -2063,10 +2063,11 @@ C("usage", "compare-bounds-no-python", f"compare {TS} --B 5 --bounds 0,1",
 C("usage", "compare-all-range", f"compare {TS} --B 5:6 --all",
   "--all applies to tables over n: one budget (--B N), or a range with --every-n")
 C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-tailed --resamples 99",
-  "--resamples applies to bootstrap and resampling CI methods; --ci-methods "
+  "--resamples applies to bootstrap, resampling and order-statistic CI methods; --ci-methods "
   "dkw,ld-equal-tailed resamples nothing: add one, or drop it")
 C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
-  "--bounds applies to band and resampling CI methods (the score range they use); "
+  "--bounds applies to band, resampling and order-statistic CI methods (the score range "
+  "they use); "
   "--ci-methods percentile has none")
 C("usage", "coverage-estimators-bands", "coverage --ci-methods dkw --estimators V",
   "--estimators applies to bootstrap and resampling CI methods; --ci-methods dkw are bands, "
@@ -2078,8 +2079,8 @@ C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --meth
 C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",
   "--bounds applies to estimators written in Python")
 C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5 "
-  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap and resampling CI "
-                                     "methods")
+  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap, resampling and "
+                                     "order-statistic CI methods")
 C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
   "--data applies to papers that read search files; reproduce intervals reads none: drop it")
 # the command itself

@@ -12,7 +12,7 @@ from ..curves.curve import curve, interval_notes
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
-                                curve_ci_method, no_interval)
+                                KINDS, curve_ci_method, no_interval)
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
@@ -335,7 +335,7 @@ def _check_lines(ds, show_all, seconds):
     up to ``lines[where[1]]``."""
     a = ds.attrs
     lo, hi = a["check_bounds"]
-    boot = {"bootstrap", "resampling"} & set(ds["ci_method_kind"].values.tolist())
+    boot = any(KINDS[k].resamples for k in ds["ci_method_kind"].values.tolist())
     where = f" on [{lo:g}, {hi:g}]" if a["check_construction"] == "centered" else ""
     done, sizes = ds["check_searches"].values, ds["check_resamples"].values
     models = [str(m) for m in ds["model"].values]
