@@ -129,8 +129,8 @@ class OrderStatisticKind(Kind):
                                  "end where none lies high enough",
                      source="Thompson 1936; Scheffe & Tukey 1945; David & Nagaraja 2003",
                      assumes="exact for every continuous distribution where two order "
-                             "statistics bound it; beyond, its upper limits rest on a "
-                             "generalized Pareto tail fitted to the best scores")]
+                             "statistics bound it; beyond, its limits on the best scores' "
+                             "side rest on a generalized Pareto tail fitted to them")]
 
     def memory(self, methods, setup, copies, width):
         """The tail's roots, ``copies`` samples in flight."""
