@@ -200,8 +200,9 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         CI methods. Default ``"gpd-tail"`` for the mean curve (it reaches
         beyond the best score observed with a generalized Pareto tail
         fitted to the top scores: the best trade-off of ``evpsim reproduce
-        intervals``), ``"percentile"`` (Tang et al. 2020) for a quantile
-        curve or when a model has fewer than 10 trials
+        intervals``), ``"percentile"`` (Tang et al. 2020) when a model has
+        fewer than 10 trials, ``"order-statistic"`` (exact intervals between
+        order statistics, a fitted tail beyond them) for a quantile curve
         (:func:`evpsim.intervals.family.curve_ci_method`); with an estimator that
         is not an L-statistic, ``"gpd-tail,percentile"``: gpd-tail for the
         L-statistics, percentile for every estimator (percentile alone

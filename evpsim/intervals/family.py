@@ -325,8 +325,9 @@ def curve_ci_method(target, B, estimators=()):
     (str, str)
         The methods' names (comma-separated), and ``""`` or the reason the
         percentile bootstrap stands in for, or beside,
-        :data:`CURVE_CI_METHOD` (a quantile curve, too few trials for its
-        tail, or an estimator it cannot run).
+        :data:`CURVE_CI_METHOD` (too few trials for its tail, or an
+        estimator it cannot run); for a quantile curve,
+        :data:`CURVE_QUANTILE_CI_METHOD` and ``""``.
     """
     method = _REGISTRY.get(CURVE_CI_METHOD)
     if target.kind != "mean":
