@@ -10,12 +10,16 @@ lower order statistic (the lower end is the metric's bound, or -inf) and
 ``u = B + 1`` for none above: there the upper end comes from the
 generalized Pareto tail of :mod:`.tails`, fitted to the best scores.
 
-The tail's upper end is a basic (reverse-percentile) interval from the
-parametric bootstrap predictive distribution (Harris 1989), as the
-``gpd-tail`` method of :mod:`.resampling` draws it: per resample, ``y1 ~
-F-hat``, ``F1`` refitted to ``y1`` (same k), ``y2 ~ F1``, ``F2`` refitted
-to ``y2``, root ``Q(F2, p) - Q(F1, p)``, upper end ``Q(F-hat, p) -
-q_{a/2}(root)``, so that the tail's fitting error enters twice.
+The tail's upper end is a bootstrap-t end from the parametric bootstrap
+predictive distribution (Harris 1989), as the ``gpd-tail`` method of
+:mod:`.resampling` draws it: per resample, ``y1 ~ F-hat``, ``F1`` refitted
+to ``y1`` (same k), ``y2 ~ F1``, ``F2`` refitted to ``y2``, pivot ``(Q(F2,
+p) - Q(F1, p)) / sigma(F2)`` (Q the model's quantile, sigma its tail's
+scale), upper end ``Q(F-hat, p) - sigma(F-hat) q_{a/2}(pivot)``: the
+tail's fitting error enters twice, and its scale is studentized. (A basic
+interval of the same draws, root ``Q(F2, p) - Q(F1, p)``, and a
+single-level studentized one, both narrower, fell to 0.90 and 0.92 on the
+truncated normal at B = 50.)
 
 References
 ----------
@@ -85,8 +89,9 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
         xi2, sigma2 = fit_tail(y2, k, ys)
         for j in range(N):
             if need[j]:
-                roots[j, r] = (model_quantile(y2, k, xi2, sigma2, ps[j])
-                               - model_quantile(y1, k, xi1, sigma1, ps[j]))
+                d = (model_quantile(y2, k, xi2, sigma2, ps[j])
+                     - model_quantile(y1, k, xi1, sigma1, ps[j]))
+                roots[j, r] = d / sigma2 if sigma2 > 0.0 else 0.0
     probs = np.empty(1)
     probs[0] = 0.5 * (1.0 - level)
     q = np.empty(1)
@@ -94,7 +99,7 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
     for j in range(N):
         if need[j]:
             quantiles_by_selection(roots[j], probs, q, ranks)
-            out[j] = model_quantile(xs, k, xi, sigma, ps[j]) - q[0]
+            out[j] = model_quantile(xs, k, xi, sigma, ps[j]) - sigma * q[0]
 
 
 @njit(**_OPTS)
