@@ -79,7 +79,8 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
     ys = np.empty(B)
     k = tail_threshold(xs, ys)
     xi, sigma = fit_tail(xs, k, ys)
-    roots = np.empty((N, resamples))
+    rows = np.cumsum(need) - 1  # the pivots of the probabilities that need the tail
+    roots = np.empty((rows[N - 1] + 1, resamples))
     counts = np.empty(B, dtype=np.int64)
     y1, y2 = np.empty(B), np.empty(B)
     for r in range(resamples):
@@ -91,14 +92,14 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
             if need[j]:
                 d = (model_quantile(y2, k, xi2, sigma2, ps[j])
                      - model_quantile(y1, k, xi1, sigma1, ps[j]))
-                roots[j, r] = d / sigma2 if sigma2 > 0.0 else 0.0
+                roots[rows[j], r] = d / sigma2 if sigma2 > 0.0 else 0.0
     probs = np.empty(1)
     probs[0] = 0.5 * (1.0 - level)
     q = np.empty(1)
     ranks = np.empty(2, dtype=np.int64)
     for j in range(N):
         if need[j]:
-            quantiles_by_selection(roots[j], probs, q, ranks)
+            quantiles_by_selection(roots[rows[j]], probs, q, ranks)
             out[j] = model_quantile(xs, k, xi, sigma, ps[j]) - sigma * q[0]
 
 
