@@ -476,7 +476,14 @@ A("size", "coverage-B-100000",
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
+A("range", "coverage-orderstat-mean",
+  lambda d: evpsim.coverage(B=20, replicates=16, ci_methods="order-statistic"), IA,
+  "ci_methods: order-statistic bound the quantile curve only, not the mean curve")
+A("range", "intervals-orderstat-mean",
+  lambda d: evpsim.bootstrap_intervals(S3 * 4, ci_methods="order-statistic"), IA,
+  "ci_methods: order-statistic bound the quantile curve only, not the mean curve")
 A("range", "coverage-bounds-inside",
   lambda d: evpsim.coverage(B=5, replicates=16, ci_methods="dkw", bounds=(0.2, 0.9)), IA,
   "bounds (0.2, 0.9) must contain the truth's support [0, 1]")
@@ -827,7 +834,8 @@ A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
   "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1615,7 +1623,8 @@ C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
   "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density")
+  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "order-statistic")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
@@ -1646,6 +1655,8 @@ C("jsonl", "curve-bad-duration", "curve {d}/duration.jsonl --field acc --time-fi
   "'an hour'", "not a duration")
 C("usage", "curve-time-axis", "curve {d}/good.txt --x-axis time --plot c.png",
   "--x-axis time needs --time-field")
+C("usage", "curve-orderstat-mean", "curve {d}/good.txt --ci-methods order-statistic",
+  "--ci-methods: order-statistic bound the quantile curve only, not the mean curve")
 C("usage", "curve-select-no-group", "curve {d}/good.txt --select a", "--select needs --group")
 # results where the tracking tools keep them (tests/test_trackers.py: what the tools wrote)
 C("file", "curve-optuna-missing", "curve optuna:sqlite:///{d}/missing.db",
@@ -2016,9 +2027,9 @@ C("usage", "curve-check-construction-no-check",
 C("usage", "curve-workers-no-check", "curve {d}/good.txt --workers 2",
   "--workers applies to the self-check: add --check, or drop it")
 C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-methods dkw "
-  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap and "
-                                       "resampling CI methods; --ci-methods dkw resamples "
-                                       "nothing")
+  "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap, "
+                                       "resampling and order-statistic CI methods; "
+                                       "--ci-methods dkw resamples nothing")
 C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
   "--plot-ci-method applies to the figure: add --plot FILE.png (or --html FILE.html), or "
   "drop it")
@@ -2052,10 +2063,11 @@ C("usage", "compare-bounds-no-python", f"compare {TS} --B 5 --bounds 0,1",
 C("usage", "compare-all-range", f"compare {TS} --B 5:6 --all",
   "--all applies to tables over n: one budget (--B N), or a range with --every-n")
 C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-tailed --resamples 99",
-  "--resamples applies to bootstrap and resampling CI methods; --ci-methods "
+  "--resamples applies to bootstrap, resampling and order-statistic CI methods; --ci-methods "
   "dkw,ld-equal-tailed resamples nothing: add one, or drop it")
 C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
-  "--bounds applies to band and resampling CI methods (the score range they use); "
+  "--bounds applies to band, resampling and order-statistic CI methods (the score range "
+  "they use); "
   "--ci-methods percentile has none")
 C("usage", "coverage-estimators-bands", "coverage --ci-methods dkw --estimators V",
   "--estimators applies to bootstrap and resampling CI methods; --ci-methods dkw are bands, "
@@ -2067,8 +2079,8 @@ C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --meth
 C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",
   "--bounds applies to estimators written in Python")
 C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5 "
-  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap and resampling CI "
-                                     "methods")
+  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap, resampling and "
+                                     "order-statistic CI methods")
 C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
   "--data applies to papers that read search files; reproduce intervals reads none: drop it")
 # the command itself

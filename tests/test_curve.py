@@ -555,14 +555,15 @@ def test_band_difference_is_bonferroni_of_both_bands():
 
 def test_default_interval_is_gpd_tail_where_it_applies(capsys, tmp_path):
     # the best trade-off of 'evpsim reproduce intervals' for the mean curve; percentile
-    # for a quantile curve and below gpd-tail's minimum B, said in a line of its own
+    # below gpd-tail's minimum B, said in a line of its own; order-statistic for a
+    # quantile curve, whatever B
     rng = np.random.default_rng(3)
     xs = rng.beta(8, 3, 30)
     kinds = {str(m): str(k) for m, k in zip(*(evpsim.curve(xs, resamples=200)[c].values
                                               for c in ("ci_method", "ci_method_kind")))}
     assert kinds == {"gpd-tail": "resampling"}
     assert evpsim.curve(xs, resamples=200, curve="median")["ci_method"].values.tolist() == \
-        ["percentile"]
+        ["order-statistic"]
     assert evpsim.curve(xs[:9], resamples=200)["ci_method"].values.tolist() == ["percentile"]
     path = tmp_path / "nine.txt"
     path.write_text("\n".join(map(repr, xs[:9].tolist())))
@@ -571,7 +572,8 @@ def test_default_interval_is_gpd_tail_where_it_applies(capsys, tmp_path):
     assert "percentile: the interval here, as gpd-tail, the default, needs B >= 10 trials " \
            "(B = 9)" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200", "--curve", "median")
-    assert "does not bound the median of the best score of n trials" in out
+    assert "95% intervals from order-statistic" in out
+    assert "the interval here" not in out
     path.write_text("\n".join(map(repr, xs.tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
     assert "95% intervals from gpd-tail with 200 resamples" in out

@@ -353,12 +353,13 @@ def refuse_unused_estimator_options(args):
 def refuse_unused_resamples(args, dests):
     """Options of ``dests`` (resample counts) need a bootstrap or resampling CI method
     among ``--ci-methods`` (default: some)."""
-    from ..intervals.family import resolve_ci_methods
+    from ..intervals.family import KINDS, resolve_ci_methods
 
     if args.ci_methods is None or not given(args, *dests):
         return
-    if not {m.kind for m in resolve_ci_methods(args.ci_methods)} & {"bootstrap", "resampling"}:
-        refuse_unused(args, dests, f"applies to bootstrap and resampling CI methods; "
+    if not any(KINDS[m.kind].resamples for m in resolve_ci_methods(args.ci_methods)):
+        refuse_unused(args, dests, f"applies to bootstrap, resampling and order-statistic CI "
+                                   f"methods; "
                                    f"--ci-methods {args.ci_methods} resamples nothing: add "
                                    f"one, or drop it")
 

@@ -8,10 +8,11 @@ import numpy as np
 
 from .. import _validate as check
 from .._format import number
-from ..curves.curve import curve
+from ..curves.curve import curve, interval_notes
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
-from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
+from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
+                                KINDS, curve_ci_method, no_interval)
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
@@ -142,9 +143,9 @@ def _add_curve_args(p):
                         "Q-quantile of the best score of n trials)")
     c.add_argument("--ci-methods", "--methods", dest="ci_methods", metavar="LIST",
                    help=f"comma-separated CI methods (default: {CURVE_CI_METHOD} for the mean "
-                        f"curve, the best trade-off of 'evpsim reproduce intervals'; "
-                        f"{CURVE_FALLBACK} for a quantile curve or fewer than 10 trials; see "
-                        f"below)")
+                        f"curve, the best trade-off of 'evpsim reproduce intervals', "
+                        f"{CURVE_FALLBACK} with fewer than 10 trials; "
+                        f"{CURVE_QUANTILE_CI_METHOD} for a quantile curve; see below)")
     c.add_argument("--level", type=real, default=default(curve, "level"),
                    help="two-sided confidence level (default: %(default)s)")
     c.add_argument("--resamples", type=integer, default=default(curve, "resamples"),
@@ -310,16 +311,21 @@ def _range_lines(ds, scores):
 
 
 def _no_tail_lines(ds, searches):
-    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied."""
-    if "gpd-tail" not in ds["ci_method"].values:
-        return []
+    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied, and why
+    ``order-statistic`` has no limit on the best scores' side where it needs its tail."""
     sign = -1.0 if bool(ds["minimize"]) else 1.0
+    optimistic = "lower" if sign < 0 else "upper"
     lines = []
     for model, s in zip(ds["model"].values, searches):
-        why = no_interval("gpd-tail", np.sort(sign * s.scores))
-        if why:
-            lines.append(f"gpd-tail: no interval for {model}: {why}; --ci-methods "
-                         f"percentile gives one")
+        xs = np.sort(sign * s.scores)
+        if "gpd-tail" in ds["ci_method"].values and no_interval("gpd-tail", xs):
+            lines.append(f"gpd-tail: no interval for {model}: {no_interval('gpd-tail', xs)}; "
+                         f"--ci-methods percentile gives one")
+        if "order-statistic" in ds["ci_method"].values and no_interval("order-statistic", xs) \
+                and bool(ds[optimistic].sel(model=model, ci_method="order-statistic").isnull()
+                         .any()):
+            lines.append(f"order-statistic: no {optimistic} limit for {model} where the order "
+                         f"statistics run out: {no_interval('order-statistic', xs)}")
     return lines
 
 
@@ -329,7 +335,7 @@ def _check_lines(ds, show_all, seconds):
     up to ``lines[where[1]]``."""
     a = ds.attrs
     lo, hi = a["check_bounds"]
-    boot = {"bootstrap", "resampling"} & set(ds["ci_method_kind"].values.tolist())
+    boot = any(KINDS[k].resamples for k in ds["ci_method_kind"].values.tolist())
     where = f" on [{lo:g}, {hi:g}]" if a["check_construction"] == "centered" else ""
     done, sizes = ds["check_searches"].values, ds["check_resamples"].values
     models = [str(m) for m in ds["model"].values]
@@ -399,6 +405,11 @@ def _header(ds, seconds):
     drawn = [m for m, k in kinds.items() if k == "resampling"]
     if drawn:
         how.append(f"{', '.join(drawn)} with {a['resamples']:,} resamples (seed {a['seed']})")
+    exact = [m for m, k in kinds.items() if k == "order-statistic"]
+    if exact:
+        how.append(f"{', '.join(exact)} (exact binomial intervals between order statistics; "
+                   f"a fitted tail's {a['resamples']:,} resamples, seed {a['seed']}, where "
+                   f"none lies high enough)")
     bands = [m for m, k in kinds.items() if k == "band"]
     if bands:
         how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "
@@ -524,6 +535,7 @@ def run(args):
     summary += _estimator_lines(ds)
     summary += _range_lines(ds, np.concatenate([s.scores for s in searches]))
     summary += _no_tail_lines(ds, searches)
+    summary += interval_notes(ds)
     summary += _bound_lines(ds)
     print("\n".join(summary))
     tables = curve_tables(ds, args.all)

@@ -71,9 +71,11 @@ def _add_grid_args(g):
                         "opda-parametric; 'all' for every one; your own registered or "
                         "plugin estimators by name)")
     g.add_argument("--ci-methods", metavar="LIST",
-                   help="CI methods (default: every registered one, bootstrap, resampling "
-                        "and band kinds, so gpd-tail, curve's default, is among them; the "
-                        "resampling ones bound the mean curve only, and cost: "
+                   help="CI methods (default: every registered one, so gpd-tail, curve's "
+                        "default, is among them: the bootstrap, resampling, band and "
+                        "order-statistic kinds; order-statistic, curve's default for a "
+                        "quantile curve, bounds the quantile curves only; the resampling ones "
+                        "bound the mean curve only, and cost: "
                         f"{RESAMPLING_COST}; name fewer to save it, e.g. "
                         "percentile,gpd-tail,ld-equal-tailed)")
 

@@ -25,6 +25,7 @@ from ..estimators.family import get_estimator
 from ..estimators.targets import Target, as_target
 from ..intervals.family import (bootstrap_intervals, curve_ci_method, free_lower_bound,
                                 interval_estimators, resolve_ci_methods)
+from ..intervals.family import interval_notes as family_notes
 from ..io.models import Model, as_models
 from ..io.trials import direction
 from ..io.results import provenance
@@ -199,8 +200,9 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         CI methods. Default ``"gpd-tail"`` for the mean curve (it reaches
         beyond the best score observed with a generalized Pareto tail
         fitted to the top scores: the best trade-off of ``evpsim reproduce
-        intervals``), ``"percentile"`` (Tang et al. 2020) for a quantile
-        curve or when a model has fewer than 10 trials
+        intervals``), ``"percentile"`` (Tang et al. 2020) when a model has
+        fewer than 10 trials, ``"order-statistic"`` (exact intervals between
+        order statistics, a fitted tail beyond them) for a quantile curve
         (:func:`evpsim.intervals.family.curve_ci_method`); with an estimator that
         is not an L-statistic, ``"gpd-tail,percentile"``: gpd-tail for the
         L-statistics, percentile for every estimator (percentile alone
@@ -390,10 +392,7 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
                        columns=columns)
     minimize = direction(models, minimize)  # a study's, say
     kind = as_target(curve)
-    # larger is better inside: the Q-quantile of the lowest loss is minus the
-    # (1 - Q)-quantile of the best of the negated losses
-    flipped = Target("quantile", 1.0 - kind.q) if minimize and kind.kind == "quantile" \
-        else kind
+    flipped = _inside(kind, minimize)
     if estimators is None:
         estimators = "V" if kind.kind == "mean" else "quantile"
     smallest = min(m.scores.size for m in models)
@@ -422,6 +421,41 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
                      resamples, seed, target, metric, bounds, ybounds)
+
+
+def _inside(target, minimize):
+    """The curve computed inside, where larger is better: the Q-quantile of the lowest
+    loss is minus the (1 - Q)-quantile of the best of the negated losses."""
+    return Target("quantile", 1.0 - target.q) if minimize and target.kind == "quantile" \
+        else target
+
+
+def interval_notes(ds):
+    """What a reader must know of the intervals of a :func:`curve` dataset ``ds``, beyond
+    what each method assumes: for each model and method, where its intervals change
+    what they rest on (:func:`evpsim.intervals.family.interval_notes`).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`curve`.
+
+    Returns
+    -------
+    list of str
+        ``"METHOD, MODEL: NOTE"`` lines (``"METHOD: NOTE"`` with one model).
+    """
+    inside = _inside(as_target(str(ds["curve"].values)), bool(ds["minimize"]))
+    top, level = int(ds["n_max"]), float(ds.attrs["level"])
+    lines = []
+    for m in ds["ci_method"].values:
+        for model, B in zip(ds["model"].values, ds["B"].values):
+            note = family_notes(str(m), int(B), inside, np.arange(1, (top or int(B)) + 1),
+                                level)
+            if note:
+                who = f"{m}, {model}" if ds.sizes["model"] > 1 else f"{m}"
+                lines.append(f"{who}: {note}")
+    return lines
 
 
 def _add_settings(ds, run):

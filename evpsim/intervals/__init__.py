@@ -1,4 +1,4 @@
-"""How sure: the CI-method family (bootstrap, band and resampling kinds).
+"""How sure: the CI-method family (bootstrap, band, resampling and order-statistic kinds).
 
 * :mod:`.family`: :class:`CIMethod`, its registry, the dispatch over the
   kinds (``plan_intervals``), ``bootstrap_intervals``, ``free_lower_bound``;
@@ -6,7 +6,9 @@
 * :mod:`.bootstrap`: the ordinary bootstrap's methods (percentile, basic, BCa, users');
 * :mod:`.bands`: distribution-free confidence bands (DKW, KS, Learned-Miller);
 * :mod:`.resampling`: methods that draw their own resamples (bootstrap-t,
-  smoothed, GPD tail, m-out-of-n).
+  smoothed, GPD tail, m-out-of-n);
+* :mod:`.orderstat`: exact intervals between order statistics for a
+  quantile curve.
 
 Everything outside this package asks the family (this package or
 :mod:`.family`), never a kind's module or a CI-method kernel, so that a new

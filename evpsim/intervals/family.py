@@ -6,7 +6,7 @@ expected maximum from a researcher's own scores; the coverage battery
 constructions cover the truth.
 
 The registry of *CI methods* for the expected maximum ``theta_n`` mirrors
-the estimators' (:mod:`evpsim.estimators`). A method is of one of three kinds, each a
+the estimators' (:mod:`evpsim.estimators`). A method is of one of four kinds, each a
 module of :mod:`evpsim.intervals` implementing the one interface of
 :mod:`evpsim.intervals.kind` (:data:`KINDS`); studies and curves ask this
 family (:func:`plan_intervals`, :func:`bootstrap_intervals`), never a kind:
@@ -46,6 +46,13 @@ family (:func:`plan_intervals`, :func:`bootstrap_intervals`), never a kind:
     each assumes about the tail (``CIMethod.assumes``): no upper limit
     holds without such an assumption or the metric's bound (Bahadur &
     Savage 1956).
+``order-statistic`` (:mod:`evpsim.intervals.orderstat`)
+    For a quantile curve only: the exact, distribution-free binomial
+    interval for the ``q^(1/n)``-quantile between two order statistics
+    (coverage at least ``level`` for every continuous F), and a fitted
+    generalized Pareto tail's upper end where no order statistic lies high
+    enough. The same for every estimator; ``curve``'s default for a
+    quantile curve.
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ from ..estimators.targets import MEAN, as_target
 from .bands import BAND, band_arrays, curve_intervals, ld_upper_band
 from .bootstrap import BOOTSTRAP
 from .kind import Limits, Sample, Setup
+from .orderstat import ORDERSTAT
 from .resampling import RESAMPLING
 
 __all__ = [
@@ -79,7 +87,7 @@ __all__ = [
 ]
 
 #: every kind of CI method, by name, in the order their methods are registered and run
-KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND)}
+KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND, ORDERSTAT)}
 
 #: slots of the coverage tallies (method, estimator, n + 1, slot): intervals covering
 #: the truth, lying below it, above it, and the sum of the defined intervals' widths
@@ -98,7 +106,7 @@ class CIMethod:
         Identifier on the command line and ``ci_method`` coordinate.
     description : str
         One line saying what it is.
-    kind : {"bootstrap", "band", "resampling"}
+    kind : {"bootstrap", "band", "resampling", "order-statistic"}
         See the module docstring (:data:`KINDS`).
     code : int
         Kernel code of a bootstrap method (``USER`` for user functions) or
@@ -271,6 +279,15 @@ def coverage_runs(ci_methods):
                if ms)
 
 
+def interval_notes(ci_method, B, target, ns, level):
+    """What a reader must know of the method ``ci_method``'s (a name) intervals for
+    samples of B at the budgets ``ns`` of the curve ``target`` and the two-sided
+    ``level`` (e.g. ``order-statistic``'s budgets where a fitted tail gives the upper
+    end), or ``""``."""
+    method = _REGISTRY.get(ci_method)
+    return KINDS[method.kind].notes(method, B, target, np.asarray(ns), level)
+
+
 def no_interval(ci_method, xs):
     """Why the method ``ci_method`` (a name) gives no interval for the ascending sample
     ``xs`` (e.g. ``gpd-tail`` when its best scores are tied), or ``""``."""
@@ -285,6 +302,8 @@ def no_interval(ci_method, xs):
 #: at B = 50 and 100, at 1.2-1.3 times the percentile interval's median width), and where it
 #: does not apply, the percentile bootstrap
 CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail", "percentile"
+#: the interval of ``curve`` and ``self_check`` for a quantile curve when none is named
+CURVE_QUANTILE_CI_METHOD = "order-statistic"
 
 
 def curve_ci_method(target, B, estimators=()):
@@ -306,13 +325,13 @@ def curve_ci_method(target, B, estimators=()):
     (str, str)
         The methods' names (comma-separated), and ``""`` or the reason the
         percentile bootstrap stands in for, or beside,
-        :data:`CURVE_CI_METHOD` (a quantile curve, too few trials for its
-        tail, or an estimator it cannot run).
+        :data:`CURVE_CI_METHOD` (too few trials for its tail, or an
+        estimator it cannot run); for a quantile curve,
+        :data:`CURVE_QUANTILE_CI_METHOD` and ``""``.
     """
     method = _REGISTRY.get(CURVE_CI_METHOD)
     if target.kind != "mean":
-        return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default for the mean curve, does not "
-                                f"bound the {target.description}")
+        return CURVE_QUANTILE_CI_METHOD, ""
     if B < method.minimum_B:
         return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default, needs B >= "
                                 f"{method.minimum_B} trials (B = {B})")

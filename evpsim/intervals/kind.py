@@ -134,6 +134,9 @@ class Kind:
         without methods of its own.
     needs_bounds : bool
         Its methods need the known range of the scores.
+    refits : bool
+        Its resamples each refit a model (ten times the bootstrap's cost
+        per resample or more): studies run fewer of them.
     curves : tuple of str or None
         The curves (:attr:`Target.kind <evpsim.estimators.targets.Target.kind>`)
         its methods bound; None: every curve.
@@ -144,6 +147,7 @@ class Kind:
     resamples = False
     estimates = False
     needs_bounds = False
+    refits = False
     curves = None
 
     def builtins(self):
@@ -180,4 +184,10 @@ class Kind:
 
     def no_interval(self, method, xs):
         """Why ``method`` has no interval for the ascending sample ``xs``, or ``""``."""
+        return ""
+
+    def notes(self, method, B, target, ns, level):
+        """What a reader must know of ``method``'s intervals for samples of B at the
+        budgets ``ns`` of the curve ``target`` (e.g. where they rest on a model), or
+        ``""``."""
         return ""

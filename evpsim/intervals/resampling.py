@@ -142,6 +142,7 @@ class ResamplingKind(Kind):
     name = "resampling"
     by_default = False
     resamples = True
+    refits = True
     curves = ("mean",)
 
     def builtins(self):

@@ -236,11 +236,12 @@ def _pair_notes(ds, p, est, nn):
     a = ds.attrs
     kinds = ds["ci_method_kind"].values.tolist()
     half = f"{1 - (1 - a['level']) / 2:.1%}"
+    # methods neither of the bootstrap nor bands: each model's own intervals, combined
+    own = [m for m, k in zip(ds["ci_method"].values, kinds) if k not in ("bootstrap", "band")]
     how = (["bootstrap methods: percentile interval of the bootstrap differences"]
            if "bootstrap" in kinds else []) + \
         ([f"bands: both models' {half} bands combined"] if "band" in kinds else []) + \
-        ([f"{', '.join(m for m, k in zip(ds['ci_method'].values, kinds) if k == 'resampling')}"
-          f": both models' {half} intervals combined"] if "resampling" in kinds else [])
+        ([f"{', '.join(own)}: both models' {half} intervals combined"] if own else [])
     sub = ds.isel(pair=p)
     first = str(sub["model_a"].values)
     return (f"{first} vs {sub['model_b'].values} ({est}), n up to {nn}: {a['level']:.0%} "

@@ -121,9 +121,12 @@ def default_ci_methods():
 
 
 def _bounds_curve(method, target, B):
-    """Whether ``method`` gives intervals for ``target`` at B: the resampling methods
-    bound the mean curve only, and need B of at least their ``minimum_B``."""
-    return method.kind != "resampling" or (target.kind == "mean" and B >= method.minimum_B)
+    """Whether ``method`` gives intervals for ``target`` at B: the curves its kind bounds
+    (the resampling methods: the mean curve only), from B of at least its ``minimum_B``."""
+    from ..intervals.family import KINDS
+
+    curves = KINDS[method.kind].curves
+    return (curves is None or target.kind in curves) and B >= method.minimum_B
 
 
 def _estimators(estimators, target):

@@ -48,9 +48,9 @@ def check_resamples(B, ci_methods):
     """Resamples per simulated search of a self-check of searches of B trials.
 
     ``RESAMPLES`` (2,000) where only bootstrap and band methods are
-    checked; with a resampling method (gpd-tail and the others that draw
-    resamples of their own, at 10-15 times the bootstrap's cost per
-    resample), 500 up to B = 200 and 250 beyond, where a resample costs
+    checked; with a method that refits a model to each resample (gpd-tail
+    and the other resampling methods, at 10-15 times the bootstrap's cost
+    per resample; order-statistic's tail), 500 up to B = 200 and 250 beyond, where a resample costs
     about B^2: enough that the self-check's verdicts on the Reuters and
     opda searches of ``benchmarks/bench_curve.py`` matched those at 2,000.
 
@@ -72,9 +72,9 @@ def check_resamples(B, ci_methods):
     >>> check_resamples(441, "percentile,gpd-tail")
     250
     """
-    from ..intervals.family import resolve_ci_methods
+    from ..intervals.family import KINDS, resolve_ci_methods
 
-    if not any(m.kind == "resampling" for m in resolve_ci_methods(ci_methods)):
+    if not any(KINDS[m.kind].refits for m in resolve_ci_methods(ci_methods)):
         return RESAMPLES
     return RESAMPLING_RESAMPLES[0] if B <= RESAMPLING_B else RESAMPLING_RESAMPLES[1]
 
