@@ -12,6 +12,7 @@ from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
+from ..io.lattice import find_lattice
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
@@ -268,6 +269,12 @@ def _describe(search):
     return line + describe_reading(search)
 
 
+def _lattice_lines(searches, minimize):
+    """A line per model whose scores lie on a lattice: its step and the ties at the top."""
+    found = [(s.label, find_lattice(s.scores, minimize)) for s in searches]
+    return [f"{label}: {lattice.describe()}" for label, lattice in found if lattice]
+
+
 def _bound_lines(ds):
     """What the distribution-free bound is, and what each method's upper limits rest on."""
     side = "upper" if bool(ds["minimize"]) else "lower"
@@ -517,7 +524,8 @@ def run(args):
         check.choice(args.plot_ci_method, "plot_ci_method",
                      [str(m) for m in ds["ci_method"].values] + ["none"])
     ds.attrs.update(_inputs(args))
-    summary = [_describe(s) for s in searches] + [_header(ds, t.seconds)]
+    summary = [_describe(s) for s in searches] + _lattice_lines(searches, args.minimize)
+    summary.append(_header(ds, t.seconds))
     if fallback:
         summary.append(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} "
                        f"here, as {fallback}")
@@ -559,7 +567,8 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
         def html(tmp):
             figure = dict(x=args.x_axis, log_x=args.log_x)
             text = html_report(
-                ds, reading=reading_table(searches), summary=summary, tables=tables,
+                ds, reading=reading_table(searches, args.minimize), summary=summary,
+                tables=tables,
                 curve_figure=plot_curve_figure(ds, ci_method=args.plot_ci_method,
                                                check=False, **figure),
                 check_summary=checked, check_tables=checks,

@@ -56,6 +56,14 @@ class Lattice:
         The top scores whose ties are counted (:func:`top_ties`).
     tied : int
         How many of them share their value with another score.
+
+    Examples
+    --------
+    >>> lat = Lattice(0.05, 0.35, 20, 5, 6, 5, 2)
+    >>> lat.describe()
+    'scores on a lattice of step 1/20 (5 distinct of 6); 2 of the top 5 tied'
+    >>> lat.snap([0.41, 0.5249]).round(12)
+    array([0.4, 0.5])
     """
 
     step: float
@@ -95,8 +103,8 @@ def top_ties(scores, top=None):
         where they have one.
     top : int, optional
         How many of the best scores to look at; default ``ceil(sqrt(B))``
-        (at least 5, at most B): near n = B the curve rests on about
-        that many.
+        (at least 5, at most B): a tail fitted to the best scores rests on
+        about that many.
 
     Returns
     -------
@@ -118,7 +126,7 @@ def top_ties(scores, top=None):
     return top, int(np.count_nonzero(np.isin(xs[xs.size - top:], repeated)))
 
 
-def find_lattice(scores):
+def find_lattice(scores, minimize=False):
     """The coarsest lattice that holds every score, or None.
 
     The step is the largest ``d / m`` (``d`` the smallest gap between
@@ -138,6 +146,8 @@ def find_lattice(scores):
     ----------
     scores : array_like of float
         The scores (finite).
+    minimize : bool
+        The scores are losses: the ties are counted among the lowest.
 
     Returns
     -------
@@ -168,8 +178,8 @@ def find_lattice(scores):
         step = 1.0 / denominator
     else:
         denominator = None
-    lattice = Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, 0, 0)
-    top, tied = top_ties(lattice.snap(xs))
+    snapped = Lattice(step, float(values[0]), denominator, 0, 0, 0, 0).snap(xs)
+    top, tied = top_ties(-snapped if minimize else snapped)
     return Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, top, tied)
 
 
