@@ -12,7 +12,7 @@ from ..curves.curve import curve
 from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import CURVE_CI_METHOD, CURVE_FALLBACK, curve_ci_method, no_interval
-from ..io.lattice import find_lattice
+from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
@@ -355,6 +355,7 @@ def _check_lines(ds, show_all, seconds):
              + (resamples if boot else "")
              + f"; {seconds:.1f} s",
              f"  {a['check_stop']}; searches simulated: {ran}",
+             *_check_lattice_lines(ds),
              "each KDE beside the scores it was fitted to (quantile: share of the KDE's "
              "searches of B trials whose best is at most the best observed; near 0% or 100%, "
              "unlike your search):"]
@@ -378,6 +379,17 @@ def _check_lines(ds, show_all, seconds):
                                   for n in shown_ns(ds, show_all)(nn))
                 lines.append(f"  {a_} vs {b_} ({est}): {cells}")
     return lines, where
+
+
+def _check_lattice_lines(ds):
+    """The self-check's truths snapped to their scores' lattice, a line per model."""
+    if "check_lattice_step" not in ds.coords:  # a self-check of an earlier version
+        return []
+    return [f"  {model}: the KDE's draws snapped to its scores' lattice of step "
+            f"{step_text(float(step))}, its exact EVP taken on that lattice, so the coverage "
+            f"below includes what ties do to the intervals"
+            for model, step in zip(ds["model"].values, ds["check_lattice_step"].values)
+            if np.isfinite(step)]
 
 
 def _check_bandwidth(text):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _validate as check
 
-__all__ = ["Lattice", "find_lattice", "top_ties", "MAX_MULTIPLE"]
+__all__ = ["Lattice", "find_lattice", "top_ties", "step_text", "MAX_MULTIPLE"]
 
 #: the step is searched among the smallest gap between distinct scores divided by
 #: 1, 2, ..., MAX_MULTIPLE
@@ -28,6 +28,7 @@ MIN_DISTINCT = 3
 #: a difference fits the lattice when it is within this many machine epsilons (of the
 #: scores' precision, float32 or float64) times the largest score in magnitude
 _ULPS = 16
+_EPS = float(np.finfo(np.float64).eps)
 #: differences checked before all of them, to reject a candidate step quickly
 _FIRST = 32
 #: the most a lattice may be the chance fit of continuous scores: ``MAX_MULTIPLE`` steps
@@ -76,10 +77,8 @@ class Lattice:
 
     @property
     def step_text(self):
-        """The step as text: ``1/9,815`` where it is 1/N, else its value."""
-        if self.denominator is not None and self.denominator > 1:
-            return f"1/{self.denominator:,}"
-        return f"{self.step:.4g}"
+        """The step as text (:func:`step_text`)."""
+        return step_text(self.step)
 
     def snap(self, values):
         """The lattice points nearest ``values``."""
@@ -91,6 +90,28 @@ class Lattice:
         tied``."""
         return (f"scores on a lattice of step {self.step_text} ({self.distinct:,} distinct of "
                 f"{self.size:,}); {self.tied} of the top {self.top} tied")
+
+
+def step_text(step):
+    """A lattice's step as text: ``1/9,815`` where it is 1/N, else its value.
+
+    Examples
+    --------
+    >>> step_text(1 / 9815), step_text(0.3), step_text(1.0)
+    ('1/9,815', '0.3', '1')
+    """
+    denominator = _denominator(step)
+    if denominator is not None and denominator > 1:
+        return f"1/{denominator:,}"
+    return f"{step:.4g}"
+
+
+def _denominator(step, eps=_EPS):
+    """N where ``step`` is 1/N to within rounding (machine epsilon ``eps``), else None."""
+    denominator = round(1.0 / step)
+    if denominator >= 1 and abs(denominator * step - 1.0) <= _ULPS * eps * denominator:
+        return denominator
+    return None
 
 
 def top_ties(scores, top=None):
@@ -173,11 +194,9 @@ def find_lattice(scores, minimize=False):
     step = _step(gaps, tol)
     if step is None or MAX_MULTIPLE * min(1.0, 2 * tol / step) ** (gaps.size - 1) > CHANCE:
         return None
-    denominator = round(1.0 / step)
-    if denominator >= 1 and abs(denominator * step - 1.0) <= _ULPS * eps * denominator:
+    denominator = _denominator(step, eps)
+    if denominator is not None:
         step = 1.0 / denominator
-    else:
-        denominator = None
     snapped = Lattice(step, float(values[0]), denominator, 0, 0, 0, 0).snap(xs)
     top, tied = top_ties(-snapped if minimize else snapped)
     return Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, top, tied)
