@@ -9,8 +9,9 @@ draws snapped to the lattice the scores lie on, where they lie on one:
 accuracies on a finite validation set tie, and the check must see what
 ties do to the intervals), take it as a ground truth whose EVP is known
 exactly, simulate searches of the user's B from it, build the same
-intervals on each and count how often they cover (:func:`evpsim.coverage`); where there are several models, also how
-often searches of their size rank each pair the wrong way round
+intervals on each and count how often they cover (:func:`evpsim.coverage`);
+where there are several models, also how often searches of their size rank
+each pair the wrong way round
 (:func:`evpsim.compare_curves`). The answer is about distributions *like*
 the user's, not a guarantee about the unknown truth.
 """
