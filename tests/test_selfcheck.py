@@ -6,7 +6,9 @@ from conftest import DATA, DATA_MISSING
 
 import evpsim
 from evpsim._format import spans
+from evpsim.io.lattice import find_lattice
 from evpsim.studies.selfcheck import metric_range
+from evpsim.truths.kde import snap_kde
 
 if not DATA.is_dir():
     pytest.skip(DATA_MISSING, allow_module_level=True)
@@ -15,10 +17,17 @@ LSTM = np.loadtxt(DATA / "sst2_lstm_glove_acc.txt")
 SMALL = dict(replicates=300, resamples=400, seed=1)
 
 
+def _truth(xs):
+    """The self-check's truth, built by hand: the centered cv KDE, snapped to the
+    scores' lattice (the SST-2 accuracies lie on one of step 1/872)."""
+    fit = evpsim.fit_kde(xs, construction="centered", bounds=(0, 1), bandwidth="cv")
+    return evpsim.load_kde(snap_kde(fit, xs, find_lattice(xs))), fit
+
+
 def test_equals_the_coverage_battery_on_the_fitted_kde():
     ds = evpsim.self_check(GLOVE, ci_methods="percentile,ks", bounds=(0, 1), **SMALL)
-    fit = evpsim.fit_kde(GLOVE, construction="centered", bounds=(0, 1), bandwidth="cv")
-    ref = evpsim.coverage(evpsim.load_kde(fit), GLOVE.size, estimators="V",
+    truth, fit = _truth(GLOVE)
+    ref = evpsim.coverage(truth, GLOVE.size, estimators="V",
                           ci_methods="percentile,ks", bounds=(0, 1), **SMALL)
     for key in ("coverage", "coverage_lower", "coverage_upper", "coverage_all"):
         np.testing.assert_array_equal(ds[f"check_{key}"].sel(model="model").values,
@@ -54,14 +63,41 @@ def test_band_method_passes():
 def test_two_models_rank_errors_equal_compare_curves():
     ds = evpsim.self_check({"bcn": GLOVE, "lstm": LSTM[:40]}, **SMALL)
     assert list(ds["model_a"].values) == ["bcn"] and list(ds["model_b"].values) == ["lstm"]
-    truths = [evpsim.load_kde(evpsim.fit_kde(x, construction="centered", bounds=(0, 1),
-                                             bandwidth="cv")) for x in (GLOVE, LSTM[:40])]
+    truths = [_truth(x)[0] for x in (GLOVE, LSTM[:40])]
     ref = evpsim.compare_curves(truths[0], truths[1], 40, estimators="V",
                                 replicates=SMALL["replicates"], seed=SMALL["seed"])
     got = ds["check_wrong"].isel(pair=0).sel(estimator="V")
     np.testing.assert_array_equal(got[:40], ref["wrong"].sel(estimator="V"))
     assert np.isnan(got[40:]).all()
     assert np.isnan(ds["check_coverage"].sel(model="lstm")[..., 40:]).all()
+
+
+def test_lattice_scores_are_checked_on_a_lattice_truth():
+    # accuracies on SST-2's 872 dev examples: the truth keeps their lattice (its
+    # support every point of the grid over the KDE's range), continuous scores'
+    # truth is the KDE's own
+    cont = np.random.default_rng(5).beta(8, 3, size=50)
+    ds = evpsim.self_check({"glove": GLOVE, "cont": cont}, ci_methods="percentile",
+                           replicates=64, resamples=100)
+    steps = ds["check_lattice_step"].values
+    assert steps[0] == 1 / 872 and np.isnan(steps[1])
+    assert "snapped" in ds.attrs["check_truth"]
+    truth = _truth(GLOVE)[0]
+    grid = truth.support * 872
+    np.testing.assert_allclose(grid, np.round(grid), rtol=0, atol=1e-9)
+    assert np.all(np.diff(np.round(grid)) == 1)
+    np.testing.assert_array_equal(ds["check_theta"].sel(model="glove"),
+                                  truth.theta(np.arange(1, 51)))
+    plain = evpsim.load_kde(evpsim.fit_kde(cont, construction="centered", bounds=(0, 1),
+                                           bandwidth="cv"))
+    np.testing.assert_array_equal(ds["check_theta"].sel(model="cont"),
+                                  plain.theta(np.arange(1, 51)))
+    # the best observed is a support point: its quantile in the truth's best of B
+    # counts its own mass
+    cdf = np.cumsum(truth.pmf)
+    at = int(np.argmin(np.abs(truth.support - GLOVE.max())))
+    assert float(ds["check_best_quantile"].sel(model="glove")) == pytest.approx(
+        cdf[at] ** GLOVE.size, rel=1e-12)
 
 
 def test_minimize_checks_the_mirrored_problem():

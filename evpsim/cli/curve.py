@@ -13,6 +13,7 @@ from ..estimators.family import get_estimator, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
                                 KINDS, curve_ci_method, no_interval)
+from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
@@ -269,6 +270,12 @@ def _describe(search):
     return line + describe_reading(search)
 
 
+def _lattice_lines(searches, minimize):
+    """A line per model whose scores lie on a lattice: its step and the ties at the top."""
+    found = [(s.label, find_lattice(s.scores, minimize)) for s in searches]
+    return [f"{label}: {lattice.describe()}" for label, lattice in found if lattice]
+
+
 def _bound_lines(ds):
     """What the distribution-free bound is, and what each method's upper limits rest on."""
     side = "upper" if bool(ds["minimize"]) else "lower"
@@ -354,6 +361,7 @@ def _check_lines(ds, show_all, seconds):
              + (resamples if boot else "")
              + f"; {seconds:.1f} s",
              f"  {a['check_stop']}; searches simulated: {ran}",
+             *_check_lattice_lines(ds),
              "each KDE beside the scores it was fitted to (quantile: share of the KDE's "
              "searches of B trials whose best is at most the best observed; near 0% or 100%, "
              "unlike your search):"]
@@ -377,6 +385,17 @@ def _check_lines(ds, show_all, seconds):
                                   for n in shown_ns(ds, show_all)(nn))
                 lines.append(f"  {a_} vs {b_} ({est}): {cells}")
     return lines, where
+
+
+def _check_lattice_lines(ds):
+    """The self-check's truths snapped to their scores' lattice, a line per model."""
+    if "check_lattice_step" not in ds.coords:  # a self-check of an earlier version
+        return []
+    return [f"  {model}: the KDE's draws snapped to its scores' lattice of step "
+            f"{step_text(float(step))}, its exact EVP taken on that lattice, so the coverage "
+            f"below includes what ties do to the intervals"
+            for model, step in zip(ds["model"].values, ds["check_lattice_step"].values)
+            if np.isfinite(step)]
 
 
 def _check_bandwidth(text):
@@ -528,7 +547,8 @@ def run(args):
         check.choice(args.plot_ci_method, "plot_ci_method",
                      [str(m) for m in ds["ci_method"].values] + ["none"])
     ds.attrs.update(_inputs(args))
-    summary = [_describe(s) for s in searches] + [_header(ds, t.seconds)]
+    summary = [_describe(s) for s in searches] + _lattice_lines(searches, args.minimize)
+    summary.append(_header(ds, t.seconds))
     if fallback:
         summary.append(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} "
                        f"here, as {fallback}")
@@ -571,7 +591,8 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
         def html(tmp):
             figure = dict(x=args.x_axis, log_x=args.log_x)
             text = html_report(
-                ds, reading=reading_table(searches), summary=summary, tables=tables,
+                ds, reading=reading_table(searches, args.minimize), summary=summary,
+                tables=tables,
                 curve_figure=plot_curve_figure(ds, ci_method=args.plot_ci_method,
                                                check=False, **figure),
                 check_summary=checked, check_tables=checks,

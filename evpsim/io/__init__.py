@@ -10,6 +10,7 @@
 * :mod:`.shipped`: the searches and data shipped in ``evpsim/data/``, the user's
   data folder;
 * :mod:`.models`: a researcher's models as given (scores, labels, durations);
+* :mod:`.lattice`: scores on a lattice (accuracies on a finite validation set), their ties;
 * :mod:`.results`: netCDF result files, provenance, atomic writes.
 
 May import: the ground floor (``_validate``, ``_format``, ``_version``) only.

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._format import formatter, number, render
+from ..io.lattice import find_lattice
 
 __all__ = ["Column", "Table", "table_ns", "shown_ns", "curve_tables", "check_tables",
            "reading_table", "budget_lines", "pair_B", "time_unit", "bound_header",
@@ -387,9 +388,10 @@ def check_tables(ds, show_all=False):
     return tables
 
 
-def reading_table(searches):
+def reading_table(searches, minimize=False):
     """What was read, a row per model: the file or URI, trials, failed, pruned and
-    dropped trials, and the sampler where the file records it.
+    dropped trials, the sampler where the file records it, and the lattice the scores
+    lie on.
 
     Parameters
     ----------
@@ -398,6 +400,8 @@ def reading_table(searches):
         name) are shown where a search has them, as the readers of tools that
         record them (a study's pruned trials, its sampler) set them; elsewhere
         :data:`MISSING`, not recorded.
+    minimize : bool
+        The scores are losses (their ties are counted among the lowest).
     """
     def count(d):
         return str(sum(d.values())) if d else "0"
@@ -417,9 +421,22 @@ def reading_table(searches):
                Column("pruned", tuple(recorded(s, "pruned") for s in searches)),
                Column("dropped", tuple(count(s.dropped) for s in searches)),
                Column("sampler", tuple(recorded(s, "sampler") for s in searches),
+                      numeric=False, align="<"),
+               Column("lattice", tuple(_lattice_cell(s.scores, minimize) for s in searches),
                       numeric=False, align="<")]
     return Table("reading", "the searches read", tuple(columns),
-                 (f"{MISSING}: not recorded where the trials were read from",))
+                 (f"{MISSING}: not recorded where the trials were read from",
+                  "lattice: the step of the grid every score lies on (an accuracy on N "
+                  "examples: 1/N), and how many of the best scores are tied; none: the "
+                  "scores lie on no grid"))
+
+
+def _lattice_cell(scores, minimize):
+    """``1/9,815; 25 of the top 32 tied``, or ``none``."""
+    lattice = find_lattice(scores, minimize)
+    if lattice is None:
+        return "none"
+    return f"{lattice.step_text}; {lattice.tied} of the top {lattice.top} tied"
 
 
 def _value(text):

@@ -4,11 +4,14 @@ Tang et al. (2020) showed that percentile-bootstrap intervals for the
 expected maximum cover far less often than they claim, and how badly
 depends on the shape of the score distribution, on B and on n. The
 self-check asks that question of each user's own data: fit the centered
-discretized KDE (:func:`evpsim.fit_kde`) to each model's scores, take it
-as a ground truth whose EVP is known exactly, simulate searches of the
-user's B from it, build the same intervals on each and count how often they
-cover (:func:`evpsim.coverage`); where there are several models, also how
-often searches of their size rank each pair the wrong way round
+discretized KDE (:func:`evpsim.fit_kde`) to each model's scores (its
+draws snapped to the lattice the scores lie on, where they lie on one:
+accuracies on a finite validation set tie, and the check must see what
+ties do to the intervals), take it as a ground truth whose EVP is known
+exactly, simulate searches of the user's B from it, build the same
+intervals on each and count how often they cover (:func:`evpsim.coverage`);
+where there are several models, also how often searches of their size rank
+each pair the wrong way round
 (:func:`evpsim.compare_curves`). The answer is about distributions *like*
 the user's, not a guarantee about the unknown truth.
 """
@@ -26,8 +29,9 @@ from .. import _validate as check
 from .._format import spans
 from ..estimators.targets import Target, as_target
 from ..intervals.family import curve_ci_method
+from ..io.lattice import find_lattice
 from ..io.models import as_models
-from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside
+from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
 
@@ -372,7 +376,12 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
         bounds: the rate at which one search of each model, of the smaller
         B, ranks the pair opposite to the KDEs' exact curves. How each KDE
         fits its scores (model): coordinates ``check_bandwidth`` and
-        ``check_bandwidth_rule``; ``check_fit_theta`` (model, fit_n: the
+        ``check_bandwidth_rule``; ``check_lattice_step``: where the scores
+        lie on a lattice (:func:`evpsim.io.lattice.find_lattice`), its step,
+        to which the KDE's draws were snapped
+        (:func:`evpsim.truths.kde.snap_kde`: a discrete truth on the
+        lattice, its exact EVP that of the snapped draws), else NaN;
+        ``check_fit_theta`` (model, fit_n: the
         KDE's theta at n = 1 and n = B) to set beside ``check_sample_mean``
         and ``check_best_observed``,
         ``check_best_quantile`` (the share of the KDE's searches of B
@@ -398,8 +407,9 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
                      construction=construction, workers=workers, progress=progress,
                      curve=curve, stop=stop)
     models = run.models
-    fits = [_fit(run.sign * model.scores, run.bandwidth, run.construction, run.flipped, k,
-                 model) for k, model in enumerate(models)]
+    fits = [_on_lattice(_fit(run.sign * model.scores, run.bandwidth, run.construction,
+                             run.flipped, k, model), run.sign * model.scores)
+            for k, model in enumerate(models)]
     truths = [load_kde(fit) for fit in fits]
     parts, done = [], []
     for k, truth in enumerate(truths):
@@ -414,7 +424,9 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     ds = ds.assign_coords(
         model=[m.label for m in models],
         check_bandwidth=("model", [f.attrs["bandwidth"] for f in fits]),
-        check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]))
+        check_bandwidth_rule=("model", [f.attrs["bandwidth_rule"] for f in fits]),
+        check_lattice_step=("model", [f.attrs.get("lattice_step", np.nan) for f in fits], {
+            "long_name": "step of the lattice the KDE's draws were snapped to (NaN: none)"}))
     ds = ds.merge(_fit_diagnostics(models, truths, fits, run.sign))
     if len(models) > 1:
         ds = ds.merge(_ranking_errors(models, truths, run.estimators, run.replicates, seed,
@@ -532,7 +544,9 @@ def _check_attrs(run):
                 check_truth=f"{construction} discretized Gaussian KDE of each model's "
                             f"scores ({rule} bandwidth)"
                             + (", clipped to the bounds" if construction == "centered"
-                               else ""))
+                               else "")
+                            + "; where a model's scores lie on a lattice, the KDE's draws "
+                              "snapped to it (check_lattice_step)")
 
 
 def kde_options(ci_methods, bandwidth, construction):
@@ -569,6 +583,14 @@ def _fit(xs, bandwidth, construction, bounds, k, model):
     return fit_kde(xs, bandwidth=bandwidth, **options)
 
 
+def _on_lattice(fit, xs):
+    """The fit, its draws snapped to the lattice of the scores ``xs`` (larger is better)
+    where they lie on one (:func:`evpsim.truths.kde.snap_kde`), else as it is."""
+    lattice = find_lattice(xs)
+    snapped = snap_kde(fit, xs, lattice) if lattice is not None else None
+    return fit if snapped is None else snapped
+
+
 def _fit_diagnostics(models, truths, fits, sign):
     """Per model: how the KDE's mean and best of B compare with the scores'."""
     mean, best, quantile, dropped, below, thetas = [], [], [], [], [], []
@@ -576,7 +598,9 @@ def _fit_diagnostics(models, truths, fits, sign):
         xs = sign * model.scores
         support = fit["x"].values
         cdf = np.minimum(np.cumsum(fit["pmf"].values), 1.0)
-        at = np.searchsorted(support, xs.max(), side="right")
+        # on a lattice, the best observed is a support point up to rounding
+        at = np.searchsorted(support, xs.max() + 0.5 * fit.attrs.get("lattice_step", 0.0),
+                             side="right")
         quantile.append(float(cdf[at - 1] ** xs.size) if at > 0 else 0.0)
         mean.append(sign * float(xs.mean()))
         best.append(sign * float(xs.max()))

@@ -63,6 +63,8 @@ __all__ = [
     "list_kde_fits",
     "load_kde",
     "mass_outside",
+    "snap_kde",
+    "MAX_LATTICE_POINTS",
 ]
 
 #: Rules of thumb: ``constant * A * N**(-1/5)`` with
@@ -80,6 +82,11 @@ CONSTRUCTIONS = ("tang2020", "centered")
 ENV_DIR = "EVPSIM_KDE_DIR"
 _CUT = 3.0  # the grid reaches this many bandwidths beyond the extreme scores
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: the most lattice points :func:`snap_kde` puts a KDE on (a finer lattice, of a step
+#: below a 100,000th of the KDE's grid, is not kept)
+MAX_LATTICE_POINTS = 100_000
+#: kernel-by-edge values computed at once by :func:`snap_kde`
+_CHUNK = 4_000_000
 
 
 def kde_bandwidth(scores, rule="normal-reference"):
@@ -217,6 +224,70 @@ def _interval_masses(xs, bw, edges):
     masses = np.where(z[:, :-1] > 0, sf[:, :-1] - sf[:, 1:], cdf[:, 1:] - cdf[:, :-1]).mean(axis=0)
     outside = float(np.mean(cdf[:, 0] + sf[:, -1]))
     return masses, outside
+
+
+def snap_kde(fit, scores, lattice):
+    """A KDE fit whose draws are snapped to the lattice its scores lie on.
+
+    The truth of lattice-valued scores (accuracies on a finite validation
+    set): each lattice point ``origin + j * step`` within the fit's grid
+    takes the mass of the Gaussian mixture on its cell, the half-steps on
+    either side of it (cut at the grid's ends), which is what a draw of the
+    continuous KDE rounded to the nearest lattice point falls on. The
+    masses come exactly from the mixture's CDF, as :func:`fit_kde`'s do,
+    and are renormalised over the grid as there, so the result is a
+    discrete truth on the lattice whose exact theta_n (through
+    :func:`load_kde`) is that of the snapped draws.
+
+    Parameters
+    ----------
+    fit : xarray.Dataset
+        A result of :func:`fit_kde`.
+    scores : array_like of float
+        The scores it was fitted to.
+    lattice : evpsim.io.lattice.Lattice
+        Their lattice (:func:`evpsim.io.lattice.find_lattice`).
+
+    Returns
+    -------
+    xarray.Dataset or None
+        The fit on the lattice (``pmf`` on the lattice points ``x``, the
+        cells' ``edges``; attribute ``lattice_step`` added, the
+        description saying so), or None where the grid holds more than
+        :data:`MAX_LATTICE_POINTS` lattice points.
+
+    Examples
+    --------
+    >>> from evpsim.io.lattice import find_lattice
+    >>> xs = np.array([11, 14, 14, 15, 17, 18, 18, 18]) / 20
+    >>> fit = fit_kde(xs, construction="centered", bounds=(0, 1), bins=64)
+    >>> snapped = snap_kde(fit, xs, find_lattice(xs))
+    >>> (snapped["x"].values * 20).round(9).tolist()
+    [6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0]
+    >>> load_kde(snapped).theta([1, 8]).round(4)
+    array([0.766 , 0.9388])
+    """
+    import xarray as xr
+
+    xs = check.scores(scores)
+    lo, hi = float(fit.attrs["grid_lo"]), float(fit.attrs["grid_hi"])
+    step, origin = lattice.step, lattice.origin
+    first, last = math.ceil((lo - origin) / step - 1e-9), math.floor((hi - origin) / step + 1e-9)
+    if last - first + 1 > MAX_LATTICE_POINTS:
+        return None
+    points = origin + np.arange(first, last + 1) * step
+    edges = np.concatenate([[lo], 0.5 * (points[:-1] + points[1:]), [hi]])
+    bw = float(fit.attrs["bandwidth"])
+    width = max(1, _CHUNK // xs.size)
+    masses = np.concatenate([_interval_masses(xs, bw, edges[a:a + width + 1])[0]
+                             for a in range(0, points.size, width)])
+    attrs = dict(fit.attrs, lattice_step=step,
+                 description=f"{fit.attrs['description']}, snapped to a lattice of step "
+                             f"{lattice.step_text}")
+    return xr.Dataset(
+        {"pmf": ("x", masses / masses.sum(), fit["pmf"].attrs),
+         "edges": ("edge", edges, {"long_name": "edges of the lattice points' cells"})},
+        coords={"x": ("x", points, fit["x"].attrs)}, attrs=attrs)
 
 
 def mass_outside(fit, scores):
@@ -516,8 +587,9 @@ class KDETruth(Discrete):
 
     def params(self):
         keys = ("construction", "bandwidth", "bandwidth_rule", "runs", "source", "bins",
-                "grid_lo", "grid_hi")
-        return {**super().params(), **{f"kde_{k}": _plain(self.fit[k]) for k in keys}}
+                "grid_lo", "grid_hi", "lattice_step")
+        return {**super().params(), **{f"kde_{k}": _plain(self.fit[k]) for k in keys
+                                       if k in self.fit}}
 
 
 def _plain(value):

@@ -1,0 +1,217 @@
+"""Scores on a lattice: accuracies on a finite validation set, and other rounded scores.
+
+An accuracy on N validation examples is a multiple of 1/N; a score printed
+to four decimals is a multiple of 1/10,000. Such scores lie on a lattice
+``origin + j * step`` and tie, most of all at the top, where a few
+excellent configurations reach the same count of correct examples.
+:func:`find_lattice` finds the coarsest lattice that holds every score to
+floating-point precision, and how many of the top scores are tied; ``curve``
+names it in its header, and the self-check simulates its truth on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validate as check
+
+__all__ = ["Lattice", "find_lattice", "top_ties", "step_text", "MAX_MULTIPLE"]
+
+#: the step is searched among the smallest gap between distinct scores divided by
+#: 1, 2, ..., MAX_MULTIPLE
+MAX_MULTIPLE = 1000
+#: a lattice needs this many distinct scores: any two lie on one
+MIN_DISTINCT = 3
+#: a difference fits the lattice when it is within this many machine epsilons (of the
+#: scores' precision, float32 or float64) times the largest score in magnitude
+_ULPS = 16
+_EPS = float(np.finfo(np.float64).eps)
+#: differences checked before all of them, to reject a candidate step quickly
+_FIRST = 32
+#: the most a lattice may be the chance fit of continuous scores: ``MAX_MULTIPLE`` steps
+#: tried, each gap beyond the smallest a whole multiple of one by chance with probability
+#: about ``2 tol / step``
+CHANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The lattice ``origin + j * step`` every score lies on, and the ties at the top.
+
+    Attributes
+    ----------
+    step : float
+        The lattice's step: the largest that holds every score.
+    origin : float
+        A lattice point (the smallest score).
+    denominator : int or None
+        N where the step is 1/N (to floating-point precision), else None.
+    distinct : int
+        Distinct scores.
+    size : int
+        Scores.
+    top : int
+        The top scores whose ties are counted (:func:`top_ties`).
+    tied : int
+        How many of them share their value with another score.
+
+    Examples
+    --------
+    >>> lat = Lattice(0.05, 0.35, 20, 5, 6, 5, 2)
+    >>> lat.describe()
+    'scores on a lattice of step 1/20 (5 distinct of 6); 2 of the top 5 tied'
+    >>> lat.snap([0.41, 0.5249]).round(12)
+    array([0.4, 0.5])
+    """
+
+    step: float
+    origin: float
+    denominator: int | None
+    distinct: int
+    size: int
+    top: int
+    tied: int
+
+    @property
+    def step_text(self):
+        """The step as text (:func:`step_text`)."""
+        return step_text(self.step)
+
+    def snap(self, values):
+        """The lattice points nearest ``values``."""
+        values = np.asarray(values, dtype=float)
+        return self.origin + np.round((values - self.origin) / self.step) * self.step
+
+    def describe(self):
+        """``scores on a lattice of step 1/9,815 (438 distinct of 1,024); 25 of the top 32
+        tied``."""
+        return (f"scores on a lattice of step {self.step_text} ({self.distinct:,} distinct of "
+                f"{self.size:,}); {self.tied} of the top {self.top} tied")
+
+
+def step_text(step):
+    """A lattice's step as text: ``1/9,815`` where it is 1/N, else its value.
+
+    Examples
+    --------
+    >>> step_text(1 / 9815), step_text(0.3), step_text(1.0)
+    ('1/9,815', '0.3', '1')
+    """
+    denominator = _denominator(step)
+    if denominator is not None and denominator > 1:
+        return f"1/{denominator:,}"
+    return f"{step:.4g}"
+
+
+def _denominator(step, eps=_EPS):
+    """N where ``step`` is 1/N to within rounding (machine epsilon ``eps``), else None."""
+    denominator = round(1.0 / step)
+    if denominator >= 1 and abs(denominator * step - 1.0) <= _ULPS * eps * denominator:
+        return denominator
+    return None
+
+
+def top_ties(scores, top=None):
+    """How many of the best scores share their value with another score.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The scores (larger is better), already snapped to their lattice
+        where they have one.
+    top : int, optional
+        How many of the best scores to look at; default ``ceil(sqrt(B))``
+        (at least 5, at most B): a tail fitted to the best scores rests on
+        about that many.
+
+    Returns
+    -------
+    (int, int)
+        ``top`` and how many of those scores are tied with another score
+        (of the whole sample).
+
+    Examples
+    --------
+    >>> top_ties([0.1, 0.2, 0.3, 0.5, 0.5, 0.7, 0.8, 0.8, 0.8])
+    (5, 4)
+    """
+    xs = np.sort(np.asarray(scores, dtype=float))
+    if top is None:
+        top = max(5, math.ceil(math.sqrt(xs.size)))
+    top = min(int(top), xs.size)
+    values, counts = np.unique(xs, return_counts=True)
+    repeated = values[counts > 1]
+    return top, int(np.count_nonzero(np.isin(xs[xs.size - top:], repeated)))
+
+
+def find_lattice(scores, minimize=False):
+    """The coarsest lattice that holds every score, or None.
+
+    The step is the largest ``d / m`` (``d`` the smallest gap between
+    distinct scores, ``m`` = 1, 2, ..., :data:`MAX_MULTIPLE`) of which every
+    gap between neighbouring distinct scores is a whole multiple, to
+    floating-point precision: within 16 machine epsilons times the largest
+    score in magnitude, the epsilon of float32 where every score is a
+    float32 number (a score stored in single precision), else float64's.
+    The step is refined by least squares over all gaps before the check.
+    A lattice is reported only where continuous scores would fit it by
+    chance less than once in a million (:data:`CHANCE`: each gap beyond the
+    smallest fits with probability about ``2 tol / step``): float64 scores
+    of step 1/10,000 need three distinct values, float32 ones a dozen or
+    so. Fewer than three distinct scores have no lattice to find.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The scores (finite).
+    minimize : bool
+        The scores are losses: the ties are counted among the lowest.
+
+    Returns
+    -------
+    Lattice or None
+
+    Examples
+    --------
+    >>> lat = find_lattice(np.array([7, 12, 12, 13, 15, 15]) / 20)
+    >>> lat.step_text, lat.tied
+    ('1/20', 4)
+    >>> find_lattice(np.random.default_rng(0).random(100)) is None
+    True
+    """
+    xs = check.scores(scores, min_size=1)
+    single = np.array_equal(xs.astype(np.float32).astype(float), xs)
+    eps = float(np.finfo(np.float32 if single else np.float64).eps)
+    tol = _ULPS * eps * float(np.max(np.abs(xs)))
+    values = np.unique(xs)
+    gaps = np.diff(values)
+    gaps = gaps[gaps > tol]  # scores within rounding of each other are one lattice point
+    if gaps.size < MIN_DISTINCT - 1:
+        return None
+    step = _step(gaps, tol)
+    if step is None or MAX_MULTIPLE * min(1.0, 2 * tol / step) ** (gaps.size - 1) > CHANCE:
+        return None
+    denominator = _denominator(step, eps)
+    if denominator is not None:
+        step = 1.0 / denominator
+    snapped = Lattice(step, float(values[0]), denominator, 0, 0, 0, 0).snap(xs)
+    top, tied = top_ties(-snapped if minimize else snapped)
+    return Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, top, tied)
+
+
+def _step(gaps, tol):
+    """The largest step of which every gap is a whole multiple within ``tol``, or None."""
+    smallest = float(gaps.min())
+    first = gaps[:_FIRST]
+    for m in range(1, MAX_MULTIPLE + 1):
+        for part in (first, gaps):  # a quick rejection on a few gaps first
+            whole = np.round(part * (m / smallest))
+            step = float(np.dot(whole, part) / np.dot(whole, whole))  # least squares
+            if np.max(np.abs(part - whole * step)) > tol:
+                break
+        else:
+            return step
+    return None
