@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _validate as check
 
-__all__ = ["Lattice", "find_lattice", "top_ties", "step_text", "MAX_MULTIPLE"]
+__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "MAX_MULTIPLE"]
 
 #: the step is searched among the smallest gap between distinct scores divided by
 #: 1, 2, ..., MAX_MULTIPLE
@@ -85,6 +85,35 @@ class Lattice:
         values = np.asarray(values, dtype=float)
         return self.origin + np.round((values - self.origin) / self.step) * self.step
 
+    def cells(self, lo, hi):
+        """The lattice points within ``[lo, hi]`` and their cells' edges, cut at ``lo``
+        and ``hi``: ``(points, edges)``, ``edges`` one longer.
+
+        A draw of a distribution on ``[lo, hi]`` rounded to the nearest lattice point
+        falls on a point's cell, the half-steps on either side of it; the mass of the
+        cells beyond the first and the last points (rounding to points outside
+        ``[lo, hi]``) goes to those points.
+
+        Examples
+        --------
+        >>> points, edges = grid(0.25).cells(0.1, 0.8)
+        >>> points.tolist(), edges.tolist()
+        ([0.25, 0.5, 0.75], [0.1, 0.375, 0.625, 0.8])
+        """
+        first, last = self._span(lo, hi)
+        points = self.origin + np.arange(first, last + 1) * self.step
+        return points, np.concatenate([[lo], 0.5 * (points[:-1] + points[1:]), [hi]])
+
+    def count(self, lo, hi):
+        """How many lattice points lie within ``[lo, hi]``."""
+        first, last = self._span(lo, hi)
+        return max(0, last - first + 1)
+
+    def _span(self, lo, hi):
+        """The indices j of the first and last lattice points within ``[lo, hi]``."""
+        return (math.ceil((lo - self.origin) / self.step - 1e-9),
+                math.floor((hi - self.origin) / self.step + 1e-9))
+
     def describe(self):
         """``scores on a lattice of step 1/9,815 (438 distinct of 1,024); 25 of the top 32
         tied``."""
@@ -112,6 +141,21 @@ def _denominator(step, eps=_EPS):
     if denominator >= 1 and abs(denominator * step - 1.0) <= _ULPS * eps * denominator:
         return denominator
     return None
+
+
+def grid(step, origin=0.0, eps=_EPS):
+    """The lattice ``origin + j * step`` (its step exactly 1/N where it is 1/N to within
+    rounding, machine epsilon ``eps``), without scores.
+
+    Examples
+    --------
+    >>> grid(0.01).denominator, grid(0.3).denominator
+    (100, None)
+    """
+    denominator = _denominator(step, eps)
+    if denominator is not None:
+        step = 1.0 / denominator
+    return Lattice(step, float(origin), denominator, 0, 0, 0, 0)
 
 
 def top_ties(scores, top=None):
@@ -194,12 +238,11 @@ def find_lattice(scores, minimize=False):
     step = _step(gaps, tol)
     if step is None or MAX_MULTIPLE * min(1.0, 2 * tol / step) ** (gaps.size - 1) > CHANCE:
         return None
-    denominator = _denominator(step, eps)
-    if denominator is not None:
-        step = 1.0 / denominator
-    snapped = Lattice(step, float(values[0]), denominator, 0, 0, 0, 0).snap(xs)
+    lattice = grid(step, values[0], eps)
+    snapped = lattice.snap(xs)
     top, tied = top_ties(-snapped if minimize else snapped)
-    return Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, top, tied)
+    return Lattice(lattice.step, lattice.origin, lattice.denominator, gaps.size + 1, xs.size,
+                   top, tied)
 
 
 def _step(gaps, tol):
