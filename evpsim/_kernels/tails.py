@@ -77,6 +77,9 @@ _XI_ZERO = 1e-6
 _GRID, _REACH = 1025, 8.0
 #: binomial probabilities below this (relative to 1) are left out of the tail sums
 _PMF_CUT = 1e-17
+#: the most lattice cells above the threshold over which rounding's effect on the tail's
+#: mean is summed (beyond, the tail is smooth over a cell and rounding adds nothing)
+LATTICE_CELLS = 256
 
 
 # --- the generalized Pareto tail ---------------------------------------------------
@@ -379,6 +382,84 @@ def draw_semiparametric(st, xs, k, xi, sigma, counts, out):
     for j in range(J):
         # the GPD quantile of the ascending uniform w = sum / total
         out[t + j] = u + sigma * math.expm1(-xi * math.log1p(-out[t + j] / total)) / xi
+
+
+# --- the tail on a lattice -----------------------------------------------------------
+
+@njit(**_OPTS)
+def lattice_corrections(u, xi, sigma, step, origin, jmax, xs_, ws, corr):
+    """``corr[j] = E[snap(u + sigma Z_j)] - E[u + sigma Z_j]``, j = 0..jmax: what rounding
+    the best of j tail draws to the lattice ``origin + i * step`` adds to its mean.
+
+    With ``p0 = snap(u)``, the cells' upper edges ``e_m = p0 + (m - 1/2) step`` and
+    ``S_j(x) = P(u + sigma Z_j > x) = 1 - G((x - u) / sigma)^j`` (G the GPD's CDF),
+    ``E[snap(X)] = p0 + step sum_m S_j(e_m)`` and ``E[X] = u + integral_u^inf S_j``:
+    the sum is taken over the cells until ``S_j`` is below 1e-15 for every j (at most
+    ``(xs_.size - 4) // 2`` of them, :data:`LATTICE_CELLS`), the integral up to the same cell by Simpson's
+    rule on the half-cells, and the rest of both left out (where ``S_j`` is smooth
+    over a cell, as it is there, they cancel). ``xs_`` and ``ws`` are scratch.
+    """
+    p0 = origin + np.rint((u - origin) / step) * step
+    q = p0 if p0 >= u else p0 + step
+    # each term of the difference is a weight times S_j at a point
+    xs_[0], ws[0] = u, -(q - u) / 6.0
+    xs_[1], ws[1] = 0.5 * (u + q), -4.0 * (q - u) / 6.0
+    xs_[2], ws[2] = q, -(q - u) / 6.0 - step / 6.0
+    t = 3
+    if q > p0:  # the first edge lies between u and q
+        xs_[t], ws[t] = p0 + 0.5 * step, step
+        t += 1
+    cells = (xs_.shape[0] - 4) // 2
+    for m in range(1, cells + 1):
+        xs_[t], ws[t] = q + (m - 0.5) * step, step - 4.0 * step / 6.0  # an edge, a midpoint
+        xs_[t + 1], ws[t + 1] = q + m * step, -2.0 * step / 6.0
+        t += 2
+        if jmax * (1.0 - gpd_cdf(q + m * step - u, xi, sigma)) < 1e-15:
+            break
+    ws[t - 1] += step / 6.0  # the last cell's right end is no other cell's left
+    total = 0.0
+    for i in range(t):
+        total += ws[i]
+        xs_[i] = gpd_cdf(xs_[i] - u, xi, sigma)  # G at each point, then its powers
+    corr[0] = 0.0
+    for i in range(t):
+        ws[i] = -ws[i]
+    pw = np.ones(t)
+    for j in range(1, jmax + 1):
+        s = p0 - u + total
+        for i in range(t):
+            pw[i] *= xs_[i]
+            s += ws[i] * pw[i]
+        corr[j] = s
+
+
+@njit(**_OPTS)
+def lattice_theta(xs, k, xi, sigma, step, origin, vwt, vend, bands, m1, m2, scratch, mean):
+    """theta_n of the semiparametric model's draws rounded to the lattice ``origin + i
+    step``, every n (``mean``).
+
+    The model's theta_n (:func:`semiparametric_moments`) plus what rounding adds: on
+    the body, each point's move to its lattice point; in the tail, for each number j
+    of tail draws, :func:`lattice_corrections`. ``scratch`` is (2, 4 + 2 cells) for
+    it (:data:`LATTICE_CELLS` cells).
+    """
+    first, count, values, start = bands
+    B = xs.shape[0]
+    semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, mean, False)
+    jmax = 0
+    for a in range(count.shape[0]):
+        jmax = max(jmax, first[a] + count[a] - 1)
+    corr = m2  # the second moments are not needed here
+    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, jmax, scratch[0], scratch[1],
+                        corr)
+    for i in range(B - k):
+        d = origin + np.rint((xs[i] - origin) / step) * step - xs[i]
+        row = vwt[i]
+        for a in range(vend[i]):
+            mean[a] += row[a] * d
+    for a in range(count.shape[0]):
+        for t in range(count[a]):
+            mean[a] += values[start[a] + t] * corr[first[a] + t]
 
 
 # --- the adaptive kernel mixture -----------------------------------------------------
