@@ -370,7 +370,7 @@ def _lattice_block(st, tabs, params, r0, r1, out):
     bands = binomial_bands(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
-    scratch = np.empty((2, 4 + 2 * LATTICE_CELLS))
+    scratch = np.empty((3, 4 + 2 * LATTICE_CELLS))
     y1, y2, c1, c2, ys, est = (np.empty(B), np.empty(B), np.empty(B), np.empty(B),
                                np.empty(B), np.empty(K))
     counts = np.empty(B, dtype=np.int64)
