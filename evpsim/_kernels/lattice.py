@@ -8,8 +8,6 @@ every sample, so it lives here, among the kernels. :func:`snap` rounds to
 the lattice, :func:`jitter` spreads each score uniformly over its cell.
 """
 
-import math
-
 import numpy as np
 from numba import njit
 

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _validate as check
 from .._kernels.lattice import CHANCE, EPS64, MAX_MULTIPLE, denominator, lattice_of
 
-__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "MAX_MULTIPLE"]
+__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "MAX_MULTIPLE", "CHANCE"]
 
 #: the floating-point precision of a step of 1/N
 _EPS = EPS64
