@@ -307,8 +307,9 @@ def pivots(code, seed, xs, tabs, params, ref, b0, b1, out):
             _smoothed_block(st, xs, tabs, params, ref, r0, r1, out)
         elif code == GPD_TAIL:
             _gpd_block(st, xs, tabs, params, r0, r1, out)
-        elif code == GPD_LATTICE:
-            _lattice_block(st, tabs, params, r0, r1, out)
+        elif code == GPD_LATTICE:  # the tail fitted to the jittered sample
+            _gpd_block(st, params[_LATTICE_PARAMS:], tabs, params[:_LATTICE_PARAMS], r0, r1,
+                       out)
         else:
             _subsample_block(st, xs, tabs, params, r0, r1, out)
 
@@ -340,22 +341,37 @@ def _smoothed_block(st, xs, tabs, bandwidths, ref, r0, r1, out):
 
 @njit(**_OPTS)
 def _gpd_block(st, xs, tabs, params, r0, r1, out):
+    """gpd-tail's pivots; on a lattice (``params`` longer than k, xi, sigma: the step and
+    origin follow, and ``xs`` is the jittered sample), each draw is rounded to it and
+    jittered anew before its refit, and theta_n(F1) taken on the lattice."""
     B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
     k, xi, sigma = int(params[0]), params[1], params[2]
+    lattice = params.shape[0] > 3
+    step, origin = (params[3], params[4]) if lattice else (0.0, 0.0)
     bands = binomial_bands(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
+    scratch = np.empty((3, 4 + 2 * LATTICE_CELLS if lattice else 0))
     y1, y2, ys, est = np.empty(B), np.empty(B), np.empty(B), np.empty(K)
+    c1, c2 = (np.empty(B), np.empty(B)) if lattice else (y1, y2)
     counts = np.empty(B, dtype=np.int64)
     theta1, mean, sd = np.empty(N), np.empty(N), np.empty(N)
     for r in range(r0, r1):
         draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
-        xi1, sigma1 = fit_tail(y1, k, ys)
-        semiparametric_moments(y1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2, theta1, sd,
-                               False)
-        draw_semiparametric(st, y1, k, xi1, sigma1, counts, y2)
-        xi2, sigma2 = fit_tail(y2, k, ys)
-        semiparametric_moments(y2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
+        if lattice:
+            _rejitter(st, y1, step, origin, c1)
+        xi1, sigma1 = fit_tail(c1, k, ys)
+        if lattice:
+            lattice_theta(c1, k, xi1, sigma1, step, origin, tabs.vwt, tabs.vend, bands, m1, m2,
+                          scratch, theta1)
+        else:
+            semiparametric_moments(c1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2,
+                                   theta1, sd, False)
+        draw_semiparametric(st, c1, k, xi1, sigma1, counts, y2)
+        if lattice:
+            _rejitter(st, y2, step, origin, c2)
+        xi2, sigma2 = fit_tail(c2, k, ys)
+        semiparametric_moments(c2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
         estimates(tabs, y2, est)
         for c in range(K):
             a = tabs.col[c]
@@ -363,34 +379,11 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
 
 
 @njit(**_OPTS)
-def _lattice_block(st, tabs, params, r0, r1, out):
-    k, xi, sigma = int(params[0]), params[1], params[2]
-    step, origin, xc = params[3], params[4], params[_LATTICE_PARAMS:]
-    B, K, N = xc.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
-    bands = binomial_bands(tabs.ns, k / B)
-    top = tabs.ns.max()
-    m1, m2 = np.empty(top + 1), np.empty(top + 1)
-    scratch = np.empty((3, 4 + 2 * LATTICE_CELLS))
-    y1, y2, c1, c2, ys, est = (np.empty(B), np.empty(B), np.empty(B), np.empty(B),
-                               np.empty(B), np.empty(K))
-    counts = np.empty(B, dtype=np.int64)
-    theta1, mean, sd = np.empty(N), np.empty(N), np.empty(N)
-    for r in range(r0, r1):
-        draw_semiparametric(st, xc, k, xi, sigma, counts, y1)
-        snap(y1, step, origin)
-        jitter(st, y1, step, c1)
-        xi1, sigma1 = fit_tail(c1, k, ys)
-        lattice_theta(c1, k, xi1, sigma1, step, origin, tabs.vwt, tabs.vend, bands, m1, m2,
-                      scratch, theta1)
-        draw_semiparametric(st, c1, k, xi1, sigma1, counts, y2)
-        snap(y2, step, origin)
-        jitter(st, y2, step, c2)
-        xi2, sigma2 = fit_tail(c2, k, ys)
-        semiparametric_moments(c2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
-        estimates(tabs, y2, est)
-        for c in range(K):
-            a = tabs.col[c]
-            out[c, r] = _ratio(est[c] - theta1[a], sd[a])
+def _rejitter(st, y, step, origin, out):
+    """``y`` rounded to the lattice in place, and jittered anew within its cells into
+    ``out``."""
+    snap(y, step, origin)
+    jitter(st, y, step, out)
 
 
 @njit(**_OPTS)
