@@ -13,7 +13,7 @@ from numba import njit
 
 from .options import OPTS as _OPTS
 from .rng import rng_uniform
-from .sampling import sort_inplace
+from .sampling import insertion_sort
 
 #: the step is searched among the smallest gap between distinct scores divided by
 #: 1, 2, ..., MAX_MULTIPLE
@@ -117,8 +117,12 @@ def snap(xs, step, origin):
 
 @njit(**_OPTS)
 def jitter(st, xs, step, out):
-    """``out``: each of the lattice scores ``xs`` spread uniformly over its cell
-    ``[x - step/2, x + step/2)``, ascending."""
+    """``out``: each of the ascending lattice scores ``xs`` spread uniformly over its cell
+    ``[x - step/2, x + step/2)``, ascending.
+
+    Only tied scores can change places, so an insertion sort takes time
+    linear in B beside the squares of the sizes of the groups of ties.
+    """
     for i in range(xs.shape[0]):
         out[i] = xs[i] + step * (rng_uniform(st) - 0.5)
-    sort_inplace(out)
+    insertion_sort(out, out.shape[0])
