@@ -1,7 +1,7 @@
 """``evpsim reproduce PAPER --out DIR``: one-command reproductions."""
 
 from ..reproduce import PAPERS, reproduce
-from .common import QUICK_ENV, UserError, add_subcommand, quick_from_args
+from .common import QUICK_ENV, UserError, add_subcommand, add_where_args, quick_from_args
 
 HELP = "reproduce a paper's simulations, figures and a claims summary"
 
@@ -11,7 +11,9 @@ def add_parser(subparsers):
         subparsers, "reproduce", HELP, description=(
             "Run everything behind a paper's figures; write netCDF of every number, the "
             "figures, and DIR/summary.md setting each claim beside evpsim's number."),
-        examples=["evpsim reproduce dodge2019 --out repro-dodge2019"])
+        examples=["evpsim reproduce dodge2019 --out repro-dodge2019",
+                  "evpsim reproduce intervals --out repro-intervals --workers 2 "
+                  "--store intervals-cells"])
     p.add_argument("paper", choices=sorted(PAPERS), help="which paper")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--data", metavar="DIR",
@@ -22,6 +24,13 @@ def add_parser(subparsers):
     p.add_argument("--quick", action="store_true",
                    help=f"reduced sizes, for tests; also on when the environment variable "
                         f"{QUICK_ENV}=1")
+    where = p.add_argument_group(
+        "where cells run (intervals, whose cells run on the sweep engine)")
+    add_where_args(where)
+    where.add_argument("--store", metavar="DIR",
+                       help="checkpoint folder of the cells (default: the folder "
+                            "$EVPSIM_STUDY_STORE names, else none): each finished cell is "
+                            "kept there, and the same command run again resumes from them")
     p.set_defaults(run=run)
     return p
 
@@ -34,7 +43,9 @@ def run(args):
         raise UserError(f"--data applies to papers that read search files; reproduce "
                         f"{args.paper} reads none: drop it")
     quick = quick_from_args(args)
-    report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True)
+    report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True,
+                       workers=args.workers, scheduler=args.scheduler, cluster=args.cluster,
+                       store=args.store)
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")
     return 0
