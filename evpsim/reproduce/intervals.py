@@ -63,8 +63,9 @@ QUICK = dict(truths=("normal", "tang-small", "data:reuters-mlp"), Bs=(12, 24),
 SWEEPS = True
 #: the environment variable naming a checkpoint folder of the study's cells
 STORE_ENV = "EVPSIM_STUDY_STORE"
-#: the names of the groups of truths in tables
+#: the names of the groups of truths in tables: after a count, and in a column of their own
 GROUP_NAMES = {"base": "truths", "lattice": "lattice truths"}
+GROUP_COLUMN = {"base": "evpsim's", "lattice": "lattice"}
 
 
 def data_files():
@@ -141,7 +142,7 @@ def table(summary):
                         if int(s["cells"]) == 0:
                             continue
                         lines.append("| " + " | ".join(
-                            [GROUP_NAMES[str(g)], str(curve), str(B), str(e), str(m)]
+                            [GROUP_COLUMN[str(g)], str(curve), str(B), str(e), str(m)]
                             + _row(s)) + " |")
     return "\n".join(lines)
 
@@ -322,7 +323,7 @@ def _goal_text(Bs, curve):
     beyond = (f"; every estimate >= {GOAL_BEYOND:g} for {', '.join(BEYOND[curve])} beyond B "
               f"up to 2B" if BEYOND[curve] else "")
     return (f"for n <= B at B = {', '.join(map(str, Bs))}, {', '.join(ESTIMATORS[curve])}, "
-            f"every truth and lattice truth: no cell surely below {GOAL_COVERAGE:g} and every "
+            f"every truth run: no cell surely below {GOAL_COVERAGE:g} and every "
             f"coverage estimate >= {GOAL_COVERAGE:g}{beyond}; median width <= "
             f"{GOAL_ORACLE:g}x the oracle interval's and <= {GOAL_WIDTH:g}x the percentile "
             f"interval's")
