@@ -123,7 +123,8 @@ def _where(paper, module, workers, scheduler, cluster, store):
     """Where ``paper``'s cells run and are kept, checked: ``{backend, workers, scheduler,
     store}``, for :func:`evpsim.engine.sweeps.sweep`.
 
-    Papers whose module does not run on the sweep engine take none of them.
+    Papers whose module does not run on the sweep engine take none of them; the store
+    is checked by the paper, with its grid.
     """
     from ..engine.sweeps.backends import check_backend
 
@@ -145,7 +146,4 @@ def _where(paper, module, workers, scheduler, cluster, store):
     else:
         backend = "local" if check.integer(workers, "workers", minimum=1) > 1 else "process"
     backend, workers, scheduler = check_backend(backend, workers, scheduler)
-    if store is not None and not isinstance(store, (str, os.PathLike)):
-        raise check.InvalidType("store", f"store must be a folder path, got "
-                                         f"{type(store).__name__}")
     return dict(backend=backend, workers=workers, scheduler=scheduler, store=store)
