@@ -181,10 +181,12 @@ def cell(dist, B, curve="mean", *, seed=0, ci_methods=BASELINES + CANDIDATES, sa
                                              resamples, seed, bounds, curve)
         cov["oracle_width"] = _oracle_widths(truth, B, chosen, part_ns, oracle_samples, seed,
                                              curve)
-        parts.append(cov.drop_vars([c for c in ("target", "ci_method_kind") if c in cov.coords]))
+        parts.append(cov.drop_vars([c for c in ("curve", "target", "ci_method_kind")
+                                    if c in cov.coords]))
     ds = xr.concat(parts, dim="n", join="outer", data_vars="all", coords="minimal",
                    compat="override")
     ds = ds.reindex(estimator=list(ESTIMATORS[curve]), ci_method=[m.name for m in asked])
+    ds.coords["ci_method_kind"] = ("ci_method", [m.kind for m in asked])
     ds["truth_value"] = ds["truth_value"].assign_attrs(
         long_name="exact " + ("mean" if curve == "mean" else "median") + " curve")
     ds["median_width"].attrs["long_name"] = (f"median width of the intervals over the first "
