@@ -220,3 +220,29 @@ def test_worst_cells_are_the_lowest_below_their_goal():
     # the lattice truth's other cells (0.92) follow; U beyond B is not the study's
     assert all(w["coverage"] == 0.92 for w in worst[3:]) and len(worst) == 3 + 4
     assert study.worst_cells(ds, "percentile", "mean", [10]) == []
+
+
+def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, monkeypatch, capsys):
+    """``reproduce intervals --workers 2 --store DIR``: the summary says where it ran; run
+    again on the same store, it reads every cell and gets the same numbers."""
+    import os
+
+    from evpsim.cli import main
+
+    monkeypatch.setitem(ri.QUICK, "truths", ("normal",))
+    monkeypatch.setitem(ri.QUICK, "Bs", (12,))
+    monkeypatch.setitem(ri.SIZES, True, dict(samples=10, resamples=20, width_samples=2,
+                                             oracle_samples=200))
+    store = tmp_path / "cells"
+    for out in ("first", "again"):
+        assert main(["reproduce", "intervals", "--quick", "--workers", "2", "--store",
+                     str(store), "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    first, again = ((tmp_path / o / "summary.md").read_text() for o in ("first", "again"))
+    cells = 2 * len(ri.quick_truths())  # both curves
+    assert f"{os.cpu_count()} cores; the cells on 2 local worker processes" in first
+    assert "read from the checkpoint store" not in first
+    assert f"{cells} of {cells} cells were read from the checkpoint store" in again
+    assert "the cells all read from the checkpoint store" in again
+    a, b = (read_netcdf(tmp_path / o / "intervals.nc") for o in ("first", "again"))
+    xr.testing.assert_identical(a["coverage"], b["coverage"])

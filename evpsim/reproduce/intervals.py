@@ -43,7 +43,7 @@ from .. import _validate as check
 from ..io.results import write_netcdf
 from ..studies.interval_study import (BASELINES, BEYOND, CANDIDATES, CURVES, ESTIMATORS,
                                       GOAL_BEYOND, GOAL_COVERAGE, GOAL_ORACLE, GOAL_WIDTH, goal,
-                                      study_truths, summarise, worst_cells)
+                                      of_curve, study_truths, summarise, worst_cells)
 from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the mean and median curves at every n"
@@ -183,8 +183,7 @@ def _widths_text(within, method, var, Bs):
     """The largest median width ratio ``var`` of ``method`` per curve, ``mean; median``."""
     out = []
     for curve in within["curve"].values:
-        s = within.sel(B=list(Bs), curve=curve, ci_method=method,
-                       estimator=list(ESTIMATORS[str(curve)]))
+        s = of_curve(within, str(curve), Bs).sel(ci_method=method)
         out.append(_ratio(float(s[var].max())) if int(s["cells"].sum()) else "-")
     return "; ".join(out)
 
@@ -194,10 +193,8 @@ def goal_table(within, beyond, Bs, quick, counts):
 
     Parameters
     ----------
-    within, beyond : xarray.Dataset
-        :func:`summarise` of the study at n <= B and at B < n <= 2B.
-    Bs : sequence of int
-        The budgets the goal is judged at.
+    within, beyond, Bs
+        As :func:`~evpsim.studies.interval_study.goal` takes them.
     quick : bool
         Reduced sizes: the goal columns say "inconclusive".
     counts : dict
@@ -222,10 +219,8 @@ def goal_table(within, beyond, Bs, quick, counts):
     for m in [str(m) for m in within["ci_method"].values]:
         row = [m]
         for c, g in columns:
-            row.append(_coverage_text(within.sel(B=list(Bs), curve=c, ci_method=m, truths=g,
-                                                 estimator=list(ESTIMATORS[c]))))
-        row.append(_coverage_text(beyond.sel(B=list(Bs), curve="mean", ci_method=m,
-                                             estimator=list(BEYOND["mean"])),
+            row.append(_coverage_text(of_curve(within, c, Bs).sel(ci_method=m, truths=g)))
+        row.append(_coverage_text(of_curve(beyond, "mean", Bs, BEYOND["mean"]).sel(ci_method=m),
                                   "below_beyond_goal"))
         row += [_widths_text(within, m, "width_vs_oracle", Bs),
                 _widths_text(within, m, "width_vs_percentile", Bs)]
@@ -270,7 +265,7 @@ def _closeness(within, beyond, Bs):
     """
     out = {}
     for curve in [str(c) for c in within["curve"].values]:
-        s = within.sel(B=list(Bs), curve=curve, estimator=list(ESTIMATORS[curve]))
+        s = of_curve(within, curve, Bs)
         out[curve] = {}
         for m in [str(m) for m in s["ci_method"].values]:
             sm = s.sel(ci_method=m)
@@ -289,8 +284,7 @@ def _closeness(within, beyond, Bs):
                      width=float(sm["width_vs_percentile"].max()),
                      oracle=float(sm["width_vs_oracle"].max()), beyond=np.nan)
             if BEYOND[curve]:
-                b = beyond.sel(B=list(Bs), curve=curve, ci_method=m,
-                               estimator=list(BEYOND[curve]))
+                b = of_curve(beyond, curve, Bs, BEYOND[curve]).sel(ci_method=m)
                 c["beyond"] = float(b["min_coverage"].min())
             out[curve][m] = c
     return out
@@ -506,6 +500,8 @@ def machine():
 def _where_text(ds, where):
     """Where the cells ran, in words (this run's, as :func:`evpsim.sweep` reports it)."""
     backend = ds.attrs.get("backend", "process")
+    if int(ds.attrs["cells_computed"]) == 0:
+        return "all read from the checkpoint store"
     if backend == "dask":
         return (f"on the dask cluster at {where['scheduler']}" if where.get("scheduler")
                 else f"on a local dask cluster of {int(ds.attrs['workers'])} workers")

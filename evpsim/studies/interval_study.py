@@ -46,7 +46,7 @@ import xarray as xr
 from .. import _validate as check
 
 __all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths",
-           "truth_group", "curve_methods", "BASELINES", "CANDIDATES", "CURVES", "ESTIMATORS",
+           "truth_group", "curve_methods", "of_curve", "BASELINES", "CANDIDATES", "CURVES", "ESTIMATORS",
            "BEYOND", "LATTICE_STEPS", "GOAL_COVERAGE", "GOAL_BEYOND", "GOAL_WIDTH",
            "GOAL_ORACLE"]
 
@@ -331,9 +331,11 @@ def _summarise_group(ds, part):
     return out.drop_vars([v for v in out.coords if v not in keep])
 
 
-def _of_curve(summary, curve, Bs, estimators):
-    """``summary`` at the budgets ``Bs``, the curve ``curve`` and ``estimators``."""
-    return summary.sel(B=list(Bs), curve=curve, estimator=list(estimators))
+def of_curve(summary, curve, Bs, estimators=None):
+    """``summary`` (of :func:`summarise`) at the budgets ``Bs``, the curve ``curve`` and
+    ``estimators`` (default the curve's, :data:`ESTIMATORS`)."""
+    return summary.sel(B=list(Bs), curve=curve,
+                       estimator=list(ESTIMATORS[curve] if estimators is None else estimators))
 
 
 def goal(within, beyond, Bs):
@@ -362,14 +364,14 @@ def goal(within, beyond, Bs):
     """
     rows = []
     for curve in [str(c) for c in within["curve"].values]:
-        s = _of_curve(within, curve, Bs, ESTIMATORS[curve])
+        s = of_curve(within, curve, Bs)
         over = ("truths", "B", "estimator")
         row = xr.Dataset()
         row["bounds"] = (s["cells"] > 0).all(over)
         row["none_surely_below"] = (s["surely_below_goal"] == 0).all(over)
         row["covers"] = (s["min_coverage"] >= GOAL_COVERAGE).all(over)
         if BEYOND[curve]:
-            b = _of_curve(beyond, curve, Bs, BEYOND[curve])
+            b = of_curve(beyond, curve, Bs, BEYOND[curve])
             row["covers_beyond"] = ((b["min_coverage"] >= GOAL_BEYOND)
                                     & (b["cells"] > 0)).all(over)
         else:
