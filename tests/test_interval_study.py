@@ -139,6 +139,23 @@ def test_oracle_width_is_the_sampling_law_of_v():
     assert 0.7 < perc / expected < 1.2
 
 
+def test_oracle_width_of_the_median_curve_is_the_sampling_law_of_the_sample_median():
+    """At n = 1 on B = 31 scores, the quantile estimator is the sample median (the 16th
+    score): its oracle width is that of the sample median's law, drawn here independently."""
+    truth = make_truth("normal")
+    B = 31
+    ds = study.cell(truth, B, "median", ci_methods=["percentile", "ld-equal-tailed",
+                                                    "order-statistic"],
+                    samples=20, resamples=50, width_samples=2, oracle_samples=40_000)
+    assert list(ds["estimator"].values) == ["quantile"]
+    assert ds["coverage"].sel(ci_method="order-statistic").notnull().any()
+    got = float(ds["oracle_width"].sel(estimator="quantile", n=1))
+    medians = np.median(truth.sample(40_000 * B, seed=7).reshape(40_000, B), axis=1)
+    lo, hi = np.quantile(medians, [0.025, 0.975])
+    # two independent estimates of one width from 40,000 searches each: about 1% apart
+    assert abs(got / (hi - lo) - 1) < 0.05
+
+
 def _fake(cov, width, beyond=None, lattice=None, bound=0.01):
     """A study Dataset of one B (10), the mean curve and two truths (one a lattice truth):
     per method, coverage ``cov`` at n <= B (``lattice`` on the lattice truth), ``beyond``
