@@ -60,6 +60,13 @@ def test_quick_run_writes_every_file_and_claim(tmp_path, lattice_registered):
     assert rows["percentile"][-2:] == ["inconclusive (--quick)"] * 2
     assert rows["gpd-tail"][-1] == "-" and rows["order-statistic"][-2] == "-"
     assert "## Where the goal fails (at these sizes, which decide nothing)" in text
+    # how many cells an exact 95% interval would have below 0.93 by chance, at these M
+    from scipy.stats import binom
+
+    M = ri.SIZES[True]["samples"]
+    chance = binom.cdf(np.ceil(0.93 * M) - 1, M, 0.95)
+    assert (f"has a coverage estimate below 0.93 in a cell with probability {100 * chance:.2f}% "
+            f"at M = {M:,} searches" in text)
     ds = read_netcdf(tmp_path / "intervals.nc")
     assert list(ds["dist"].values) == list(ri.quick_truths())
     assert ri.quick_truths()[-1].startswith("lattice:")

@@ -510,6 +510,23 @@ def _where_text(ds, where):
     return "in this process"
 
 
+def _by_chance(within, Bs, samples):
+    """What an exact interval would show: how many cells of each curve would have a
+    coverage estimate below the goal by chance alone, at ``samples`` searches a cell."""
+    from scipy.stats import binom
+
+    chance = float(binom.cdf(np.ceil(GOAL_COVERAGE * samples) - 1, samples, 0.95))
+    counts = []
+    for curve in [str(c) for c in within["curve"].values]:
+        cells = int(of_curve(within, curve, Bs)["cells"].sum(("truths", "B", "estimator")).max())
+        counts.append(f"about {chance * cells:.1f} of the {cells:,} cells of the {curve} curve")
+    return (f"An interval covering exactly 0.95 in every cell has a coverage estimate below "
+            f"{GOAL_COVERAGE:g} in a cell with probability {100 * chance:.2f}% at M = "
+            f"{samples:,} searches: {' and '.join(counts)} by chance alone, so estimates below "
+            f"{GOAL_COVERAGE:g} in a few cells are what an exact interval shows too; the cells "
+            f"surely below it are not.")
+
+
 def _notes(report, ds, sizes, goal_Bs, quick, where):
     """The notes of the summary: sizes, where the run ran, cells read from the store, widths.
 
@@ -579,6 +596,8 @@ def run(report, out, files, quick=False, where=None):
         "over B, estimator and group of truths, of the median over cells of each cell's median "
         "width relative to the reference's. 'does not bound it': the method's kind bounds the "
         "other curve only. Full tables (every B, and n beyond B): `intervals.md`."))
+    report.sections[-1] = (report.sections[-1][0], report.sections[-1][1] + " "
+                           + _by_chance(within, goal_Bs, sizes["samples"]))
     report.sections.append((
         "Where the goal fails" + (" (at these sizes, which decide nothing)" if quick else ""),
         "The criteria each candidate fails and its three worst cells (lowest coverage "
