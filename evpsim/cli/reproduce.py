@@ -1,6 +1,10 @@
 """``evpsim reproduce PAPER --out DIR``: one-command reproductions."""
 
+import sys
+from pathlib import Path
+
 from ..reproduce import PAPERS, reproduce
+from . import Terminated
 from .common import QUICK_ENV, UserError, add_subcommand, add_where_args, quick_from_args
 
 HELP = "reproduce a paper's simulations, figures and a claims summary"
@@ -43,9 +47,15 @@ def run(args):
         raise UserError(f"--data applies to papers that read search files; reproduce "
                         f"{args.paper} reads none: drop it")
     quick = quick_from_args(args)
-    report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True,
-                       workers=args.workers, scheduler=args.scheduler, cluster=args.cluster,
-                       store=args.store)
+    try:
+        report = reproduce(args.paper, args.out, data=args.data, quick=quick, verbose=True,
+                           workers=args.workers, scheduler=args.scheduler,
+                           cluster=args.cluster, store=args.store)
+    except (KeyboardInterrupt, Terminated):
+        if args.store is not None and Path(args.store).is_dir():
+            print(f"evpsim reproduce: the finished cells are kept in {args.store!r}; run the "
+                  f"same command again to resume", file=sys.stderr)
+        raise
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")
     return 0
