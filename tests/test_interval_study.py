@@ -270,3 +270,34 @@ def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, monkey
     assert "the cells all read from the checkpoint store" in again
     a, b = (read_netcdf(tmp_path / o / "intervals.nc") for o in ("first", "again"))
     xr.testing.assert_identical(a["coverage"], b["coverage"])
+
+
+def test_an_interrupted_run_keeps_its_cells_and_says_so(tmp_path):
+    """SIGINT during ``reproduce intervals --store DIR``: the finished cells stay in the
+    store, nothing else is written, and the message says how to resume."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    store, out = tmp_path / "cells", tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "evpsim", "reproduce", "intervals", "--quick",
+                             "--store", str(store), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list(store.glob("cell-*.nc")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    kept = len(list(store.glob("cell-*.nc")))
+    assert proc.returncode in (130, -signal.SIGINT), err
+    assert "Traceback" not in err
+    assert err.splitlines()[-2:] == [
+        f"evpsim reproduce: {kept} finished cells are kept in {str(store)!r}; run the same "
+        f"command again to resume", "evpsim reproduce: interrupted"]
+    assert kept >= 1 and not out.exists()

@@ -53,8 +53,9 @@ def run(args):
                            cluster=args.cluster, store=args.store)
     except (KeyboardInterrupt, Terminated):
         if args.store is not None and Path(args.store).is_dir():
-            print(f"evpsim reproduce: the finished cells are kept in {args.store!r}; run the "
-                  f"same command again to resume", file=sys.stderr)
+            kept = len(list(Path(args.store).glob("cell-*.nc")))
+            print(f"evpsim reproduce: {kept} finished cells are kept in {args.store!r}; run "
+                  f"the same command again to resume", file=sys.stderr)
         raise
     print(report.markdown())
     print(f"wrote {len(report.files)} files to {args.out}")
