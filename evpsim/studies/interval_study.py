@@ -82,8 +82,9 @@ def study_truths():
 
     The truths of :func:`evpsim.studies.leaderboard.leaderboard_truths`,
     followed by ``lattice:STEP:kde:NAME`` for every KDE truth among them and
-    every step of :data:`LATTICE_STEPS`, when the truth prefix ``lattice``
-    is registered (:func:`evpsim.truths.register_truth_prefix`).
+    every step of :data:`LATTICE_STEPS` (those not among them already), when
+    the truth prefix ``lattice`` is registered
+    (:func:`evpsim.truths.register_truth_prefix`).
 
     Returns
     -------
@@ -97,7 +98,8 @@ def study_truths():
     if "lattice:..." not in list_truths():
         return base
     kdes = [t for t in base if t.startswith("kde:")]
-    return base + [f"lattice:{step}:{t}" for step in LATTICE_STEPS for t in kdes]
+    lattice = [f"lattice:{step}:{t}" for step in LATTICE_STEPS for t in kdes]
+    return base + [t for t in lattice if t not in base]
 
 
 def curve_methods(methods, curve, B):
