@@ -48,8 +48,9 @@ from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the mean and median curves at every n"
 #: what the summary calls a run without --quick
-FULL_SIZE = ("full size (every truth evpsim knows and the lattice versions of its KDE truths, "
-             "B = 25, 50, 100, mean and median curves; M = 1,000 searches a cell)")
+FULL_SIZE = ("full size (every truth evpsim knows, and the lattice versions of its KDE truths "
+             "where evpsim has lattice truths; B = 25, 50, 100, mean and median curves; M = "
+             "1,000 searches a cell)")
 BS = (25, 50, 100)
 SEED = 2025
 #: the sweep options of the full and quick runs
