@@ -18,7 +18,7 @@ from evpsim.estimators import resolve_estimators
 from evpsim.io.lattice import find_lattice, grid
 from evpsim.io.shipped import shipped_scores
 from evpsim.truths.kde import kde_fit, snap_kde, snap_kde_grid
-from evpsim.truths.lattice import LATTICE_STEPS, lattice_kde_truths, lattice_truth
+from evpsim.truths.lattice import lattice_truth
 from conftest import outputs_by_thread_count
 
 make_truth = evpsim.make_truth
@@ -109,14 +109,6 @@ def json_params(truth):
     import json
 
     return json.loads(truth.coords()["truth_params"])
-
-
-def test_lattice_kde_truths_name_every_fit_at_every_step():
-    names = lattice_kde_truths()
-    fits = evpsim.list_kde_fits()
-    assert len(names) == len(fits) * len(LATTICE_STEPS) == len(set(names))
-    assert "lattice:1/2000:kde:sst5-cnn-centered" in names
-    assert make_truth(names[-1]).name == names[-1]
 
 
 def test_a_lattice_truth_runs_on_worker_processes():

@@ -29,13 +29,11 @@ from .. import _validate as check
 from ..io.lattice import grid
 from ..io.shipped import SEARCHES, shipped_scores
 from .distributions import Discrete, make_truth, register_truth_prefix
-from .kde import MAX_LATTICE_POINTS, KDETruth, kde_fit, list_kde_fits, snap_kde, snap_kde_grid
+from .kde import MAX_LATTICE_POINTS, KDETruth, kde_fit, snap_kde, snap_kde_grid
 
-__all__ = ["lattice_truth", "lattice_kde_truths", "LATTICE_STEPS", "PREFIX"]
+__all__ = ["lattice_truth", "PREFIX"]
 
 PREFIX = "lattice:"
-#: the steps of the lattice versions of the KDE truths: dev sets of 100, 500 and 2,000
-LATTICE_STEPS = ("1/100", "1/500", "1/2000")
 #: a lattice truth needs this many lattice points within its truth's range
 MIN_POINTS = 3
 
@@ -104,18 +102,6 @@ def _fitted_scores(fit):
                     and xs.max() == fit.attrs["scores_max"]):
                 return xs
     return None
-
-
-def lattice_kde_truths(steps=LATTICE_STEPS):
-    """The lattice versions of every committed KDE truth, at every step of ``steps``.
-
-    Examples
-    --------
-    >>> lattice_kde_truths()[:2]
-    ['lattice:1/100:kde:mnli-deberta-base', 'lattice:1/500:kde:mnli-deberta-base']
-    """
-    steps = [steps] if isinstance(steps, (str, float, int)) else list(steps)
-    return [f"{PREFIX}{step}:{spec}" for spec in list_kde_fits() for step in steps]
 
 
 def _lattice_truth(arg, **_):
