@@ -30,6 +30,7 @@ from .truths.distributions import (Discrete, TruncatedNormal, Truth, empirical, 
                                    make_truth)
 from .truths.exact import lstatistic_moments, order_statistic_means, order_statistic_moments
 from .truths.kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
+from .truths.lattice import lattice_truth
 from .truths.mctheta import monte_carlo_theta
 
 __all__ = [
@@ -45,7 +46,7 @@ __all__ = [
     "coverage", "bootstrap_intervals", "sweep",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
     "unregister_ci_method", "ld_band",
-    "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits",
+    "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits", "lattice_truth",
 ]
 
 from . import _moved

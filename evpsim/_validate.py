@@ -218,6 +218,41 @@ def number(value, name, *, low=None, high=None, open_low=True, open_high=True):
     return out
 
 
+def lattice_step(value, name="step"):
+    """A lattice's step: a positive number, or text ``1/N`` (N a positive whole number,
+    thousands separated by commas or not) or a decimal such as ``0.01``."""
+    if isinstance(value, str):
+        num, slash, den = value.strip().partition("/")
+        den = den.replace(",", "")
+        try:
+            if slash and (num.strip() != "1" or not den.strip().isdigit()):
+                raise ValueError(value)
+            out = 1.0 / int(den) if slash else float(num)
+        except (ValueError, ZeroDivisionError):
+            raise InvalidArgument(name, f"{name} must be 1/N (N a positive whole number) or a "
+                                        f"positive decimal such as 0.01, got {value!r}") from None
+    elif _is_real(value):
+        out = float(value)
+    else:
+        raise InvalidType(name, f"{name} must be 1/N or a positive decimal, got {value!r}")
+    if not (math.isfinite(out) and out > 0):
+        raise InvalidArgument(name, f"{name} must be a positive step, got {value!r}")
+    return out
+
+
+def lattice_points(count, step, where, name="step", *, minimum=3, maximum=100_000):
+    """A lattice of ``count`` points over ``where`` (text) has between ``minimum`` and
+    ``maximum`` of them: a step neither too coarse nor too fine."""
+    if count < minimum:
+        raise InvalidArgument(name, f"{name} {step} is too coarse: {count} lattice point"
+                                    f"{'' if count == 1 else 's'} within {where}, at least "
+                                    f"{minimum} needed")
+    if count > maximum:
+        raise InvalidArgument(name, f"{name} {step} is too fine: {count:,} lattice points "
+                                    f"within {where}, at most {maximum:,}")
+    return count
+
+
 def level(value, name="level"):
     """A confidence level in the open interval (0, 1)."""
     return number(value, name, low=0, high=1)

@@ -401,6 +401,21 @@ A("type", "bias-truth-None", lambda d: evpsim.bias(None, B=5), IA,
   "truth must be a non-empty string or a Truth, got None")
 A("unknown", "bias-kde", lambda d: evpsim.bias("kde:nonexistent", B=5), IA,
   "unknown KDE fit 'nonexistent'; committed fits: ")
+A("range", "lattice-coarse", lambda d: evpsim.make_truth("lattice:0.6:normal"), IA,
+  "step 0.6 is too coarse: 2 lattice points within normal's range [0, 1], at least 3 needed")
+A("range", "lattice-fine", lambda d: evpsim.make_truth("lattice:1/1000000:normal"), IA,
+  "step 1/1000000 is too fine: 1,000,001 lattice points within normal's range [0, 1], at "
+  "most 100,000")
+A("type", "lattice-step-word", lambda d: evpsim.lattice_truth("a hundredth", "normal"), IA,
+  "step must be 1/N (N a positive whole number) or a positive decimal such as 0.01, got "
+  "'a hundredth'")
+A("type", "lattice-step-None", lambda d: evpsim.lattice_truth(None, "normal"), IT,
+  "step must be 1/N or a positive decimal, got None")
+A("range", "lattice-step-zero", lambda d: evpsim.lattice_truth(0, "normal"), IA,
+  "step must be a positive step, got 0")
+A("short", "lattice-no-truth", lambda d: evpsim.make_truth("lattice:1/100"), IA,
+  "truth lattice:1/100 needs a step and a truth: lattice:STEP:SPEC, e.g. "
+  "lattice:1/100:kde:reuters-lstm")
 # falseconc
 A("unknown", "falseconc-truth-method", lambda d: evpsim.falseconc(B=5, truth_method="MC"),
   IA, "truth_method must be one of exact, mc, got 'MC'")
@@ -476,7 +491,8 @@ A("size", "coverage-B-100000",
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
+  "ld-highest-density, "
   "order-statistic")
 A("range", "coverage-orderstat-mean",
   lambda d: evpsim.coverage(B=20, replicates=16, ci_methods="order-statistic"), IA,
@@ -834,7 +850,8 @@ A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
   "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
+  "ld-highest-density, "
   "order-statistic")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
@@ -1445,6 +1462,8 @@ C("unknown", "bias-estimators-twice", "bias --estimators U,U",
   "--estimators: estimator listed twice")
 C("short", "bias-estimators-gap", "bias --estimators U,,V", "empty estimator name in 'U,,V'")
 C("unknown", "bias-truth", "bias --dist weird", "unknown truth 'weird'; known: normal")
+C("range", "coverage-lattice-coarse", "coverage --dist lattice:1/1:normal",
+  "step 1/1 is too coarse: 2 lattice points within normal's range [0, 1], at least 3 needed")
 C("short", "bias-truth-empty", "bias --dist ''", "truth must be a non-empty string")
 C("short", "bias-file-prefix-only", "bias --dist file:", "needs an argument after 'file:'")
 C("short", "bias-kde-prefix-only", "bias --dist kde:", "needs an argument after 'kde:'")
@@ -1634,7 +1653,8 @@ C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
   "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
+  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
+  "ld-highest-density, "
   "order-statistic")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")

@@ -27,6 +27,17 @@ F-hat that reaches beyond the sample maximum. Each is an integer code:
     ``y2 ~ F1``, ``F2`` refitted to ``y2``, pivot ``(T(y2) -
     theta_n(F1)) / sd_n(F2)``; interval ``[est - sd_n(F-hat) q_{1-a/2},
     est - sd_n(F-hat) q_{a/2}]``.
+:data:`GPD_LATTICE`
+    :data:`GPD_TAIL` for scores on a lattice (:mod:`.lattice`), which it
+    finds in each sample: the tail is fitted to the sample jittered
+    uniformly within its lattice cells, and the model's draws are rounded
+    back to the lattice, as the scores were. Per resample, ``y1 ~ F-hat``
+    rounded, ``F1`` refitted to it jittered anew, ``y2 ~ F1`` rounded,
+    ``F2`` refitted to it jittered; pivot ``(T(y2) - theta_n(F1 on the
+    lattice)) / sd_n(F2)``, the centre the exact theta_n of F1's rounded
+    draws (:func:`.tails.lattice_theta`). The jitter of the sample comes
+    from a stream of its own, those of the resamples from theirs. Where a
+    sample lies on no lattice, the method is :data:`GPD_TAIL`, bit for bit.
 :data:`M_OUT_OF_N`
     The ratio-preserving m-out-of-n bootstrap with m and the rate chosen
     from the data (:mod:`.subsample`), R resamples at each size tried.
@@ -61,11 +72,14 @@ from .options import OPTS as _OPTS
 from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted
 from .subsample import column_interval
-from .tails import (adaptive_bandwidths, binomial_bands, draw_mixture, draw_semiparametric,
-                    fit_tail, mixture_theta, semiparametric_moments, tail_threshold,
-                    tail_tied)
+from .lattice import jitter, lattice_of, snap
+from .tails import (LATTICE_CELLS, adaptive_bandwidths, binomial_bands, draw_mixture,
+                    draw_semiparametric, fit_tail, lattice_theta, mixture_theta,
+                    semiparametric_moments, tail_threshold, tail_tied)
 
-STUDENTIZED, SMOOTHED, GPD_TAIL, M_OUT_OF_N = 0, 1, 2, 3
+STUDENTIZED, SMOOTHED, GPD_TAIL, M_OUT_OF_N, GPD_LATTICE = 0, 1, 2, 3, 4
+#: the number of parameters of the lattice tail before its jittered sample
+_LATTICE_PARAMS = 5
 #: resamples per random stream
 BLOCK = 64
 #: weights of at most this size are left out of the products (they cannot move a double)
@@ -205,16 +219,36 @@ def blocks(code, tabs, resamples):
 # --- setup, pivots and intervals of each method ----------------------------------------
 
 @njit(**_OPTS)
-def setup(code, xs, tabs):
+def effective(code, xs):
+    """``(code, step, origin)``: ``gpd-tail-lattice`` is ``gpd-tail`` where the sample
+    ``xs`` lies on no lattice (step 0)."""
+    if code != GPD_LATTICE:
+        return code, 0.0, 0.0
+    step, origin, _ = lattice_of(xs)
+    return (GPD_LATTICE if step > 0.0 else GPD_TAIL), step, origin
+
+
+@njit(**_OPTS)
+def setup(code, xs, tabs, seed, step, origin):
     """The fit of a method to the sample: ``(params, ref)``.
 
     ``ref`` (2, N) holds the reference theta_n and scale of the pivot's
     centre and interval; ``params`` whatever the method's resamples need
-    (the bandwidths; k, xi, sigma of the tail; the m-out-of-n centres).
+    (the bandwidths; k, xi, sigma of the tail, and for the lattice tail
+    its step, origin and jittered sample; the m-out-of-n centres). The
+    lattice tail's jitter draws from stream ``(seed, code * 2**40 +
+    2**39)``, beyond every block's.
     """
     B = xs.shape[0]
     N = tabs.ns.shape[0]
     ref = np.zeros((2, N))
+    if code == GPD_LATTICE:
+        params = np.empty(_LATTICE_PARAMS + B)
+        xc = params[_LATTICE_PARAMS:]
+        jitter(rng_init(seed, (code << 40) + (1 << 39)), xs, step, xc)
+        params[0], params[1], params[2] = _fit_gpd(xc, tabs, ref)
+        params[3], params[4] = step, origin
+        return params, ref
     if code == STUDENTIZED:
         plugin_moments(tabs, xs, ref[0], ref[1])
         return np.empty(0), ref
@@ -224,16 +258,8 @@ def setup(code, xs, tabs):
         mixture_theta(xs, h, tabs.ns, ref[0])
         return h, ref
     if code == GPD_TAIL:
-        ys = np.empty(B)
-        k = tail_threshold(xs, ys)
-        xi, sigma = fit_tail(xs, k, ys)
-        top = tabs.ns.max()
-        m1, m2 = np.empty(top + 1), np.empty(top + 1)
-        bands = binomial_bands(tabs.ns, k / B)
-        semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, bands, m1, m2, ref[0],
-                               ref[1])
         params = np.empty(3)
-        params[0], params[1], params[2] = k, xi, sigma
+        params[0], params[1], params[2] = _fit_gpd(xs, tabs, ref)
         return params, ref
     # M_OUT_OF_N: theta_n'(F_B) at every size and budget (V at the real budget n')
     J = tabs.ms.shape[0]
@@ -252,6 +278,20 @@ def setup(code, xs, tabs):
 
 
 @njit(**_OPTS)
+def _fit_gpd(xs, tabs, ref):
+    """``(k, xi, sigma)`` of the tail fitted to ``xs``; its theta_n and SD into ``ref``."""
+    B = xs.shape[0]
+    ys = np.empty(B)
+    k = tail_threshold(xs, ys)
+    xi, sigma = fit_tail(xs, k, ys)
+    top = tabs.ns.max()
+    m1, m2 = np.empty(top + 1), np.empty(top + 1)
+    semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, binomial_bands(tabs.ns, k / B),
+                           m1, m2, ref[0], ref[1])
+    return k, xi, sigma
+
+
+@njit(**_OPTS)
 def pivots(code, seed, xs, tabs, params, ref, b0, b1, out):
     """Pivots (or roots) ``out[:, r]`` of the resamples r of blocks ``b0:b1``.
 
@@ -267,6 +307,9 @@ def pivots(code, seed, xs, tabs, params, ref, b0, b1, out):
             _smoothed_block(st, xs, tabs, params, ref, r0, r1, out)
         elif code == GPD_TAIL:
             _gpd_block(st, xs, tabs, params, r0, r1, out)
+        elif code == GPD_LATTICE:  # the tail fitted to the jittered sample
+            _gpd_block(st, params[_LATTICE_PARAMS:], tabs, params[:_LATTICE_PARAMS], r0, r1,
+                       out)
         else:
             _subsample_block(st, xs, tabs, params, r0, r1, out)
 
@@ -298,26 +341,49 @@ def _smoothed_block(st, xs, tabs, bandwidths, ref, r0, r1, out):
 
 @njit(**_OPTS)
 def _gpd_block(st, xs, tabs, params, r0, r1, out):
+    """gpd-tail's pivots; on a lattice (``params`` longer than k, xi, sigma: the step and
+    origin follow, and ``xs`` is the jittered sample), each draw is rounded to it and
+    jittered anew before its refit, and theta_n(F1) taken on the lattice."""
     B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
     k, xi, sigma = int(params[0]), params[1], params[2]
+    lattice = params.shape[0] > 3
+    step, origin = (params[3], params[4]) if lattice else (0.0, 0.0)
     bands = binomial_bands(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
+    scratch = np.empty((3, 4 + 2 * LATTICE_CELLS if lattice else 0))
     y1, y2, ys, est = np.empty(B), np.empty(B), np.empty(B), np.empty(K)
+    c1, c2 = (np.empty(B), np.empty(B)) if lattice else (y1, y2)
     counts = np.empty(B, dtype=np.int64)
     theta1, mean, sd = np.empty(N), np.empty(N), np.empty(N)
     for r in range(r0, r1):
         draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
-        xi1, sigma1 = fit_tail(y1, k, ys)
-        semiparametric_moments(y1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2, theta1, sd,
-                               False)
-        draw_semiparametric(st, y1, k, xi1, sigma1, counts, y2)
-        xi2, sigma2 = fit_tail(y2, k, ys)
-        semiparametric_moments(y2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
+        if lattice:
+            _rejitter(st, y1, step, origin, c1)
+        xi1, sigma1 = fit_tail(c1, k, ys)
+        if lattice:
+            lattice_theta(c1, k, xi1, sigma1, step, origin, tabs.vwt, tabs.vend, bands, m1, m2,
+                          scratch, theta1)
+        else:
+            semiparametric_moments(c1, k, xi1, sigma1, tabs.vwt, tabs.vend, bands, m1, m2,
+                                   theta1, sd, False)
+        draw_semiparametric(st, c1, k, xi1, sigma1, counts, y2)
+        if lattice:
+            _rejitter(st, y2, step, origin, c2)
+        xi2, sigma2 = fit_tail(c2, k, ys)
+        semiparametric_moments(c2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
         estimates(tabs, y2, est)
         for c in range(K):
             a = tabs.col[c]
             out[c, r] = _ratio(est[c] - theta1[a], sd[a])
+
+
+@njit(**_OPTS)
+def _rejitter(st, y, step, origin, out):
+    """``y`` rounded to the lattice in place, and jittered anew within its cells into
+    ``out``."""
+    snap(y, step, origin)
+    jitter(st, y, step, out)
 
 
 @njit(**_OPTS)
@@ -389,14 +455,14 @@ def sample_intervals(st, xs, tabs, codes, resamples, level, lo, hi, out):
     """
     K = tabs.wt.shape[1]
     for g in range(codes.shape[0]):
-        code = codes[g]
+        code, step, origin = effective(codes[g], xs)
         if code == GPD_TAIL and tail_tied(xs):  # no tail: no interval, never a covering one
             out[g] = np.nan
             continue
-        params, ref = setup(code, xs, tabs)
+        seed = method_seed(st, code)
+        params, ref = setup(code, xs, tabs, seed, step, origin)
         piv = np.empty((K, total_resamples(code, tabs, resamples)))
-        pivots(code, method_seed(st, code), xs, tabs, params, ref, 0,
-               blocks(code, tabs, resamples), piv)
+        pivots(code, seed, xs, tabs, params, ref, 0, blocks(code, tabs, resamples), piv)
         finish(code, xs, tabs, params, ref, piv, level, lo, hi, out[g])
 
 

@@ -77,6 +77,9 @@ _XI_ZERO = 1e-6
 _GRID, _REACH = 1025, 8.0
 #: binomial probabilities below this (relative to 1) are left out of the tail sums
 _PMF_CUT = 1e-17
+#: the most lattice cells above the threshold over which rounding's effect on the tail's
+#: mean is summed (beyond, the tail is smooth over a cell and rounding adds nothing)
+LATTICE_CELLS = 256
 
 
 # --- the generalized Pareto tail ---------------------------------------------------
@@ -379,6 +382,106 @@ def draw_semiparametric(st, xs, k, xi, sigma, counts, out):
     for j in range(J):
         # the GPD quantile of the ascending uniform w = sum / total
         out[t + j] = u + sigma * math.expm1(-xi * math.log1p(-out[t + j] / total)) / xi
+
+
+# --- the tail on a lattice -----------------------------------------------------------
+
+@njit(**_OPTS)
+def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
+    """``corr[j] = E[snap(u + sigma Z_j)] - E[u + sigma Z_j]``, j = 0..jmax: what rounding
+    the best of j tail draws to the lattice ``origin + i * step`` adds to its mean.
+
+    With ``p0 = snap(u)``, the cells' upper edges ``e_m = p0 + (m - 1/2) step`` and
+    ``S_j(x) = P(u + sigma Z_j > x) = 1 - G((x - u) / sigma)^j`` (G the GPD's CDF),
+    ``E[snap(X)] = p0 + step sum_m S_j(e_m)`` and ``E[X] = u + sigma m1[j]``
+    (:func:`gpd_max_moments`). The sum runs over the cells until ``S_j`` is below
+    1e-15 for every j, over at most :data:`LATTICE_CELLS` cells; the rest of it,
+    where ``j (1 - G) < 0.01`` at the last cell's end ``x``, is the integral of
+    ``S_j`` beyond ``x`` (the midpoint rule, right where ``S_j`` is smooth over a
+    cell), ``sigma (j w^(1 - 1/xi) / (1 - xi) - j (j - 1) / 2 w^(1 - 2/xi) / (2 - xi))``
+    with ``w = 1 + xi (x - u) / sigma`` (two terms of ``1 - G^j``'s expansion in
+    ``1 - G``). Where ``j (1 - G)`` is larger (a lattice fine beside a long tail), the
+    mean is ``u + integral_u^inf S_j`` instead, the integral up to the same end by
+    Simpson's rule on half-cells and the rest of sum and integral left out: they
+    cancel where ``S_j`` is smooth over a cell, as it is on such a lattice.
+    ``scratch`` is (3, 4 + 2 LATTICE_CELLS): the points, the sum's weights and the
+    sum's and integral's.
+    """
+    xs_, we, ws = scratch[0], scratch[1], scratch[2]
+    p0 = origin + np.rint((u - origin) / step) * step
+    q = p0 if p0 >= u else p0 + step
+    # the integral's first piece [u, q] and its cells [q + (m - 1) step, q + m step]
+    # (Simpson), and the edges: the first between u and q where q > p0, the others the
+    # cells' midpoints
+    xs_[0], ws[0], we[0] = u, -(q - u) / 6.0, 0.0
+    xs_[1], ws[1], we[1] = 0.5 * (u + q), -4.0 * (q - u) / 6.0, 0.0
+    xs_[2], ws[2], we[2] = q, -(q - u) / 6.0 - step / 6.0, 0.0
+    t = 3
+    if q > p0:
+        xs_[t], ws[t], we[t] = p0 + 0.5 * step, step, step
+        t += 1
+    converged = False
+    for m in range(1, (xs_.shape[0] - 4) // 2 + 1):
+        xs_[t], ws[t], we[t] = q + (m - 0.5) * step, step - 4.0 * step / 6.0, step
+        xs_[t + 1], ws[t + 1], we[t + 1] = q + m * step, -2.0 * step / 6.0, 0.0
+        t += 2
+        if jmax * (1.0 - gpd_cdf(q + (m - 0.5) * step - u, xi, sigma)) < 1e-15:
+            converged = True
+            break
+    ws[t - 1] += step / 6.0  # the last cell's right end is no other cell's left
+    end = xs_[t - 1]
+    rest = 1.0 - gpd_cdf(end - u, xi, sigma)
+    w = 1.0 + xi * (end - u) / sigma
+    r1 = sigma * math.exp((1.0 - 1.0 / xi) * math.log(w)) / (1.0 - xi) if w > 0.0 else 0.0
+    r2 = sigma * math.exp((1.0 - 2.0 / xi) * math.log(w)) / (2.0 - xi) if w > 0.0 else 0.0
+    tot_e = 0.0
+    tot_s = 0.0
+    for i in range(t):
+        tot_e += we[i]
+        tot_s += ws[i]
+        xs_[i] = gpd_cdf(xs_[i] - u, xi, sigma)  # G at each point, then its powers
+    pw = np.ones(t)
+    corr[0] = 0.0
+    for j in range(1, jmax + 1):
+        se = tot_e
+        ss = tot_s
+        for i in range(t):
+            pw[i] *= xs_[i]
+            se -= we[i] * pw[i]
+            ss -= ws[i] * pw[i]
+        if converged:
+            corr[j] = p0 - u + se - sigma * m1[j]
+        elif j * rest < 0.01:
+            corr[j] = p0 - u + se + j * r1 - 0.5 * j * (j - 1) * r2 - sigma * m1[j]
+        else:
+            corr[j] = p0 - u + ss
+
+
+@njit(**_OPTS)
+def lattice_theta(xs, k, xi, sigma, step, origin, vwt, vend, bands, m1, m2, scratch, mean):
+    """theta_n of the semiparametric model's draws rounded to the lattice ``origin + i
+    step``, every n (``mean``).
+
+    The model's theta_n (:func:`semiparametric_moments`) plus what rounding adds: on
+    the body, each point's move to its lattice point; in the tail, for each number j
+    of tail draws, :func:`lattice_corrections`, whose scratch ``scratch`` is.
+    """
+    first, count, values, start = bands
+    B = xs.shape[0]
+    semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, mean, False)
+    jmax = 0
+    for a in range(count.shape[0]):
+        jmax = max(jmax, first[a] + count[a] - 1)
+    corr = m2  # the second moments are not needed here
+    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, jmax, m1, scratch, corr)
+    for i in range(B - k):
+        d = origin + np.rint((xs[i] - origin) / step) * step - xs[i]
+        row = vwt[i]
+        for a in range(vend[i]):
+            mean[a] += row[a] * d
+    for a in range(count.shape[0]):
+        for t in range(count[a]):
+            mean[a] += values[start[a] + t] * corr[first[a] + t]
 
 
 # --- the adaptive kernel mixture -----------------------------------------------------

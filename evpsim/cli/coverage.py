@@ -85,7 +85,9 @@ def _tables(ds, methods, ns, width):
 #: why a CI method may give no interval for a sample
 NO_INTERVAL = {"bca": "the jackknife estimates are all equal, or every bootstrap estimate lies "
                       "on one side of the estimate",
-               "gpd-tail": "their best scores are tied, leaving no tail to fit"}
+               "gpd-tail": "their best scores are tied, leaving no tail to fit",
+               "gpd-tail-lattice": "they lie on no lattice and their best scores are tied, "
+                                   "leaving no tail to fit"}
 
 
 def _no_interval_lines(ds):

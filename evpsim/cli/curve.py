@@ -318,16 +318,18 @@ def _range_lines(ds, scores):
 
 
 def _no_tail_lines(ds, searches):
-    """Why ``gpd-tail``'s column is empty for a model whose top scores are tied, and why
+    """Why ``gpd-tail``'s column (and ``gpd-tail-lattice``'s, off a lattice) is empty for a
+    model whose top scores are tied, and why
     ``order-statistic`` has no limit on the best scores' side where it needs its tail."""
     sign = -1.0 if bool(ds["minimize"]) else 1.0
     optimistic = "lower" if sign < 0 else "upper"
     lines = []
     for model, s in zip(ds["model"].values, searches):
         xs = np.sort(sign * s.scores)
-        if "gpd-tail" in ds["ci_method"].values and no_interval("gpd-tail", xs):
-            lines.append(f"gpd-tail: no interval for {model}: {no_interval('gpd-tail', xs)}; "
-                         f"--ci-methods percentile gives one")
+        for tail in ("gpd-tail", "gpd-tail-lattice"):
+            if tail in ds["ci_method"].values and no_interval(tail, xs):
+                lines.append(f"{tail}: no interval for {model}: {no_interval(tail, xs)}; "
+                             f"--ci-methods percentile gives one")
         if "order-statistic" in ds["ci_method"].values and no_interval("order-statistic", xs) \
                 and bool(ds[optimistic].sel(model=model, ci_method="order-statistic").isnull()
                          .any()):

@@ -2,7 +2,8 @@
 
 ``studentized`` (the bootstrap-t), ``smoothed`` (an adaptive kernel
 mixture's bootstrap), ``gpd-tail`` (a generalized Pareto tail fitted to
-the top scores) and ``m-out-of-n`` (Bickel & Sakov's m) run in
+the top scores), ``gpd-tail-lattice`` (the same for scores on a lattice)
+and ``m-out-of-n`` (Bickel & Sakov's m) run in
 :mod:`evpsim._kernels.resampling`: near n = B, where every ordinary
 bootstrap estimate is at most the sample maximum, their upper limits can
 reach beyond it, resting on what each assumes about the tail. This module
@@ -115,19 +116,21 @@ def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=Non
     The results of :func:`evpsim._kernels.resampling.sample_intervals` for
     the generator of stream ``(seed, stream)``, each method's blocks of
     resamples shared over the threads. ``bounds`` cuts the ends. ``gpd-tail``
-    gives NaN where it has no tail to fit (:func:`no_tail`).
+    gives NaN where it has no tail to fit (:func:`no_tail`), and so does
+    ``gpd-tail-lattice`` where the sample lies on no lattice.
     """
     lo, hi = (-np.inf, np.inf) if bounds is None else bounds
     st = rng_init(seed, stream)
     K = tabs.wt.shape[1]
     out = np.empty((len(codes), K, 2))
-    for g, code in enumerate(codes):
+    for g, given in enumerate(codes):
+        code, step, origin = _R.effective(given, xs)
         if code == _R.GPD_TAIL and _R.tail_tied(xs):
             out[g] = np.nan
             continue
-        params, ref = _R.setup(code, xs, tabs)
-        piv = np.empty((K, _R.total_resamples(code, tabs, resamples)))
         mseed = _R.method_seed(st, code)
+        params, ref = _R.setup(code, xs, tabs, mseed, step, origin)
+        piv = np.empty((K, _R.total_resamples(code, tabs, resamples)))
         map_threads(lambda span, c=code, p=params, r=ref, s=mseed, out=piv:
                     _R.pivots(c, s, xs, tabs, p, r, *span, out),
                     ranges(_R.blocks(code, tabs, resamples)))
@@ -146,7 +149,8 @@ class ResamplingKind(Kind):
     curves = ("mean",)
 
     def builtins(self):
-        """``studentized``, ``smoothed``, ``gpd-tail`` and ``m-out-of-n``."""
+        """``studentized``, ``smoothed``, ``gpd-tail``, ``gpd-tail-lattice`` and
+        ``m-out-of-n``."""
         fields = ("name", "code", "description", "source", "assumes", "minimum_B")
         return [dict(zip(fields, row)) for row in [
             ("studentized", _R.STUDENTIZED,
@@ -164,6 +168,13 @@ class ResamplingKind(Kind):
              "Davison & Smith 1990; Zhang & Stephens 2009; Choulakian & Stephens 2001; "
              "Harris 1989",
              "a generalized Pareto tail fitted to the best scores", 10),
+            ("gpd-tail-lattice", _R.GPD_LATTICE,
+             "gpd-tail for scores on a lattice (found in the sample): the tail fitted to the "
+             "scores jittered within their lattice cells, the model's draws and theta_n "
+             "rounded to the lattice; gpd-tail where the scores lie on none",
+             "Davison & Smith 1990; Zhang & Stephens 2009; Harris 1989",
+             "a generalized Pareto tail fitted to the best scores, rounded to their lattice",
+             10),
             ("m-out-of-n", _R.M_OUT_OF_N,
              "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
              "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano "
@@ -203,8 +214,10 @@ class ResamplingKind(Kind):
                       *bounds), coverage_streams()), methods)]
 
     def no_interval(self, method, xs):
-        """``gpd-tail``'s missing tail (:func:`no_tail`)."""
-        return no_tail(xs) if method.code == _R.GPD_TAIL else ""
+        """``gpd-tail``'s missing tail (:func:`no_tail`), and ``gpd-tail-lattice``'s where
+        the scores lie on no lattice."""
+        tail = method.code in (_R.GPD_TAIL, _R.GPD_LATTICE)
+        return no_tail(xs) if tail and _R.effective(method.code, xs)[0] == _R.GPD_TAIL else ""
 
 
 #: the resampling kind

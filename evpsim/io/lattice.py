@@ -17,24 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validate as check
+from .._kernels.lattice import CHANCE, EPS64, MAX_MULTIPLE, denominator, lattice_of
 
-__all__ = ["Lattice", "find_lattice", "top_ties", "step_text", "MAX_MULTIPLE"]
+__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "MAX_MULTIPLE", "CHANCE"]
 
-#: the step is searched among the smallest gap between distinct scores divided by
-#: 1, 2, ..., MAX_MULTIPLE
-MAX_MULTIPLE = 1000
-#: a lattice needs this many distinct scores: any two lie on one
-MIN_DISTINCT = 3
-#: a difference fits the lattice when it is within this many machine epsilons (of the
-#: scores' precision, float32 or float64) times the largest score in magnitude
-_ULPS = 16
-_EPS = float(np.finfo(np.float64).eps)
-#: differences checked before all of them, to reject a candidate step quickly
-_FIRST = 32
-#: the most a lattice may be the chance fit of continuous scores: ``MAX_MULTIPLE`` steps
-#: tried, each gap beyond the smallest a whole multiple of one by chance with probability
-#: about ``2 tol / step``
-CHANCE = 1e-6
+#: the floating-point precision of a step of 1/N
+_EPS = EPS64
 
 
 @dataclass(frozen=True)
@@ -85,6 +73,35 @@ class Lattice:
         values = np.asarray(values, dtype=float)
         return self.origin + np.round((values - self.origin) / self.step) * self.step
 
+    def cells(self, lo, hi):
+        """The lattice points within ``[lo, hi]`` and their cells' edges, cut at ``lo``
+        and ``hi``: ``(points, edges)``, ``edges`` one longer.
+
+        A draw of a distribution on ``[lo, hi]`` rounded to the nearest lattice point
+        falls on a point's cell, the half-steps on either side of it; the mass of the
+        cells beyond the first and the last points (rounding to points outside
+        ``[lo, hi]``) goes to those points.
+
+        Examples
+        --------
+        >>> points, edges = grid(0.25).cells(0.1, 0.8)
+        >>> points.tolist(), edges.tolist()
+        ([0.25, 0.5, 0.75], [0.1, 0.375, 0.625, 0.8])
+        """
+        first, last = self._span(lo, hi)
+        points = self.origin + np.arange(first, last + 1) * self.step
+        return points, np.concatenate([[lo], 0.5 * (points[:-1] + points[1:]), [hi]])
+
+    def count(self, lo, hi):
+        """How many lattice points lie within ``[lo, hi]``."""
+        first, last = self._span(lo, hi)
+        return max(0, last - first + 1)
+
+    def _span(self, lo, hi):
+        """The indices j of the first and last lattice points within ``[lo, hi]``."""
+        return (math.ceil((lo - self.origin) / self.step - 1e-9),
+                math.floor((hi - self.origin) / self.step + 1e-9))
+
     def describe(self):
         """``scores on a lattice of step 1/9,815 (438 distinct of 1,024); 25 of the top 32
         tied``."""
@@ -108,10 +125,22 @@ def step_text(step):
 
 def _denominator(step, eps=_EPS):
     """N where ``step`` is 1/N to within rounding (machine epsilon ``eps``), else None."""
-    denominator = round(1.0 / step)
-    if denominator >= 1 and abs(denominator * step - 1.0) <= _ULPS * eps * denominator:
-        return denominator
-    return None
+    return int(denominator(step, eps)) or None
+
+
+def grid(step, origin=0.0):
+    """The lattice ``origin + j * step`` (its step exactly 1/N where it is 1/N to within
+    rounding), without scores.
+
+    Examples
+    --------
+    >>> grid(0.01).denominator, grid(0.3).denominator
+    (100, None)
+    """
+    denominator = _denominator(step)
+    if denominator is not None:
+        step = 1.0 / denominator
+    return Lattice(step, float(origin), denominator, 0, 0, 0, 0)
 
 
 def top_ties(scores, top=None):
@@ -183,35 +212,11 @@ def find_lattice(scores, minimize=False):
     True
     """
     xs = check.scores(scores, min_size=1)
-    single = np.array_equal(xs.astype(np.float32).astype(float), xs)
-    eps = float(np.finfo(np.float32 if single else np.float64).eps)
-    tol = _ULPS * eps * float(np.max(np.abs(xs)))
-    values = np.unique(xs)
-    gaps = np.diff(values)
-    gaps = gaps[gaps > tol]  # scores within rounding of each other are one lattice point
-    if gaps.size < MIN_DISTINCT - 1:
+    step, origin, distinct = lattice_of(np.sort(xs))
+    if not step > 0:
         return None
-    step = _step(gaps, tol)
-    if step is None or MAX_MULTIPLE * min(1.0, 2 * tol / step) ** (gaps.size - 1) > CHANCE:
-        return None
-    denominator = _denominator(step, eps)
-    if denominator is not None:
-        step = 1.0 / denominator
-    snapped = Lattice(step, float(values[0]), denominator, 0, 0, 0, 0).snap(xs)
+    lattice = grid(step, origin)
+    snapped = lattice.snap(xs)
     top, tied = top_ties(-snapped if minimize else snapped)
-    return Lattice(step, float(values[0]), denominator, gaps.size + 1, xs.size, top, tied)
-
-
-def _step(gaps, tol):
-    """The largest step of which every gap is a whole multiple within ``tol``, or None."""
-    smallest = float(gaps.min())
-    first = gaps[:_FIRST]
-    for m in range(1, MAX_MULTIPLE + 1):
-        for part in (first, gaps):  # a quick rejection on a few gaps first
-            whole = np.round(part * (m / smallest))
-            step = float(np.dot(whole, part) / np.dot(whole, whole))  # least squares
-            if np.max(np.abs(part - whole * step)) > tol:
-                break
-        else:
-            return step
-    return None
+    return Lattice(lattice.step, lattice.origin, lattice.denominator, int(distinct), xs.size,
+                   top, tied)

@@ -64,6 +64,8 @@ __all__ = [
     "load_kde",
     "mass_outside",
     "snap_kde",
+    "snap_kde_grid",
+    "kde_fit",
     "MAX_LATTICE_POINTS",
 ]
 
@@ -267,21 +269,66 @@ def snap_kde(fit, scores, lattice):
     >>> load_kde(snapped).theta([1, 8]).round(4)
     array([0.766 , 0.9388])
     """
-    import xarray as xr
-
     xs = check.scores(scores)
     lo, hi = float(fit.attrs["grid_lo"]), float(fit.attrs["grid_hi"])
-    step, origin = lattice.step, lattice.origin
-    first, last = math.ceil((lo - origin) / step - 1e-9), math.floor((hi - origin) / step + 1e-9)
-    if last - first + 1 > MAX_LATTICE_POINTS:
+    if lattice.count(lo, hi) > MAX_LATTICE_POINTS:
         return None
-    points = origin + np.arange(first, last + 1) * step
-    edges = np.concatenate([[lo], 0.5 * (points[:-1] + points[1:]), [hi]])
+    points, edges = lattice.cells(lo, hi)
     bw = float(fit.attrs["bandwidth"])
     width = max(1, _CHUNK // xs.size)
     masses = np.concatenate([_interval_masses(xs, bw, edges[a:a + width + 1])[0]
                              for a in range(0, points.size, width)])
-    attrs = dict(fit.attrs, lattice_step=step,
+    return _on_lattice(fit, lattice, points, edges, masses)
+
+
+def snap_kde_grid(fit, lattice):
+    """A KDE fit snapped to a lattice without the scores it was fitted to.
+
+    As :func:`snap_kde`, with the Gaussian mixture's CDF known only where
+    the fit knows it exactly, at its grid's edges (the cumulative sums of
+    its masses, renormalised over the grid as :func:`snap_kde`'s are), and
+    interpolated between them by a monotone cubic (PCHIP, Fritsch &
+    Carlson 1980). The fits' grids put 5 to 25 points within a bandwidth,
+    where the mixture is smooth: on the committed fits whose scores ship,
+    theta_n agrees with :func:`snap_kde`'s to within 2e-6 at steps from
+    1/100 to 1/9,815 (the tests measure it).
+
+    Parameters
+    ----------
+    fit : xarray.Dataset
+        A result of :func:`fit_kde` (its ``edges`` and ``pmf``).
+    lattice : evpsim.io.lattice.Lattice
+        The lattice.
+
+    Returns
+    -------
+    xarray.Dataset or None
+        As :func:`snap_kde`'s.
+
+    Examples
+    --------
+    >>> from evpsim.io.lattice import grid
+    >>> xs = np.array([11, 14, 14, 15, 17, 18, 18, 18]) / 20
+    >>> fit = fit_kde(xs, construction="centered", bounds=(0, 1), bins=64)
+    >>> load_kde(snap_kde_grid(fit, grid(1 / 20))).theta([1, 8]).round(4)
+    array([0.766 , 0.9388])
+    """
+    from scipy.interpolate import PchipInterpolator
+
+    lo, hi = float(fit.attrs["grid_lo"]), float(fit.attrs["grid_hi"])
+    if lattice.count(lo, hi) > MAX_LATTICE_POINTS:
+        return None
+    points, edges = lattice.cells(lo, hi)
+    cdf = np.concatenate([[0.0], np.cumsum(fit["pmf"].values)])
+    masses = np.maximum(np.diff(PchipInterpolator(fit["edges"].values, cdf)(edges)), 0.0)
+    return _on_lattice(fit, lattice, points, edges, masses)
+
+
+def _on_lattice(fit, lattice, points, edges, masses):
+    """The fit's Dataset with ``masses`` (renormalised) on the lattice ``points``."""
+    import xarray as xr
+
+    attrs = dict(fit.attrs, lattice_step=lattice.step,
                  description=f"{fit.attrs['description']}, snapped to a lattice of step "
                              f"{lattice.step_text}")
     return xr.Dataset(
@@ -636,13 +683,28 @@ def load_kde(spec):
     Parameters
     ----------
     spec : str, path or xarray.Dataset
+        A fit's name, the path of its file, or the fit (:func:`kde_fit`).
+
+    Returns
+    -------
+    KDETruth
+    """
+    return KDETruth(kde_fit(spec))
+
+
+def kde_fit(spec):
+    """A committed or saved KDE fit, checked.
+
+    Parameters
+    ----------
+    spec : str, path or xarray.Dataset
         The name of a committed fit (see :func:`list_kde_fits`), the path
         of a fit written by ``evpsim fit-kde`` (ending in ``.nc``), or a
         Dataset from :func:`fit_kde`.
 
     Returns
     -------
-    KDETruth
+    xarray.Dataset
 
     Raises
     ------
@@ -682,7 +744,7 @@ def load_kde(spec):
         what = "" if isinstance(spec, xr.Dataset) else f"{str(path)!r} is "
         raise check.InvalidArgument("spec", f"{what}not a KDE fit written by evpsim fit-kde "
                                             f"(it has no {', '.join(missing)})")
-    return KDETruth(fit)
+    return fit
 
 
 def _read_fit(path):
