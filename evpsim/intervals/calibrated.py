@@ -41,13 +41,14 @@ def calibration_budgets(ns):
     p[hi[a]]`` of the levels p at ``ns[idx]``, linear in log n.
 
     Up to :data:`CALIBRATION_BUDGETS` budgets, evenly spread in log n from the
-    smallest to the largest (every budget when there are no more).
+    smallest to the largest (every budget when there are no more; fewer where
+    the small budgets nearest the marks coincide).
 
     Examples
     --------
     >>> idx, lo, hi, w = calibration_budgets(np.arange(1, 1001))
     >>> len(idx), int(idx[0]), int(idx[-1])
-    (24, 0, 999)
+    (23, 0, 999)
     >>> idx, lo, hi, w = calibration_budgets([1, 5, 10])
     >>> idx.tolist(), w.tolist()
     ([0, 1, 2], [0.0, 0.0, 0.0])
