@@ -478,6 +478,16 @@ A("unknown", "coverage-ci-method",
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
   "smoothed, gpd-tail, m-out-of-n, dkw, ks, ld-equal-tailed, ld-highest-density, "
   "order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
+A("range", "coverage-calibrated-median",
+  lambda d: evpsim.coverage("normal", 20, ci_methods="gpd-tail-calibrated", curve="median",
+                            estimators="quantile", replicates=4), IA,
+  "ci_methods: gpd-tail-calibrated bound the mean curve only, not the quantile:0.5 curve")
+A("short", "coverage-fdb-B-9",
+  lambda d: evpsim.coverage("normal", 9, ci_methods="gpd-tail-fdb", replicates=4), IA,
+  "ci_methods: gpd-tail-fdb needs B >= 10, got B = 9")
+A("estimator", "curve-fdb-python-estimator",
+  lambda d: evpsim.curve(np.arange(20.0), estimators="naive", ci_methods="gpd-tail-fdb"), IA,
+  "ci_methods: gpd-tail-fdb reweights resamples through an L-statistic's weights")
 A("range", "coverage-orderstat-mean",
   lambda d: evpsim.coverage(B=20, replicates=16, ci_methods="order-statistic"), IA,
   "ci_methods: order-statistic bound the quantile curve only, not the mean curve")

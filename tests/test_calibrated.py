@@ -10,7 +10,7 @@
   world of its fitted model, as the coverage battery measures it on a
   truth drawn from that model (where gpd-tail undercovers, and the
   calibrated end moves out);
-* what it cannot do is refused, in one line.
+* what it cannot do is refused in one line (``tests/test_bad_input.py``), or said.
 """
 
 from __future__ import annotations
@@ -180,20 +180,6 @@ def test_curve_names_the_method_and_its_assumption(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "intervals from gpd-tail-fdb with 200 resamples (seed 0)" in out
     assert "gpd-tail-fdb: its upper limits rest on a generalized Pareto tail" in out
-
-
-@pytest.mark.parametrize("call, message", [
-    (lambda: evpsim.coverage("normal", 20, ci_methods="gpd-tail-calibrated", curve="median",
-                             estimators="quantile", replicates=4),
-     "ci_methods: gpd-tail-calibrated bound the mean curve only, not the quantile:0.5 curve"),
-    (lambda: evpsim.coverage("normal", 9, ci_methods="gpd-tail-fdb", replicates=4),
-     "ci_methods: gpd-tail-fdb needs B >= 10, got B = 9"),
-    (lambda: evpsim.curve(np.arange(20.0), estimators="naive", ci_methods="gpd-tail-fdb"),
-     "ci_methods: gpd-tail-fdb reweights resamples through an L-statistic's weights"),
-])
-def test_refusals(call, message):
-    with pytest.raises(evpsim._validate.InvalidArgument, match=message):
-        call()
 
 
 def test_tied_tops_give_no_interval_and_say_why():

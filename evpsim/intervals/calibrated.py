@@ -25,9 +25,8 @@ from .._kernels.rng import rng_init
 from ..engine.montecarlo import Job
 from ..engine.streams import coverage_streams
 from ..engine.threads import map_threads, ranges
-from .kind import Kind
+from .resampling import ResamplingKind, no_tail, tables
 from .resampling import memory as resampling_memory
-from .resampling import no_tail, tables
 
 __all__ = ["calibration_budgets", "calibration_tables", "sample_intervals", "CALIBRATED"]
 
@@ -124,14 +123,11 @@ def sample_intervals(xs, prepared, codes, resamples, level, seed, stream, bounds
     return out
 
 
-class CalibratedKind(Kind):
-    """gpd-tail at calibrated levels: the mean curve only, slow, so run only when named."""
+class CalibratedKind(ResamplingKind):
+    """gpd-tail at calibrated levels: as the resampling kind, the mean curve only, through
+    an L-statistic's weights, slow, so run only when named."""
 
     name = "calibrated"
-    by_default = False
-    resamples = True
-    refits = True
-    curves = ("mean",)
 
     def builtins(self):
         """``gpd-tail-calibrated`` and ``gpd-tail-fdb``."""
@@ -147,10 +143,6 @@ class CalibratedKind(Kind):
              f"gpd-tail at each end's level calibrated by the fast double bootstrap: "
              f"{_C.SAMPLES[_C.FAST_DOUBLE]} samples of its fitted model, one pivot each",
              "Davidson & MacKinnon 2007", assumes, 10)]]
-
-    def applies(self, estimator):
-        """L-statistics only: gpd-tail reweights its resamples through their weights."""
-        return estimator.is_lstatistic
 
     def memory(self, methods, setup, copies, width):
         """The tables of the L-statistics, the pivots and the calibration's arrays of
