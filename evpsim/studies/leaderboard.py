@@ -115,8 +115,9 @@ def default_ci_methods():
     which leaves the slow resampling methods out), the leaderboard runs
     them too, so it shows the interval ``curve`` uses by default. The
     calibrated kind (``gpd-tail`` calibrated on hundreds of samples of its
-    fitted model, per search) runs only when named: at B = 100 it costs
-    about ten times ``gpd-tail``.
+    fitted model, per search) runs only when named: in a coverage run at
+    B = 100 with 500 resamples its methods took 20 and 35 times
+    ``gpd-tail``'s CPU time.
     """
     from ..intervals.family import get_ci_method, list_ci_methods
 
