@@ -141,7 +141,7 @@ class CalibratedKind(ResamplingKind):
              f"pivots each)", "Beran 1987; Hall 1986", assumes, 10),
             ("gpd-tail-fdb", _C.FAST_DOUBLE,
              f"gpd-tail at each end's level calibrated by the fast double bootstrap: "
-             f"{_C.SAMPLES[_C.FAST_DOUBLE]} samples of its fitted model, one pivot each",
+             f"{_C.SAMPLES[_C.FAST_DOUBLE]:,} samples of its fitted model, one pivot each",
              "Davidson & MacKinnon 2007", assumes, 10)]]
 
     def memory(self, methods, setup, copies, width):
