@@ -176,6 +176,26 @@ class CalibratedKind(ResamplingKind):
         """gpd-tail's missing tail (:func:`~evpsim.intervals.resampling.no_tail`)."""
         return no_tail(xs)
 
+    def notes(self, method, B, target, ns, level):
+        """How the levels were calibrated, and their caps.
+
+        Examples
+        --------
+        >>> from evpsim.intervals.family import interval_notes
+        >>> from evpsim.estimators.targets import MEAN
+        >>> note = interval_notes("gpd-tail-fdb", 50, MEAN, np.arange(1, 51), 0.95)
+        >>> import textwrap
+        >>> print(textwrap.fill(note, 80))
+        each end's level calibrated on 1,000 samples of the fitted model at 19 budgets
+        (interpolated in log n between them), its tail probability kept within 0.25%-5%
+        (gpd-tail's: 2.5%)
+        """
+        a = 0.5 * (1.0 - level)
+        return (f"each end's level calibrated on {_sizes(method.code)[0]:,} samples of the "
+                f"fitted model at {calibration_budgets(ns)[0].size} budgets (interpolated in "
+                f"log n between them), its tail probability kept within "
+                f"{_C.TAIL_LOW * a:.2%}-{_C.TAIL_HIGH * a:.0%} (gpd-tail's: {a:.1%})")
+
 
 #: the calibrated kind
 CALIBRATED = CalibratedKind()
