@@ -117,9 +117,9 @@ class CIMethod:
     kind : {"bootstrap", "band", "resampling", "order-statistic", "calibrated"}
         See the module docstring (:data:`KINDS`).
     code : int
-        Kernel code of a bootstrap method (``USER`` for user functions) or
-        of a resampling method (:mod:`evpsim._kernels.resampling`); -1 for
-        bands.
+        Kernel code of a bootstrap method (``USER`` for user functions), of
+        a resampling method (:mod:`evpsim._kernels.resampling`) or of a
+        calibrated one (:mod:`evpsim._kernels.calibrated`); -1 for bands.
     func : numba dispatcher or None
         User bootstrap method ``func(boots, estimate, jackknife, level)``.
     band : callable or None
