@@ -1062,6 +1062,17 @@ A("type", "reproduce-out-None", lambda d: evpsim.reproduce.reproduce("dodge2019"
 A("type", "reproduce-quick-str",
   lambda d: evpsim.reproduce.reproduce("dodge2019", d / "r", quick="yes"), IT,
   "quick must be True or False, got 'yes'")
+A("usage", "reproduce-workers-unused",
+  lambda d: evpsim.reproduce.reproduce("dodge2019", d / "r", workers=2), IA,
+  "workers applies to papers whose cells run on the sweep engine (intervals); dodge2019 "
+  "runs none")
+A("usage", "reproduce-workers-and-scheduler",
+  lambda d: evpsim.reproduce.reproduce("intervals", d / "r", workers=2,
+                                       scheduler="tcp://h:8786"), IA,
+  "workers, scheduler and cluster are exclusive: give one")
+A("type", "reproduce-store-int",
+  lambda d: evpsim.reproduce.reproduce("intervals", d / "r", quick=True, store=3), IT,
+  "store must be a folder name or path, got 3")
 
 
 # masked arrays: their hidden values were used as data; refused, naming the first
@@ -2095,6 +2106,21 @@ C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5
                                      "order-statistic and calibrated CI methods")
 C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
   "--data applies to papers that read search files; reproduce intervals reads none: drop it")
+C("usage", "reproduce-workers-unused", "reproduce dodge2019 --workers 2 --out r",
+  "--workers applies to papers whose cells run on the sweep engine (intervals); dodge2019 "
+  "runs none")
+C("usage", "reproduce-store-unused", "reproduce tang2020 --store {d}/cells --out r",
+  "--store applies to papers whose cells run on the sweep engine")
+C("range", "reproduce-workers-0", "reproduce intervals --quick --workers 0 --out r",
+  "--workers must be at least 1, got 0")
+C("range", "reproduce-cluster-0", "reproduce intervals --quick --cluster 0 --out r",
+  "--cluster must be at least 1, got 0")
+C("usage", "reproduce-workers-and-cluster", "reproduce intervals --quick --workers 2 "
+  "--cluster 2 --out r", "argument --cluster: not allowed with argument --workers")
+C("usage", "reproduce-scheduler-address", "reproduce intervals --quick --scheduler nowhere "
+  "--out r", "--scheduler 'nowhere' is not a scheduler address")
+C("output", "reproduce-store-file", "reproduce intervals --quick --store {d}/good.txt --out r",
+  "--store '", "good.txt' is a file, not a folder")
 # the command itself
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")

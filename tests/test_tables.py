@@ -233,6 +233,8 @@ def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
                   pruned={"pruned": 2}, sampler="RandomSampler")
     t = reading_table([plain, study])
     assert t.headers == ["model", "read from", "records", "trials", "failed", "pruned",
-                         "dropped", "sampler"]
-    assert t.rows == [["cnn", "results.jsonl", "5", "3", "1", "-", "1", "-"],
-                      ["mlp", "sqlite:///study.db", "4", "2", "0", "2", "0", "RandomSampler"]]
+                         "dropped", "sampler", "lattice"]
+    assert t.rows == [["cnn", "results.jsonl", "5", "3", "1", "-", "1", "-",
+                       "1/10; 0 of the top 3 tied"],
+                      ["mlp", "sqlite:///study.db", "4", "2", "0", "2", "0", "RandomSampler",
+                       "none"]]

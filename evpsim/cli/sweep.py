@@ -100,7 +100,9 @@ def _add_option_args(o):
     o.add_argument("--estimators", metavar="LIST",
                    help="estimators (default: U, V, W; quantile for a quantile curve)")
     o.add_argument("--curve", metavar="CURVE",
-                   help="the curve judged against: mean (default), median or quantile:Q")
+                   help="the curve judged against: mean (default), median or quantile:Q "
+                        "(the leaderboard and intervals batteries: their cells' axis, a "
+                        "list)")
     o.add_argument("--python-replicates", type=integer, metavar="M",
                    help="searches for estimators written in Python (default: as many as "
                         "--replicates, fewer for slow ones)")
@@ -122,7 +124,7 @@ def _add_option_args(o):
 
 def _grid(args):
     """The grid from the flags or the TOML file."""
-    from ..engine.sweeps import Grid, load_toml, sweep
+    from ..engine.sweeps import BATTERIES, Grid, load_toml, sweep
 
     flags = {"dist": args.dist, "a": args.a, "b": args.b, "B": args.B}
     options = {k: getattr(args, k) for k in ("estimators", "curve", "ci_methods", "replicates",
@@ -143,6 +145,8 @@ def _grid(args):
                             f"{args.battery}")
         return grid
     axes = {k: v for k, v in flags.items() if v is not None}
+    if "curve" in BATTERIES[args.battery].axes:  # the curve is a cell axis: --curve A,B
+        axes["curve"] = options.pop("curve", "mean").split(",")
     seed = default(sweep, "seed") if args.seed is None else args.seed
     return Grid.make(args.battery, axes, options, seed)
 

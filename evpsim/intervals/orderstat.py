@@ -4,12 +4,12 @@ The quantile curve ``tau_q(n) = F^-1(p)``, ``p = q^(1/n)``, is a quantile
 of F, and a quantile has an interval between two order statistics whose
 coverage holds for every continuous F: the count S of scores at or below
 ``F^-1(p)`` is Binomial(B, p), and ``[x_(l), x_(u)]`` covers exactly when
-``l <= S <= u - 1`` (Thompson 1936). :func:`ranks` chooses l and u
+``l <= S <= u - 1`` (Thompson 1936 [1]_). :func:`ranks` chooses l and u
 equal-tailed: each the closest to the centre whose binomial tail is at
 most ``(1 - level) / 2``, so the coverage is at least ``level`` for every
 continuous F (:func:`binomial_coverage` gives it exactly), and at least
 it for a discrete one too, as ties only widen the interval (Scheffé &
-Tukey 1945). When ``p^B > (1 - level) / 2`` no order statistic lies high
+Tukey 1945 [2]_). When ``p^B > (1 - level) / 2`` no order statistic lies high
 enough (``u = B + 1``): with B = 50 for the median curve from n = 10 on.
 There the lower end stays ``x_(l)`` and the upper end comes from a
 generalized Pareto tail fitted to the best scores

@@ -1,4 +1,5 @@
-"""Figures of the intervals study: coverage and width of every CI method against n / B."""
+"""Figures of the intervals study: coverage and width of every CI method against n / B, one
+pair of figures per curve."""
 
 from __future__ import annotations
 
@@ -10,22 +11,30 @@ __all__ = ["plot_interval_study"]
 
 
 def plot_interval_study(ds, coverage_path, width_path, *, best=None):
-    """The intervals study: coverage and width against n / B, a panel per CI method.
+    """The intervals study on one curve: coverage and width against n / B, a panel per CI
+    method that bounds the curve.
 
     Parameters
     ----------
     ds : xarray.Dataset
-        A result of :func:`evpsim.reproduce.intervals.study` (dims ``dist``,
-        ``B``, ``estimator``, ``ci_method``, ``n``).
+        A result of :func:`evpsim.reproduce.intervals.study` at one curve
+        (``.sel(curve=...)``: dims ``dist``, ``B``, ``estimator``,
+        ``ci_method``, ``n``); the estimators and methods without values
+        there (another curve's) are left out.
     coverage_path, width_path : str or path
         Figure files: coverage (a thin line per truth, B by colour, the lowest
-        over truths bold; V solid, U dashed) and median width relative to the
-        percentile interval's (median over truths, 10% to 90% shaded).
+        over truths bold; V and quantile solid, U dashed) and median width
+        relative to the percentile interval's (median over truths, the solid
+        estimator's 10% to 90% shaded).
     best : str, optional
         A CI method whose panel title is marked as the best trade-off.
     """
     plt = pyplot()
+    have = ds["coverage"].notnull()
+    ds = ds.sel(estimator=have.any([d for d in have.dims if d != "estimator"]),
+                ci_method=have.any([d for d in have.dims if d != "ci_method"]))
     meths = [str(m) for m in ds["ci_method"].values]
+    curve = f"{ds['curve'].item()} curve: " if "curve" in ds.coords else ""
     cols = 4
     rows = -(-len(meths) // cols)
     for path, var in ((coverage_path, "coverage"), (width_path, "median_width")):
@@ -33,7 +42,7 @@ def plot_interval_study(ds, coverage_path, width_path, *, best=None):
                                  sharex=True, sharey=var == "coverage")
         for ax, m in zip(axes.ravel(), meths):
             _draw_method(ax, ds, m, var, m + (" (best trade-off)" if m == best else ""))
-        _finish(fig, axes, len(meths), var)
+        _finish(fig, axes, len(meths), var, curve)
         save_figure(fig, path)
     return coverage_path, width_path
 
@@ -43,7 +52,7 @@ PALETTE = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a"]
 
 
 def _draw_method(ax, ds, method, var, title):
-    """One CI method's panel: a line per B and estimator (V solid, U dashed), the
+    """One CI method's panel: a line per B and estimator (U dashed, others solid), the
     reference lines, and ``title``.
 
     Parameters
@@ -61,7 +70,8 @@ def _draw_method(ax, ds, method, var, title):
     """
     for k, B in enumerate(int(b) for b in ds["B"].values):
         color = PALETTE[k % len(PALETTE)]
-        for est, style in (("V", "-"), ("U", "--")):
+        for est in [str(e) for e in ds["estimator"].values]:
+            style = "--" if est == "U" else "-"
             sub = ds.sel(B=B, estimator=est, ci_method=method)
             x = sub["n"].values / B
             if var == "coverage":
@@ -70,7 +80,7 @@ def _draw_method(ax, ds, method, var, title):
                 ref = ds["median_width"].sel(B=B, estimator=est, ci_method="percentile")
                 with np.errstate(invalid="ignore", divide="ignore"):
                     ratio = (sub["median_width"] / ref).values
-                _width_lines(ax, x, ratio, style, color, f"B = {B} ({est})", shade=est == "V")
+                _width_lines(ax, x, ratio, style, color, f"B = {B} ({est})", shade=style == "-")
     if var == "coverage":
         ax.axhline(0.95, color="black", lw=0.8, ls=":")
         ax.axhline(0.93, color="black", lw=0.8, ls="--")
@@ -124,7 +134,7 @@ def _width_lines(ax, x, ratio, style, color, label, shade):
         ax.fill_between(x[ok], lo, hi, color=color, alpha=0.12, lw=0)
 
 
-def _finish(fig, axes, used, var):
+def _finish(fig, axes, used, var, curve):
     """Hide the panels beyond the ``used`` ones; axis labels, legend and title.
 
     Parameters
@@ -137,6 +147,8 @@ def _finish(fig, axes, used, var):
         Panels drawn (one per CI method).
     var : {"coverage", "median_width"}
         What the figure draws.
+    curve : str
+        The curve, opening the title (e.g. ``"median curve: "``), or ``""``.
     """
     for ax in axes.ravel()[used:]:
         ax.axis("off")
@@ -148,7 +160,7 @@ def _finish(fig, axes, used, var):
     axes[0][0].legend(frameon=False, fontsize=7)
     what = ("coverage of 95% intervals, every truth (thin), the lowest (bold); dashed "
             "line: 0.93" if var == "coverage" else
-            "median width relative to the percentile interval's: median over truths, V "
-            "shaded 10% to 90%; dashed line: 2x")
-    fig.suptitle(what, fontsize=10)
+            "median width relative to the percentile interval's: median over truths, "
+            "solid lines shaded 10% to 90%; dashed line: 2x")
+    fig.suptitle(curve + what, fontsize=10)
     fig.tight_layout()

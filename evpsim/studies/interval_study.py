@@ -1,11 +1,17 @@
-"""Which confidence interval for theta_n holds at every n? The cells of the study.
+"""Which confidence interval holds at every n, for the mean and the median curve? The cells.
 
 The intervals study (``evpsim reproduce intervals``) sets every
-candidate CI method (the resampling kinds, which reach beyond the sample maximum) beside the percentile, basic and BCa bootstraps and the
-LD band, for the estimators U and V, on every truth evpsim knows, at
-B = 25, 50, 100. A *cell* is one truth and one B (:func:`cell`, the sweep
-battery ``intervals``); within it, every n of the leaderboard's log grid
-up to 2B (:func:`evpsim.studies.leaderboard.budgets`; beyond B for V only):
+candidate CI method (:data:`CANDIDATES`: the resampling kinds, which reach
+beyond the sample maximum, and the order-statistic kind for a quantile
+curve) beside the percentile, basic and BCa bootstraps and the LD band
+(:data:`BASELINES`), on every truth evpsim knows and their lattice versions
+(:func:`study_truths`), at B = 25, 50, 100, for the mean curve (estimators U
+and V) and the median curve (estimator ``quantile``). A *cell* is one truth,
+one B and one curve (:func:`cell`, the sweep battery ``intervals``); within
+it, every n of the leaderboard's log grid up to 2B
+(:func:`evpsim.studies.leaderboard.budgets`; beyond B for V only), and
+every method that bounds the cell's curve at its B (the kinds say which
+curves they bound):
 
 * coverage, misses below and above, with Clopper-Pearson bounds, from the
   coverage battery (:func:`evpsim.coverage`, ``samples`` searches, the
@@ -16,16 +22,20 @@ up to 2B (:func:`evpsim.studies.leaderboard.budgets`; beyond B for V only):
   own, as the coverage battery keeps only the mean width);
 * the width of the *oracle* interval, the true sampling law of the
   estimator: the distance between the 2.5% and 97.5% quantiles of
-  ``est - theta_n`` over ``oracle_samples`` searches (an interval
-  ``[est - q_97.5, est - q_2.5]`` covers exactly 95%).
+  ``est - theta_n`` (``tau_q(n)`` for the median curve) over
+  ``oracle_samples`` searches (an interval ``[est - q_97.5, est - q_2.5]``
+  covers exactly 95%).
 
-:func:`summarise` reduces cells to a table per method, estimator and B;
-:func:`verdict` checks the study's goal: a coverage estimate of at least
-:data:`GOAL_COVERAGE` in every cell at the largest two B with median width
-at most :data:`GOAL_WIDTH` times the percentile interval's. A cell is
-*surely* below :data:`GOAL_COVERAGE` when its Clopper-Pearson upper bound
-is; the tables count those first, the cells whose estimate is below it
-beside them.
+:func:`summarise` reduces cells to a table per method, curve, estimator, B
+and group of truths (:func:`truth_group`: evpsim's own truths, or their
+lattice versions); :func:`goal` checks the study's goal, criterion by
+criterion: for n <= B, no cell *surely* below :data:`GOAL_COVERAGE` (its
+Clopper-Pearson upper bound below it) and every coverage estimate at least
+:data:`GOAL_COVERAGE`, at every B judged, for every estimator of the curve
+and both groups of truths; for V beyond B, every estimate at least
+:data:`GOAL_BEYOND`; median width at most :data:`GOAL_ORACLE` times the
+oracle interval's and :data:`GOAL_WIDTH` times the percentile interval's.
+:func:`worst_cells` lists where a method falls short.
 """
 
 from __future__ import annotations
@@ -35,23 +45,76 @@ import xarray as xr
 
 from .. import _validate as check
 
-__all__ = ["cell", "summarise", "verdict", "BASELINES", "CANDIDATES", "ESTIMATORS",
-           "GOAL_COVERAGE", "GOAL_WIDTH"]
+__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths",
+           "truth_group", "curve_methods", "of_curve", "BASELINES", "CANDIDATES", "CURVES", "ESTIMATORS",
+           "BEYOND", "LATTICE_STEPS", "GOAL_COVERAGE", "GOAL_BEYOND", "GOAL_WIDTH",
+           "GOAL_ORACLE"]
 
 #: the methods every candidate is set beside, and the reference of every width
 BASELINES = ("percentile", "basic", "bca", "ld-equal-tailed")
-#: the candidates: the CI methods that reach beyond the sample maximum (kind resampling)
-CANDIDATES = ("studentized", "smoothed", "gpd-tail", "m-out-of-n")
-ESTIMATORS = ("U", "V")
-#: the goal: this coverage in every cell, and median width at most this times percentile's
-GOAL_COVERAGE, GOAL_WIDTH = 0.93, 2.0
+#: the candidates, for whichever curve each bounds (its kind says): the resampling kind,
+#: which reaches beyond the sample maximum (the mean curve), and the order-statistic
+#: kind (a quantile curve); a new candidate is one more name here
+CANDIDATES = ("studentized", "smoothed", "gpd-tail", "m-out-of-n", "order-statistic")
+#: the curves, and the estimators of each at n <= B and beyond B (up to 2B)
+CURVES = ("mean", "median")
+ESTIMATORS = {"mean": ("U", "V"), "median": ("quantile",)}
+BEYOND = {"mean": ("V",), "median": ()}
+#: the grids of the lattice versions of the KDE truths (``lattice:STEP:kde:NAME``)
+LATTICE_STEPS = ("1/100", "1/500", "1/2000")
+#: the goal: coverage estimates of at least GOAL_COVERAGE for n <= B (and no cell surely
+#: below it), at least GOAL_BEYOND for V beyond B, median width at most GOAL_ORACLE times
+#: the oracle interval's and GOAL_WIDTH times the percentile interval's
+GOAL_COVERAGE, GOAL_BEYOND, GOAL_ORACLE, GOAL_WIDTH = 0.93, 0.90, 1.5, 2.0
+#: the groups of truths the goal is judged on separately (:func:`truth_group`)
+TRUTH_GROUPS = ("base", "lattice")
 #: the level of the intervals
 LEVEL = 0.95
 
 
-def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, resamples=1000,
-         width_samples=250, oracle_samples=20_000):
-    """One cell of the study: every method on one truth and one B.
+def truth_group(spec):
+    """``"lattice"`` for a truth on a grid (``lattice:...``), else ``"base"``."""
+    return "lattice" if str(spec).startswith("lattice:") else "base"
+
+
+def study_truths():
+    """Every truth evpsim knows, then lattice versions of its KDE truths.
+
+    The truths of :func:`evpsim.studies.leaderboard.leaderboard_truths`,
+    followed by ``lattice:STEP:kde:NAME`` for every KDE truth among them and
+    every step of :data:`LATTICE_STEPS` (those not among them already), when
+    the truth prefix ``lattice`` is registered
+    (:func:`evpsim.truths.register_truth_prefix`).
+
+    Returns
+    -------
+    list of str
+        Truth specs.
+    """
+    from ..truths.distributions import list_truths
+    from .leaderboard import leaderboard_truths
+
+    base = leaderboard_truths()
+    if "lattice:..." not in list_truths():
+        return base
+    kdes = [t for t in base if t.startswith("kde:")]
+    lattice = [f"lattice:{step}:{t}" for step in LATTICE_STEPS for t in kdes]
+    return base + [t for t in lattice if t not in base]
+
+
+def curve_methods(methods, curve, B):
+    """The names among ``methods`` (CIMethod) that bound ``curve`` at B (each kind says
+    which curves its methods bound, from their smallest B)."""
+    from ..estimators.targets import as_target
+    from .leaderboard import bounds_curve
+
+    target = as_target(curve)
+    return [m.name for m in methods if bounds_curve(m, target, B)]
+
+
+def cell(dist, B, curve="mean", *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000,
+         resamples=1000, width_samples=250, oracle_samples=20_000):
+    """One cell of the study: every method that bounds ``curve`` on one truth and one B.
 
     Parameters
     ----------
@@ -59,11 +122,15 @@ def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, re
         The truth.
     B : int
         Trials per search.
+    curve : {"mean", "median"}
+        The curve: the mean curve (estimators U and V, V beyond B) or the
+        median curve (estimator ``quantile``), :data:`ESTIMATORS`.
     seed : int
         Seed of the coverage battery, whose searches the widths reuse.
     ci_methods : sequence of str
         The CI methods (``percentile`` and ``ld-equal-tailed`` among them:
-        the widths' references).
+        the widths' references); those that do not bound ``curve`` at B
+        have NaN in this cell.
     samples, resamples : int
         Searches and resamples of the coverage battery.
     width_samples : int
@@ -75,12 +142,12 @@ def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, re
     Returns
     -------
     xarray.Dataset
-        Dims ``estimator`` (U, V), ``ci_method``, ``n``: ``coverage`` with
-        ``coverage_lower``/``coverage_upper``, ``miss_below``,
-        ``miss_above``, ``undefined``, ``mean_width``, ``median_width``;
-        ``oracle_width`` (estimator, n); ``theta`` (n); NaN for U beyond
-        B. Scalar coordinates of the truth, ``B``, ``bounds_lo``,
-        ``bounds_hi``.
+        Dims ``estimator`` (those of the curve), ``ci_method``, ``n``:
+        ``coverage`` with ``coverage_lower``/``coverage_upper``,
+        ``miss_below``, ``miss_above``, ``undefined``, ``mean_width``,
+        ``median_width``; ``oracle_width`` (estimator, n); ``truth_value``
+        (n, the exact curve); NaN beyond B but for V. Scalar coordinates
+        of the truth, ``B``, ``bounds_lo``, ``bounds_hi``.
     """
     from ..intervals.family import resolve_ci_methods
     from ..truths.distributions import make_truth
@@ -89,11 +156,13 @@ def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, re
 
     truth = make_truth(dist)
     B = check.B(B)
-    meths = [m.name for m in resolve_ci_methods(list(ci_methods))]
+    curve = check.choice(curve, "curve", CURVES)
+    asked = resolve_ci_methods(list(ci_methods))
     for ref in ("percentile", "ld-equal-tailed"):
-        if ref not in meths:
+        if ref not in [m.name for m in asked]:
             raise check.InvalidArgument("ci_methods", f"ci_methods: the study's widths are "
                                                       f"relative to {ref}; include it")
+    meths = curve_methods(asked, curve, B)
     samples = check.replicates(samples, "samples")
     resamples = check.integer(resamples, "resamples", minimum=2)
     width_samples = check.integer(width_samples, "width_samples", minimum=1, maximum=samples)
@@ -101,29 +170,38 @@ def cell(dist, B, *, seed=0, ci_methods=BASELINES + CANDIDATES, samples=1000, re
     bounds = metric_bounds(truth)
     ns = budgets(B)
     parts = []
-    for chosen, part_ns in ((list(ESTIMATORS), ns[ns <= B]), (["V"], ns[ns > B])):
+    for chosen, part_ns in ((list(ESTIMATORS[curve]), ns[ns <= B]),
+                            (list(BEYOND[curve]), ns[ns > B])):
+        if not chosen:
+            continue
         cov = coverage(truth, B, estimators=chosen, ci_methods=meths, replicates=samples,
-                       resamples=resamples, seed=seed, bounds=bounds, ns=part_ns)
+                       resamples=resamples, seed=seed, bounds=bounds, ns=part_ns, curve=curve)
+        symbol = "theta" if curve == "mean" else "tau"
         cov = cov[["coverage", "coverage_lower", "coverage_upper", "miss_below", "miss_above",
-                   "undefined", "mean_width", "theta"]]
+                   "undefined", "mean_width", symbol]].rename({symbol: "truth_value"})
         cov["median_width"] = _median_widths(truth, B, chosen, meths, part_ns, width_samples,
-                                             resamples, seed, bounds)
-        cov["oracle_width"] = _oracle_widths(truth, B, chosen, part_ns, oracle_samples, seed)
-        parts.append(cov)
+                                             resamples, seed, bounds, curve)
+        cov["oracle_width"] = _oracle_widths(truth, B, chosen, part_ns, oracle_samples, seed,
+                                             curve)
+        parts.append(cov.drop_vars([c for c in ("curve", "target", "ci_method_kind")
+                                    if c in cov.coords]))
     ds = xr.concat(parts, dim="n", join="outer", data_vars="all", coords="minimal",
                    compat="override")
-    ds = ds.reindex(estimator=list(ESTIMATORS))
+    ds = ds.reindex(estimator=list(ESTIMATORS[curve]), ci_method=[m.name for m in asked])
+    ds.coords["ci_method_kind"] = ("ci_method", [m.kind for m in asked])
+    ds["truth_value"] = ds["truth_value"].assign_attrs(
+        long_name="exact " + ("mean" if curve == "mean" else "median") + " curve")
     ds["median_width"].attrs["long_name"] = (f"median width of the intervals over the first "
                                              f"{width_samples} searches")
     ds["oracle_width"].attrs["long_name"] = (f"width of the oracle {LEVEL:g} interval: "
-                                             f"quantiles of est - theta_n over "
+                                             f"quantiles of est - truth over "
                                              f"{oracle_samples:,} searches")
     ds.attrs = {**parts[0].attrs, "experiment": "intervals study cell",
                 "width_samples": width_samples, "oracle_samples": oracle_samples}
     return ds
 
 
-def _median_widths(truth, B, ests, meths, ns, count, resamples, seed, bounds):
+def _median_widths(truth, B, ests, meths, ns, count, resamples, seed, bounds, curve):
     """(estimator, ci_method, n): median width over the coverage battery's first searches.
 
     Search i of the coverage battery is drawn first from stream ``(seed,
@@ -135,24 +213,28 @@ def _median_widths(truth, B, ests, meths, ns, count, resamples, seed, bounds):
     for i in range(count):
         xs = truth.sample(B, seed=seed, stream=i)
         iv = bootstrap_intervals(xs, ests, ci_methods=meths, level=LEVEL, resamples=resamples,
-                                 seed=seed, stream=i, bounds=bounds, ns=ns)
+                                 seed=seed, stream=i, bounds=bounds, ns=ns, curve=curve)
         widths.append((iv["upper"] - iv["lower"]).values)
     return (("estimator", "ci_method", "n"), np.median(widths, axis=0))
 
 
-def _oracle_widths(truth, B, ests, ns, count, seed):
-    """(estimator, n): the 97.5% minus the 2.5% quantile of ``est - theta_n``, over
-    searches drawn from the stream of searches of B trials (:mod:`evpsim.engine.streams`)."""
+def _oracle_widths(truth, B, ests, ns, count, seed, curve):
+    """(estimator, n): the 97.5% minus the 2.5% quantile of ``est - truth`` (theta_n or
+    tau_q(n)), over searches drawn from the stream of searches of B trials
+    (:mod:`evpsim.engine.streams`)."""
     from ..engine.streams import search_streams
     from ..estimators.family import resolve_estimators
+    from ..estimators.targets import as_target
 
+    target = as_target(curve)
     xs = np.sort(truth.sample(count * B, seed=seed, stream=search_streams(B)).reshape(count, B),
                  axis=1)
-    theta = truth.theta(ns)
+    exact = target.exact(truth, ns)
     alpha = 0.5 * (1.0 - LEVEL)
     out = []
-    for e in resolve_estimators(ests):
-        q = np.quantile(xs @ e.weight_rows(B, ns).T - theta, [alpha, 1.0 - alpha], axis=0)
+    for e in resolve_estimators(ests, target):
+        q = np.quantile(xs @ e.weight_rows(B, ns, target).T - exact, [alpha, 1.0 - alpha],
+                        axis=0)
         out.append(q[1] - q[0])
     return (("estimator", "n"), np.array(out))
 
@@ -167,31 +249,44 @@ def _cells(ds, where):
 
 
 def summarise(ds, part="within"):
-    """Per method, estimator and B, over the cells (truth, n) of ``part``.
+    """Per method, curve, estimator, B and group of truths, over the cells (truth, n) of
+    ``part``.
 
     Parameters
     ----------
     ds : xarray.Dataset
-        The study's cells combined (dims ``dist``, ``B``, ``estimator``,
-        ``ci_method``, ``n``).
+        The study's cells combined (dims ``dist``, ``B``, ``curve``,
+        ``estimator``, ``ci_method``, ``n``).
     part : {"within", "beyond"}
         n up to B, or beyond B (V only).
 
     Returns
     -------
     xarray.Dataset
-        Dims ``B``, ``estimator``, ``ci_method``: ``min_coverage`` with its
-        Clopper-Pearson bounds (``min_coverage_lower``/``_upper``) and
-        where it is (``worst_dist``, ``worst_n``); ``surely_below_goal``
-        (share of cells whose Clopper-Pearson upper bound is below
-        :data:`GOAL_COVERAGE`), ``below_goal`` (share whose estimate is),
-        ``miss_below`` and ``miss_above`` (mean over cells), ``cells``;
-        and the median over cells of the median width relative to the
-        percentile interval's (``width_vs_percentile``), to the LD band's
-        (``width_vs_ld``) and to the oracle interval's
-        (``width_vs_oracle``).
+        Dims ``truths`` (the groups of :func:`truth_group` the study has),
+        ``B``, ``curve``, ``estimator``, ``ci_method``: ``min_coverage``
+        with its Clopper-Pearson bounds (``min_coverage_lower``/``_upper``)
+        and where it is (``worst_dist``, ``worst_n``);
+        ``surely_below_goal`` (share of cells whose Clopper-Pearson upper
+        bound is below :data:`GOAL_COVERAGE`), ``below_goal`` (share whose
+        estimate is; ``below_beyond_goal``: below :data:`GOAL_BEYOND`),
+        ``miss_below`` and ``miss_above`` (mean over cells),
+        ``cells``; and the median over cells of the median width relative
+        to the percentile interval's (``width_vs_percentile``), to the LD
+        band's (``width_vs_ld``) and to the oracle interval's
+        (``width_vs_oracle``). NaN (and 0 cells) where a method does not
+        bound a curve or an estimator is not of it.
     """
     part = check.choice(part, "part", ("within", "beyond"))
+    groups = np.array([truth_group(d) for d in ds["dist"].values])
+    have = [g for g in TRUTH_GROUPS if (groups == g).any()]
+    out = xr.concat([_summarise_group(ds.isel(dist=np.flatnonzero(groups == g)), part)
+                     for g in have], dim="truths", coords="minimal", compat="override")
+    return out.assign_coords(truths=have)
+
+
+def _summarise_group(ds, part):
+    """:func:`summarise` over the truths of ``ds`` (one group)."""
     where = (lambda n, B: n <= B) if part == "within" else (lambda n, B: n > B)
     c = _cells(ds, where)
     cov = c["coverage"]
@@ -208,6 +303,7 @@ def summarise(ds, part="within"):
     out["worst_n"] = xr.DataArray(c["n"].values[worst.values], dims=worst.dims)
     with np.errstate(invalid="ignore"):
         out["below_goal"] = (cov < GOAL_COVERAGE).where(have).sum("cell") / cells
+        out["below_beyond_goal"] = (cov < GOAL_BEYOND).where(have).sum("cell") / cells
         out["surely_below_goal"] = (c["coverage_upper"] < GOAL_COVERAGE).where(have).sum(
             "cell") / cells
     out["miss_below"] = c["miss_below"].mean("cell")
@@ -222,6 +318,8 @@ def summarise(ds, part="within"):
     for var, text in (("min_coverage", "lowest coverage over the cells"),
                       ("below_goal", f"share of cells whose coverage estimate is below "
                                      f"{GOAL_COVERAGE:g}"),
+                      ("below_beyond_goal", f"share of cells whose coverage estimate is "
+                                            f"below {GOAL_BEYOND:g}"),
                       ("surely_below_goal", f"share of cells whose Clopper-Pearson upper bound "
                                             f"is below {GOAL_COVERAGE:g}"),
                       ("width_vs_percentile", "median over cells of the median width relative "
@@ -231,19 +329,113 @@ def summarise(ds, part="within"):
                       ("width_vs_oracle", "median over cells of the median width relative to "
                                           "the oracle interval's")):
         out[var].attrs["long_name"] = text
-    return out.drop_vars([v for v in out.coords if v not in ("B", "estimator", "ci_method")])
+    keep = ("B", "curve", "estimator", "ci_method")
+    return out.drop_vars([v for v in out.coords if v not in keep])
 
 
-def verdict(summary, Bs):
-    """Which methods reach the goal at every B of ``Bs``, for both estimators.
+def of_curve(summary, curve, Bs, estimators=None):
+    """``summary`` (of :func:`summarise`) at the budgets ``Bs``, the curve ``curve`` and
+    ``estimators`` (default the curve's, :data:`ESTIMATORS`)."""
+    return summary.sel(B=list(Bs), curve=curve,
+                       estimator=list(ESTIMATORS[curve] if estimators is None else estimators))
+
+
+def goal(within, beyond, Bs):
+    """The goal, criterion by criterion, per method and curve, at every B of ``Bs``.
+
+    Parameters
+    ----------
+    within, beyond : xarray.Dataset
+        :func:`summarise` of the study at n <= B and at B < n <= 2B.
+    Bs : sequence of int
+        The budgets the goal is judged at.
+
+    Returns
+    -------
+    xarray.Dataset
+        Boolean, dims ``ci_method``, ``curve``: ``bounds`` (the method has
+        cells of the curve at every B and in every group of truths),
+        ``none_surely_below`` (no cell n <= B whose Clopper-Pearson upper
+        bound is below :data:`GOAL_COVERAGE`), ``covers`` (every estimate
+        n <= B at least :data:`GOAL_COVERAGE`), ``covers_beyond`` (every
+        estimate of the estimators of :data:`BEYOND` beyond B at least
+        :data:`GOAL_BEYOND`; true for a curve without them), ``oracle_width``
+        and ``percentile_width`` (median width at most :data:`GOAL_ORACLE`
+        times the oracle's and :data:`GOAL_WIDTH` times the percentile's,
+        for every B, estimator and group), and ``met``: all of them.
+    """
+    rows = []
+    for curve in [str(c) for c in within["curve"].values]:
+        s = of_curve(within, curve, Bs)
+        over = ("truths", "B", "estimator")
+        row = xr.Dataset()
+        row["bounds"] = (s["cells"] > 0).all(over)
+        row["none_surely_below"] = (s["surely_below_goal"] == 0).all(over)
+        row["covers"] = (s["min_coverage"] >= GOAL_COVERAGE).all(over)
+        if BEYOND[curve]:
+            b = of_curve(beyond, curve, Bs, BEYOND[curve])
+            row["covers_beyond"] = ((b["min_coverage"] >= GOAL_BEYOND)
+                                    & (b["cells"] > 0)).all(over)
+        else:
+            row["covers_beyond"] = xr.ones_like(row["bounds"])
+        row["oracle_width"] = (s["width_vs_oracle"] <= GOAL_ORACLE).all(over)
+        row["percentile_width"] = (s["width_vs_percentile"] <= GOAL_WIDTH).all(over)
+        rows.append(row.drop_vars([v for v in row.coords if v != "ci_method"]))
+    out = xr.concat(rows, dim="curve").assign_coords(curve=[str(c) for c in within["curve"].values])
+    out["met"] = out["bounds"]
+    for var in ("none_surely_below", "covers", "covers_beyond", "oracle_width",
+                "percentile_width"):
+        out["met"] = out["met"] & out[var]
+    return out.transpose("ci_method", "curve")
+
+
+def verdict(within, beyond, Bs):
+    """Which methods reach the goal (:func:`goal`), per curve.
 
     Returns
     -------
     xarray.DataArray
-        Boolean (ci_method): a coverage estimate of at least
-        :data:`GOAL_COVERAGE` in every cell and median width at most :data:`GOAL_WIDTH` times the
-        percentile interval's, at each B of ``Bs`` and for each estimator.
+        Boolean (ci_method, curve).
     """
-    s = summary.sel(B=list(Bs))
-    ok = (s["min_coverage"] >= GOAL_COVERAGE) & (s["width_vs_percentile"] <= GOAL_WIDTH)
-    return ok.all(("B", "estimator"))
+    return goal(within, beyond, Bs)["met"]
+
+
+def worst_cells(ds, method, curve, Bs, count=5):
+    """The lowest coverage estimates of ``method`` on ``curve`` at the budgets ``Bs``.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The study's cells combined.
+    method, curve : str
+        The CI method and the curve.
+    Bs : sequence of int
+        The budgets judged.
+    count : int
+        How many cells.
+
+    Returns
+    -------
+    list of dict
+        Lowest coverage first: ``dist``, ``B``, ``n``, ``estimator``,
+        ``coverage``, ``lower``, ``upper``, ``miss_below``, ``miss_above``,
+        ``beyond`` (n > B) and ``goal`` (the estimate's goal there:
+        :data:`GOAL_BEYOND` beyond B, else :data:`GOAL_COVERAGE`), the
+        cells below their goal only.
+    """
+    sub = ds.sel(B=list(Bs), curve=curve, ci_method=method,
+                 estimator=list(ESTIMATORS[curve]))
+    cols = ["coverage", "coverage_lower", "coverage_upper", "miss_below", "miss_above"]
+    table = sub[cols].reset_coords(drop=True).to_dataframe().dropna(subset=["coverage"])
+    table = table.reset_index()
+    table["beyond"] = table["n"] > table["B"]
+    table = table[~table["beyond"] | table["estimator"].isin(BEYOND[curve])]
+    table["goal"] = np.where(table["beyond"], GOAL_BEYOND, GOAL_COVERAGE)
+    table = table[table["coverage"] < table["goal"]]
+    table = table.assign(short=table["coverage"] - table["goal"]).sort_values(
+        ["short", "dist", "B", "n"], kind="stable")
+    return [dict(dist=str(r.dist), B=int(r.B), n=int(r.n), estimator=str(r.estimator),
+                 coverage=float(r.coverage), lower=float(r.coverage_lower),
+                 upper=float(r.coverage_upper), miss_below=float(r.miss_below),
+                 miss_above=float(r.miss_above), beyond=bool(r.beyond), goal=float(r.goal))
+            for r in table.head(count).itertuples()]

@@ -124,7 +124,7 @@ def default_ci_methods():
     return [m for m in list_ci_methods() if get_ci_method(m).kind != "calibrated"]
 
 
-def _bounds_curve(method, target, B):
+def bounds_curve(method, target, B):
     """Whether ``method`` gives intervals for ``target`` at B: the curves its kind bounds
     (the resampling methods: the mean curve only), from B of at least its ``minimum_B``."""
     from ..intervals.family import KINDS
@@ -250,7 +250,7 @@ def _cell_run(dist, B, curve, estimators, ci_methods, coverage_replicates, resam
         raise check.InvalidArgument("estimators", f"estimators: none estimates the "
                                                   f"{target.name} curve")
     all_meths = resolve_ci_methods(default_ci_methods() if ci_methods is None else ci_methods)
-    meths = [m.name for m in all_meths if _bounds_curve(m, target, B)]
+    meths = [m.name for m in all_meths if bounds_curve(m, target, B)]
     bounds = metric_bounds(truth)
     ns = budgets(B)
     check.replicates(coverage_replicates, "coverage_replicates")
@@ -426,7 +426,7 @@ def leaderboard(*, truths=None, Bs=None, curves=CURVES, estimators=None, ci_meth
         cells = [(as_target(c), check.B(B)) for c in axis_values(curves, "curve")
                  for B in axis_values(Bs, "B")]
         for m in meths:
-            if not any(_bounds_curve(m, target, B) for target, B in cells):
+            if not any(bounds_curve(m, target, B) for target, B in cells):
                 raise check.InvalidArgument(
                     "ci_methods", f"ci_methods: {m.name} bounds the mean curve only, at B >= "
                                   f"{m.minimum_B}, and no cell of this grid is one")

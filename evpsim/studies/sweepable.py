@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..engine.sweeps.grid import Battery, register_battery
 from ..truths.distributions import make_truth
+from .interval_study import BASELINES, CANDIDATES
 
 __all__ = []
 
@@ -30,11 +31,10 @@ for _battery in [
             make_truth, {"estimators": None, "ci_methods": None, "replicates": 20_000,
                          "python_replicates": None, "coverage_replicates": 1000,
                          "resamples": 2000}, "rmse"),
-    Battery("intervals", "evpsim.studies.interval_study.cell", ("dist", "B"), TRUTH,
-            make_truth, {"ci_methods": ["percentile", "basic", "bca", "ld-equal-tailed",
-                                        "studentized", "smoothed", "gpd-tail", "m-out-of-n"],
-                         "samples": 1000, "resamples": 1000, "width_samples": 250,
-                         "oracle_samples": 20_000}, "coverage", True),
+    Battery("intervals", "evpsim.studies.interval_study.cell", ("dist", "B", "curve"), TRUTH,
+            make_truth, {"ci_methods": list(BASELINES + CANDIDATES), "samples": 1000,
+                         "resamples": 1000, "width_samples": 250, "oracle_samples": 20_000},
+            "coverage", True),
     Battery("compare", "evpsim.studies.compare.comparison_errors", ("a", "b", "B"),
             {"a": "_a", "b": "_b"}, make_truth, {"estimators": None, "curve": "mean",
                                                  "pool": False, "replicates": 50_000,
