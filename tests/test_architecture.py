@@ -73,8 +73,9 @@ def test_kernels_import_nothing_of_the_package_above_them():
 #: the CI-method kernels, and the modules of the kinds of CI method: only the family
 #: (evpsim.intervals) imports them
 CI_KINDS = ("evpsim._kernels.bootstrap", "evpsim._kernels.resampling", "evpsim._kernels.bands",
-            "evpsim._kernels.tails", "evpsim.intervals.bootstrap", "evpsim.intervals.bands",
-            "evpsim.intervals.resampling", "evpsim.intervals.kind")
+            "evpsim._kernels.tails", "evpsim._kernels.calibrated", "evpsim.intervals.bootstrap",
+            "evpsim.intervals.bands", "evpsim.intervals.resampling",
+            "evpsim.intervals.calibrated", "evpsim.intervals.kind")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith(

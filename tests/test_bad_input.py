@@ -492,8 +492,17 @@ A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
   "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, "
-  "order-statistic")
+  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
+A("range", "coverage-calibrated-median",
+  lambda d: evpsim.coverage("normal", 20, ci_methods="gpd-tail-calibrated", curve="median",
+                            estimators="quantile", replicates=4), IA,
+  "ci_methods: gpd-tail-calibrated bound the mean curve only, not the quantile:0.5 curve")
+A("short", "coverage-fdb-B-9",
+  lambda d: evpsim.coverage("normal", 9, ci_methods="gpd-tail-fdb", replicates=4), IA,
+  "ci_methods: gpd-tail-fdb needs B >= 10, got B = 9")
+A("estimator", "curve-fdb-python-estimator",
+  lambda d: evpsim.curve(np.arange(20.0), estimators="naive", ci_methods="gpd-tail-fdb"), IA,
+  "ci_methods: gpd-tail-fdb reweights resamples through an L-statistic's weights")
 A("range", "coverage-orderstat-mean",
   lambda d: evpsim.coverage(B=20, replicates=16, ci_methods="order-statistic"), IA,
   "ci_methods: order-statistic bound the quantile curve only, not the mean curve")
@@ -851,8 +860,7 @@ A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
   "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
   "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, "
-  "order-statistic")
+  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1654,8 +1662,7 @@ C("size", "coverage-B-100000", "coverage --B 100000",
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
   "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
   "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, "
-  "order-statistic")
+  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
@@ -2059,7 +2066,7 @@ C("usage", "curve-workers-no-check", "curve {d}/good.txt --workers 2",
   "--workers applies to the self-check: add --check, or drop it")
 C("usage", "curve-check-resamples-bands", "curve {d}/good.txt --check --ci-methods dkw "
   "--bounds 0,1 --check-resamples 30", "--check-resamples applies to bootstrap, "
-                                       "resampling and order-statistic CI methods; "
+                                       "resampling, order-statistic and calibrated CI methods; "
                                        "--ci-methods dkw resamples nothing")
 C("usage", "curve-plot-ci-method-no-plot", "curve {d}/good.txt --plot-ci-method none",
   "--plot-ci-method applies to the figure: add --plot FILE.png (or --html FILE.html), or "
@@ -2094,10 +2101,12 @@ C("usage", "compare-bounds-no-python", f"compare {TS} --B 5 --bounds 0,1",
 C("usage", "compare-all-range", f"compare {TS} --B 5:6 --all",
   "--all applies to tables over n: one budget (--B N), or a range with --every-n")
 C("usage", "coverage-resamples-bands", "coverage --ci-methods dkw,ld-equal-tailed --resamples 99",
-  "--resamples applies to bootstrap, resampling and order-statistic CI methods; --ci-methods "
+  "--resamples applies to bootstrap, resampling, order-statistic and calibrated CI methods; "
+  "--ci-methods "
   "dkw,ld-equal-tailed resamples nothing: add one, or drop it")
 C("usage", "coverage-bounds-bootstrap", "coverage --ci-methods percentile --bounds 0,1",
-  "--bounds applies to band, resampling and order-statistic CI methods (the score range "
+  "--bounds applies to band, resampling, order-statistic and calibrated CI methods (the "
+  "score range "
   "they use); "
   "--ci-methods percentile has none")
 C("usage", "coverage-estimators-bands", "coverage --ci-methods dkw --estimators V",
@@ -2110,8 +2119,8 @@ C("usage", "sweep-bias-exact-replicates", "sweep bias --dist normal --B 5 --meth
 C("usage", "sweep-bias-bounds-no-python", "sweep bias --dist normal --B 5 --bounds 0,1",
   "--bounds applies to estimators written in Python")
 C("usage", "sweep-coverage-resamples-bands", "sweep coverage --dist normal --B 5 "
-  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap, resampling and "
-                                     "order-statistic CI methods")
+  "--ci-methods dkw --resamples 10", "--resamples applies to bootstrap, resampling, "
+                                     "order-statistic and calibrated CI methods")
 C("usage", "reproduce-data-unused", "reproduce intervals --quick --data {d} --out r",
   "--data applies to papers that read search files; reproduce intervals reads none: drop it")
 C("usage", "reproduce-workers-unused", "reproduce dodge2019 --workers 2 --out r",

@@ -358,8 +358,8 @@ def refuse_unused_resamples(args, dests):
     if args.ci_methods is None or not given(args, *dests):
         return
     if not any(KINDS[m.kind].resamples for m in resolve_ci_methods(args.ci_methods)):
-        refuse_unused(args, dests, f"applies to bootstrap, resampling and order-statistic CI "
-                                   f"methods; "
+        refuse_unused(args, dests, f"applies to bootstrap, resampling, order-statistic and "
+                                   f"calibrated CI methods; "
                                    f"--ci-methods {args.ci_methods} resamples nothing: add "
                                    f"one, or drop it")
 

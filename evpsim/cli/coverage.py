@@ -114,9 +114,10 @@ def refuse_unused_options(args):
     if args.ci_methods is None or not given(args, "bounds", "estimators"):
         return
     kinds = {m.kind for m in resolve_ci_methods(args.ci_methods)}
-    if not kinds & {"band", "resampling", "order-statistic"}:
-        refuse_unused(args, ("bounds",), f"applies to band, resampling and order-statistic CI "
-                                         f"methods (the score range they use); --ci-methods "
+    if not kinds & {"band", "resampling", "order-statistic", "calibrated"}:
+        refuse_unused(args, ("bounds",), f"applies to band, resampling, order-statistic and "
+                                         f"calibrated CI methods (the score range they use); "
+                                         f"--ci-methods "
                                          f"{args.ci_methods} has none: add one, or drop it")
     if kinds == {"band"}:
         refuse_unused(args, ("estimators",), f"applies to bootstrap and resampling CI methods; "

@@ -294,7 +294,7 @@ def _bound_lines(ds):
                                 ds["ci_method_assumes"].values):
         if assumes:
             lines.append(f"{m}: its {optimistic} limits rest on {assumes}"
-                         if kind == "resampling" else f"{m}: {assumes}")
+                         if kind in ("resampling", "calibrated") else f"{m}: {assumes}")
     return lines
 
 
@@ -423,7 +423,7 @@ def _header(ds, seconds):
     how = []
     if "bootstrap" in kinds.values():
         how.append(f"{a['resamples']:,} bootstrap resamples (seed {a['seed']})")
-    drawn = [m for m, k in kinds.items() if k == "resampling"]
+    drawn = [m for m, k in kinds.items() if k in ("resampling", "calibrated")]
     if drawn:
         how.append(f"{', '.join(drawn)} with {a['resamples']:,} resamples (seed {a['seed']})")
     exact = [m for m, k in kinds.items() if k == "order-statistic"]

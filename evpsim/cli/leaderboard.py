@@ -73,7 +73,8 @@ def _add_grid_args(g):
     g.add_argument("--ci-methods", metavar="LIST",
                    help="CI methods (default: every registered one, so gpd-tail, curve's "
                         "default, is among them: the bootstrap, resampling, band and "
-                        "order-statistic kinds; order-statistic, curve's default for a "
+                        "order-statistic kinds (the calibrated kind only when named); "
+                        "order-statistic, curve's default for a "
                         "quantile curve, bounds the quantile curves only; the resampling ones "
                         "bound the mean curve only, and cost: "
                         f"{RESAMPLING_COST}; name fewer to save it, e.g. "

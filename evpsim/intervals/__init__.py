@@ -1,4 +1,5 @@
-"""How sure: the CI-method family (bootstrap, band, resampling and order-statistic kinds).
+"""How sure: the CI-method family (bootstrap, band, resampling,
+order-statistic and calibrated kinds).
 
 * :mod:`.family`: :class:`CIMethod`, its registry, the dispatch over the
   kinds (``plan_intervals``), ``bootstrap_intervals``, ``free_lower_bound``;
@@ -8,7 +9,9 @@
 * :mod:`.resampling`: methods that draw their own resamples (bootstrap-t,
   smoothed, GPD tail, m-out-of-n);
 * :mod:`.orderstat`: exact intervals between order statistics for a
-  quantile curve.
+  quantile curve;
+* :mod:`.calibrated`: the GPD tail's interval at levels calibrated through
+  its fitted model (prepivoting, the fast double bootstrap).
 
 Everything outside this package asks the family (this package or
 :mod:`.family`), never a kind's module or a CI-method kernel, so that a new

@@ -6,7 +6,7 @@ expected maximum from a researcher's own scores; the coverage battery
 constructions cover the truth.
 
 The registry of *CI methods* for the expected maximum ``theta_n`` mirrors
-the estimators' (:mod:`evpsim.estimators`). A method is of one of four kinds, each a
+the estimators' (:mod:`evpsim.estimators`). A method is of one of five kinds, each a
 module of :mod:`evpsim.intervals` implementing the one interface of
 :mod:`evpsim.intervals.kind` (:data:`KINDS`); studies and curves ask this
 family (:func:`plan_intervals`, :func:`bootstrap_intervals`), never a kind:
@@ -53,6 +53,13 @@ family (:func:`plan_intervals`, :func:`bootstrap_intervals`), never a kind:
     generalized Pareto tail's upper end where no order statistic lies high
     enough. The same for every estimator; ``curve``'s default for a
     quantile curve.
+``calibrated`` (:mod:`evpsim.intervals.calibrated`)
+    ``gpd-tail``'s interval at levels calibrated through the model it fits:
+    its coverage of that model's exact theta_n measured on samples drawn
+    from it, each end's level then set so that it would miss as often as
+    the level allows; by prepivoting (``gpd-tail-calibrated``) or the fast
+    double bootstrap (``gpd-tail-fdb``). For the mean curve; slow, so run
+    only when named.
 """
 
 from __future__ import annotations
@@ -70,6 +77,7 @@ from ..estimators.pyrun import search_counts
 from ..estimators.targets import MEAN, as_target
 from .bands import BAND, band_arrays, curve_intervals, ld_upper_band
 from .bootstrap import BOOTSTRAP
+from .calibrated import CALIBRATED
 from .kind import Limits, Sample, Setup
 from .orderstat import ORDERSTAT
 from .resampling import RESAMPLING
@@ -87,7 +95,7 @@ __all__ = [
 ]
 
 #: every kind of CI method, by name, in the order their methods are registered and run
-KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND, ORDERSTAT)}
+KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND, ORDERSTAT, CALIBRATED)}
 
 #: slots of the coverage tallies (method, estimator, n + 1, slot): intervals covering
 #: the truth, lying below it, above it, and the sum of the defined intervals' widths
@@ -106,12 +114,12 @@ class CIMethod:
         Identifier on the command line and ``ci_method`` coordinate.
     description : str
         One line saying what it is.
-    kind : {"bootstrap", "band", "resampling", "order-statistic"}
+    kind : {"bootstrap", "band", "resampling", "order-statistic", "calibrated"}
         See the module docstring (:data:`KINDS`).
     code : int
-        Kernel code of a bootstrap method (``USER`` for user functions) or
-        of a resampling method (:mod:`evpsim._kernels.resampling`); -1 for
-        bands.
+        Kernel code of a bootstrap method (``USER`` for user functions), of
+        a resampling method (:mod:`evpsim._kernels.resampling`) or of a
+        calibrated one (:mod:`evpsim._kernels.calibrated`); -1 for bands.
     func : numba dispatcher or None
         User bootstrap method ``func(boots, estimate, jackknife, level)``.
     band : callable or None
