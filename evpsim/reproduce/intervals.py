@@ -6,8 +6,8 @@ distribution-free bands hold but are several times wider. Every resampled
 estimate is at most the sample maximum, so near n = B an interval must
 reach beyond it, using tail information. This study sets the candidates
 of :mod:`evpsim.intervals` (:data:`~evpsim.studies.interval_study.CANDIDATES`:
-the resampling kind's ``studentized``, ``smoothed``, ``gpd-tail``,
-``m-out-of-n`` for the mean curve, the ``order-statistic`` kind for the
+the resampling kind's ``studentized``, ``smoothed``, ``gpd-tail`` and
+``gpd-tail-lattice`` for the mean curve, the ``order-statistic`` kind for the
 median curve) beside ``percentile``, ``basic``, ``bca`` and the
 ``ld-equal-tailed`` band, for the mean curve (U and V) and the median curve
 (``quantile``), on every truth evpsim knows and the lattice versions of its
