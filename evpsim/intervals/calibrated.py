@@ -103,7 +103,7 @@ def sample_intervals(xs, prepared, codes, resamples, level, seed, stream, bounds
     out = np.full((len(codes), K, 2), np.nan)
     if _R.tail_tied(xs):
         return out
-    params, ref = _R.setup(_R.GPD_TAIL, xs, tabs)
+    params, ref = _R.setup(_R.GPD_TAIL, xs, tabs, 0, 0.0, 0.0)
     piv = np.empty((K, resamples))
     gseed = _R.method_seed(st, _R.GPD_TAIL)
     map_threads(lambda span: _R.pivots(_R.GPD_TAIL, gseed, xs, tabs, params, ref, *span, piv),
