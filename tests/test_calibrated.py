@@ -92,9 +92,10 @@ def test_at_the_nominal_levels_the_interval_is_gpd_tails(sample):
     want = np.empty((1, tabs.wt.shape[1], 2))
     R.sample_intervals(st, sample, tabs, np.array([R.GPD_TAIL]), 300, LEVEL, -np.inf,
                          np.inf, want)
-    params, ref = R.setup(R.GPD_TAIL, sample, tabs)
+    seed = R.method_seed(st, R.GPD_TAIL)
+    params, ref = R.setup(R.GPD_TAIL, sample, tabs, seed, 0.0, 0.0)
     piv = np.empty((tabs.wt.shape[1], 300))
-    R.pivots(R.GPD_TAIL, R.method_seed(st, R.GPD_TAIL), sample, tabs, params, ref, 0,
+    R.pivots(R.GPD_TAIL, seed, sample, tabs, params, ref, 0,
              R.blocks(R.GPD_TAIL, tabs, 300), piv)
     nominal = np.tile([1 - A, A], (tabs.wt.shape[1], 1))
     got = np.empty((tabs.wt.shape[1], 2))
