@@ -133,7 +133,7 @@ def heavy(tmp_path_factory):
     B = 25
     xs = np.sort(evpsim.make_truth("normal").sample(B, seed=3))
     ctabs = P.tables(resolve_estimators("V"), B, np.array([B]), [R.GPD_TAIL])
-    params, _ = R.setup(R.GPD_TAIL, xs, ctabs)
+    params, _ = R.setup(R.GPD_TAIL, xs, ctabs, np.uint64(0), 0.0, 0.0)  # no lattice: step 0
     st, y, counts = R.rng_init(99, 0), np.empty(B), np.empty(B, dtype=np.int64)
     draws = []
     for _ in range(4000):
