@@ -11,9 +11,16 @@ Prints one markdown table:
 * ``evpsim.curve`` on the first 1,000 MultiNLI DeBERTa-base accuracies,
   R = 10,000 resamples, V, percentile, every n (goal: at most 2 s warm),
   beside ``scipy.stats.bootstrap`` with a vectorized statistic giving V at
-  every n at once (scipy at its best), on the same scores and R; and the
+  every n at once (scipy at its best), on the same scores and R; the
   default interval, gpd-tail, on the same scores and R, beside percentile
-  (goal: at most 4 s warm, "a few seconds");
+  (goal: at most 4 s warm, "a few seconds"); the median curve
+  (``curve="median"``) with its default interval, order-statistic, beside
+  percentile on the median curve (goal: at most 5 s); and, beside
+  gpd-tail (with their cost relative to percentile's in the note),
+  gpd-tail-lattice (these accuracies lie on a lattice of step 1/9,815,
+  so it fits its lattice tail there; goal: at most 5 s) and the calibrated
+  kind's gpd-tail-calibrated and gpd-tail-fdb (no goal), all on the same
+  scores and R;
 * the bands on the first 50 Reuters MLP F1 scores, bounds (0, 1):
   ``curve(..., ci_methods=band)`` for ``dkw``, ``ks``, ``ld-equal-tailed``
   and ``ld-highest-density`` beside opda's
@@ -75,6 +82,8 @@ from scipy import stats
 
 import evpsim
 from evpsim import bands
+from evpsim._kernels.lattice import lattice_of
+from evpsim.intervals.family import CURVE_QUANTILE_CI_METHOD
 from evpsim.studies.selfcheck import RESAMPLES, SHORTFALL, coverage_warnings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -90,7 +99,12 @@ FULL = {"curve_B": 1000, "curve_R": 10_000, "band_B": 50, "band_large_B": 1000,
         "check_M": CHECK_DEFAULTS["replicates"], "check_R": CHECK_DEFAULTS["resamples"]}
 QUICK = {"curve_B": 100, "curve_R": 1000, "band_B": 20, "band_large_B": 100, "check_M": 20,
          "check_R": 200}
-GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0}
+GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0,
+         "curve_median": 5.0, "curve_lattice": 5.0}
+#: the median curve's default interval
+MEDIAN_DEFAULT = CURVE_QUANTILE_CI_METHOD
+#: intervals for the mean curve timed beside the default gpd-tail (the first has a goal)
+MEAN_EXTRA = ("gpd-tail-lattice", "gpd-tail-calibrated", "gpd-tail-fdb")
 #: the self-check of the default interval: at most this many times percentile's on the
 #: Reuters pair, and at most this many seconds on the opda pair
 CHECK_RATIO, CHECK_OPDA = 3.0, 120.0
@@ -154,6 +168,56 @@ def opda_bands(xs, method, generator):
             xs, LEVEL, a=BOUNDS[0], b=BOUNDS[1], method=method.replace("-", "_"),
             generator=generator)
     return hi_cdf.average_tuning_curve(ns), lo_cdf.average_tuning_curve(ns)
+
+
+def curve_rows(xs, R, repeat, batch, quick):
+    """Table rows of ``evpsim.curve`` on the scores ``xs`` with ``R`` resamples.
+
+    V with percentile beside ``scipy.stats.bootstrap``; with gpd-tail (the
+    default), gpd-tail-lattice and the calibrated kind's methods beside
+    percentile or gpd-tail; the median curve with its default interval
+    beside percentile on the same curve. Returns ``rows``, ``gap`` (the
+    largest difference between evpsim's and scipy's percentile bounds),
+    ``missing`` (per method, the budgets n without an interval) and
+    ``step`` (the lattice of the scores, 0 for none).
+    """
+    B, rows, missing = xs.size, [], {}
+    head = f"`curve`, {B:,} scores, R = {R:,}"
+
+    def run(method, curve="mean"):
+        """Time ``curve`` with ``method`` (None: the default) and note its missing n."""
+        w, c, ds = timed(lambda: evpsim.curve(xs, ci_methods=method, resamples=R, curve=curve),
+                         repeat)
+        for m in ds["ci_method"].values:
+            missing[f"{m} ({curve})"] = int(np.isnan(ds["lower"].sel(ci_method=m)).sum())
+        return w, c, ds
+
+    w, c, ds = run("percentile")
+    sw, sc, (slo, shi) = timed(lambda: scipy_curve(xs, R, batch))
+    rows.append((f"{head}, V, percentile, every n", w, c,
+                 "`scipy.stats.bootstrap`, vectorized V at every n", sw, sc, sw / w,
+                 goal("curve", w, quick)))
+    iv = ds.sel(model="model", estimator="V", ci_method="percentile")
+    gap = max(np.abs(iv["lower"].values - slo).max(), np.abs(iv["upper"].values - shi).max())
+    gw, gc, _ = run(None)
+    rows.append((f"{head}, V, gpd-tail (the default), every n", gw, gc,
+                 "evpsim percentile, the row above (ratio: its cost relative to gpd-tail's)",
+                 w, c, w / gw, goal("curve_default", gw, quick)))
+    pw, pc, _ = run("percentile", "median")
+    mw, mc, _ = run(None, "median")
+    rows.append((f"{head}, median curve (estimator quantile), {MEDIAN_DEFAULT} (its default), "
+                 f"every n", mw, mc, f"evpsim percentile on the median curve (ratio: its cost "
+                 f"relative to {MEDIAN_DEFAULT}'s)", pw, pc, pw / mw,
+                 goal("curve_median", mw, quick)))
+    for method in MEAN_EXTRA:
+        ew, ec, _ = run(method)
+        note = f"{ratio_text(ew / w)} percentile's wall"
+        if method == "gpd-tail-lattice":
+            note = f"{goal('curve_lattice', ew, quick)}; {note}"
+        rows.append((f"{head}, V, {method}, every n", ew, ec,
+                     f"evpsim gpd-tail, the default's row (ratio: its cost relative to "
+                     f"{method}'s)", gw, gc, gw / ew, note))
+    return {"rows": rows, "gap": gap, "missing": missing, "step": lattice_of(np.sort(xs))[0]}
 
 
 def band_rows(ys, method, repeat, with_opda, gaps):
@@ -420,22 +484,14 @@ def main():
     for fn in small_calls(args.data).values():
         fn()
     evpsim.curve(band_xs[:10], ci_methods=",".join(BANDS), bounds=BOUNDS)
+    evpsim.curve(xs[:40], ci_methods=",".join(("percentile",) + MEAN_EXTRA), resamples=64)
+    evpsim.curve(xs[:40], ci_methods=f"{MEDIAN_DEFAULT},percentile", curve="median",
+                 resamples=64)
     jit, jit_total = warmup_subprocess(args.data, args.cold)
 
-    # curve, bootstrap: evpsim vs scipy
     B, R = sz["curve_B"], sz["curve_R"]
-    w, c, ds = timed(lambda: evpsim.curve(xs[:B], ci_methods="percentile", resamples=R), repeat)
-    sw, sc, (slo, shi) = timed(lambda: scipy_curve(xs[:B], R, args.scipy_batch))
-    rows.append((f"`curve`, {B:,} scores, R = {R:,}, V, percentile, every n", w, c,
-                 "`scipy.stats.bootstrap`, vectorized V at every n", sw, sc, sw / w,
-                 goal("curve", w, args.quick)))
-    # the default interval, gpd-tail, beside percentile on the same scores
-    gw, gc, _ = timed(lambda: evpsim.curve(xs[:B], resamples=R), repeat)
-    rows.append((f"`curve`, {B:,} scores, R = {R:,}, V, gpd-tail (the default), every n", gw,
-                 gc, "evpsim percentile, the row above (ratio: its cost relative to gpd-tail's)",
-                 w, c, w / gw, goal("curve_default", gw, args.quick)))
-    iv = ds.sel(model="model", estimator="V", ci_method="percentile")
-    curve_gap = max(np.abs(iv["lower"].values - slo).max(), np.abs(iv["upper"].values - shi).max())
+    curve_out = curve_rows(xs[:B], R, repeat, args.scipy_batch, args.quick)
+    rows += curve_out["rows"]
 
     # bands: evpsim vs opda
     band_gaps = {}
@@ -509,12 +565,19 @@ def main():
         print(f"| {name} | {num(w)} | {num(c)} | {alt} | {num(aw)} | {num(ac)} "
               f"| {ratio_text(ratio)} | {note} |")
     cov = chk["check_coverage"].sel(model="model", estimator="V", ci_method="percentile")
+    step = curve_out["step"]
+    lattice_text = (f"The {B:,} `curve` scores lie on a lattice of step 1/{1 / step:,.0f}, "
+                    f"where gpd-tail-lattice fits its tail" if step > 0 else
+                    f"The {B:,} `curve` scores lie on no lattice: gpd-tail-lattice is gpd-tail "
+                    f"there")
+    gaps_text = ", ".join(f"{m} {k}" for m, k in curve_out["missing"].items())
     batching = ("all in one batch" if args.scipy_batch is None else
                 f"in batches of {args.scipy_batch:,}")
     print(f"\nratio = alternative wall / evpsim wall; CPU includes every thread and finished "
           f"child processes. scipy curve: one call on the same scores, {R:,} resamples "
           f"{batching}, full size (nothing extrapolated); its intervals differ from "
-          f"evpsim's by at most {curve_gap:.1e} (Monte Carlo). opda: "
+          f"evpsim's by at most {curve_out['gap']:.1e} (Monte Carlo). {lattice_text}; "
+          f"budgets n without an interval: {gaps_text}. opda: "
           f"`EmpiricalDistribution.confidence_bands(ys, {LEVEL}, a=0, b=1, method=..., "
           f"generator=...)` (n_jobs = CPUs for the LD calibration), then "
           f"`average_tuning_curve` of the upper and lower CDF bands for every n; evpsim's "

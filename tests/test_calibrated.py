@@ -92,9 +92,10 @@ def test_at_the_nominal_levels_the_interval_is_gpd_tails(sample):
     want = np.empty((1, tabs.wt.shape[1], 2))
     R.sample_intervals(st, sample, tabs, np.array([R.GPD_TAIL]), 300, LEVEL, -np.inf,
                          np.inf, want)
-    params, ref = R.setup(R.GPD_TAIL, sample, tabs, 0, 0.0, 0.0)
+    seed = R.method_seed(st, R.GPD_TAIL)
+    params, ref = R.setup(R.GPD_TAIL, sample, tabs, seed, 0.0, 0.0)
     piv = np.empty((tabs.wt.shape[1], 300))
-    R.pivots(R.GPD_TAIL, R.method_seed(st, R.GPD_TAIL), sample, tabs, params, ref, 0,
+    R.pivots(R.GPD_TAIL, seed, sample, tabs, params, ref, 0,
              R.blocks(R.GPD_TAIL, tabs, 300), piv)
     nominal = np.tile([1 - A, A], (tabs.wt.shape[1], 1))
     got = np.empty((tabs.wt.shape[1], 2))
@@ -132,7 +133,7 @@ def heavy(tmp_path_factory):
     B = 25
     xs = np.sort(evpsim.make_truth("normal").sample(B, seed=3))
     ctabs = P.tables(resolve_estimators("V"), B, np.array([B]), [R.GPD_TAIL])
-    params, _ = R.setup(R.GPD_TAIL, xs, ctabs, 0, 0.0, 0.0)
+    params, _ = R.setup(R.GPD_TAIL, xs, ctabs, np.uint64(0), 0.0, 0.0)  # no lattice: step 0
     st, y, counts = R.rng_init(99, 0), np.empty(B), np.empty(B, dtype=np.int64)
     draws = []
     for _ in range(4000):

@@ -221,9 +221,10 @@ def sample_calibrated(st, xs, tabs, ctabs, imap_lo, imap_hi, imap_w, code, sampl
         out[:] = np.nan
         return
     K, Kc = tabs.wt.shape[1], ctabs.wt.shape[1]
-    params, ref = setup(GPD_TAIL, xs, tabs, 0, 0.0, 0.0)
+    seed = method_seed(st, GPD_TAIL)
+    params, ref = setup(GPD_TAIL, xs, tabs, seed, 0.0, 0.0)  # no lattice: step 0
     piv = np.empty((K, resamples))
-    pivots(GPD_TAIL, method_seed(st, GPD_TAIL), xs, tabs, params, ref, 0,
+    pivots(GPD_TAIL, seed, xs, tabs, params, ref, 0,
            blocks(GPD_TAIL, tabs, resamples), piv)
     theta = np.empty(ctabs.ns.shape[0])
     model_theta(xs, params, ctabs, theta)

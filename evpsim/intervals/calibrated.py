@@ -103,9 +103,9 @@ def sample_intervals(xs, prepared, codes, resamples, level, seed, stream, bounds
     out = np.full((len(codes), K, 2), np.nan)
     if _R.tail_tied(xs):
         return out
-    params, ref = _R.setup(_R.GPD_TAIL, xs, tabs, 0, 0.0, 0.0)
-    piv = np.empty((K, resamples))
     gseed = _R.method_seed(st, _R.GPD_TAIL)
+    params, ref = _R.setup(_R.GPD_TAIL, xs, tabs, gseed, 0.0, 0.0)  # no lattice: step 0
+    piv = np.empty((K, resamples))
     map_threads(lambda span: _R.pivots(_R.GPD_TAIL, gseed, xs, tabs, params, ref, *span, piv),
                 ranges(_R.blocks(_R.GPD_TAIL, tabs, resamples)))
     theta = np.empty(ctabs.ns.size)
