@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,6 +174,51 @@ def test_lattice_corrections_are_the_rounded_tails_mean(xi, sigma, step, u):
                                     random_state=rng).max(axis=1)
         d = np.rint(x / step) * step - x
         assert abs(corr[j] - d.mean()) < 4.5 * d.std() / math.sqrt(d.size), j
+
+
+@pytest.mark.parametrize("xi, sigma, step, u, jmax, tol",
+                         [(-0.5, 0.03, 0.01, 0.8312, 40, 1e-12),
+                          (-0.9, 0.02, 0.002, 0.9043, 40, 1e-12),
+                          (-0.2, 0.02, 0.0005, 0.9, 200, 1e-12),
+                          (-0.05, 0.004, 0.001, 0.8437, 120, 1e-12),
+                          (0.3, 0.01, 0.01, 0.7, 40, 1e-3),
+                          (0.1, 0.01, 0.002, 0.9, 200, 1e-3),
+                          (0.3, 0.01, 0.0005, 0.7, 100, 1e-3)])
+def test_lattice_corrections_are_the_sum_over_cells(xi, sigma, step, u, jmax, tol):
+    """``corr[j] = snap(u) - u + step sum_m S_j(e_m) - sigma m1[j]`` summed over two
+    million cells: to rounding (``tol`` = 1e-12 of a step) where the tail is bounded (xi
+    < 0) and the kernel's sum reaches its end; within 1e-3 of a step where it is long,
+    the kernel's remainder and Simpson's rule standing in for the cells beyond its 256."""
+    m1, m2, corr = np.empty(jmax + 1), np.empty(jmax + 1), np.empty(jmax + 1)
+    T.gpd_max_moments(xi, jmax, m1, m2)
+    T.lattice_corrections(u, xi, sigma, step, 0.0, jmax, m1,
+                          np.empty((3, 4 + 2 * T.LATTICE_CELLS)), corr)
+    p0 = np.rint(u / step) * step
+    edges = p0 + (np.arange(1, 2_000_001) - 0.5) * step
+    g = stats.genpareto.cdf(edges - u, xi, scale=sigma)
+    gj = np.ones_like(g)
+    for j in range(1, jmax + 1):
+        gj *= g
+        exact = p0 - u + step * np.sum(1.0 - gj) - sigma * m1[j]
+        assert abs(corr[j] - exact) <= tol * step, j
+
+
+def test_lattice_corrections_as_recorded():
+    """The values recorded (``tests/data/lattice_corrections.npz``) from the kernel before
+    it summed only what each branch needs, in four running sums: equal to 1e-14 (scores
+    in [0, 1]), in every branch (a reached end, the remainder, Simpson's rule from j = 2
+    on), where the sum over cells above tells only 1e-3 of a step."""
+    rec = np.load(Path(__file__).parent / "data" / "lattice_corrections.npz")
+    start = 0
+    for xi, sigma, step, u, jmax in rec["cases"]:
+        jmax = int(jmax)
+        m1, m2, corr = np.empty(jmax + 1), np.empty(jmax + 1), np.empty(jmax + 1)
+        T.gpd_max_moments(xi, jmax, m1, m2)
+        T.lattice_corrections(u, xi, sigma, step, 0.0, jmax, m1,
+                              np.empty((3, 4 + 2 * T.LATTICE_CELLS)), corr)
+        np.testing.assert_allclose(corr, rec["corr"][start:start + jmax + 1], rtol=0,
+                                   atol=1e-14)
+        start += jmax + 1
 
 
 def test_lattice_theta_is_the_models_rounded_best():

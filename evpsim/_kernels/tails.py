@@ -418,14 +418,15 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
     xs_[2], ws[2], we[2] = q, -(q - u) / 6.0 - step / 6.0, 0.0
     t = 3
     if q > p0:
-        xs_[t], ws[t], we[t] = p0 + 0.5 * step, step, step
+        xs_[t], ws[t], we[t] = gpd_cdf(p0 + 0.5 * step - u, xi, sigma), step, step
         t += 1
     converged = False
     for m in range(1, (xs_.shape[0] - 4) // 2 + 1):
-        xs_[t], ws[t], we[t] = q + (m - 0.5) * step, step - 4.0 * step / 6.0, step
+        g = gpd_cdf(q + (m - 0.5) * step - u, xi, sigma)
+        xs_[t], ws[t], we[t] = g, step - 4.0 * step / 6.0, step
         xs_[t + 1], ws[t + 1], we[t + 1] = q + m * step, -2.0 * step / 6.0, 0.0
         t += 2
-        if jmax * (1.0 - gpd_cdf(q + (m - 0.5) * step - u, xi, sigma)) < 1e-15:
+        if jmax * (1.0 - g) < 1e-15:
             converged = True
             break
     ws[t - 1] += step / 6.0  # the last cell's right end is no other cell's left
@@ -436,25 +437,63 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
     r2 = sigma * math.exp((1.0 - 2.0 / xi) * math.log(w)) / (2.0 - xi) if w > 0.0 else 0.0
     tot_e = 0.0
     tot_s = 0.0
+    # G at each point (the edges' is there already) where Simpson's rule is used; the
+    # sum over the edges needs only the points of nonzero weight
+    needs_simpson = not converged and jmax * rest >= 0.01
+    ge, wc = np.empty(t), np.empty(t)
+    e = 0
     for i in range(t):
         tot_e += we[i]
         tot_s += ws[i]
-        xs_[i] = gpd_cdf(xs_[i] - u, xi, sigma)  # G at each point, then its powers
-    pw = np.ones(t)
+        if we[i] == 0.0 and needs_simpson:
+            xs_[i] = gpd_cdf(xs_[i] - u, xi, sigma)
+        if we[i] != 0.0:
+            ge[e], wc[e] = xs_[i], we[i]
+            e += 1
+    pe, pw = np.ones(e), np.empty(t)
+    simpson = False
     corr[0] = 0.0
     for j in range(1, jmax + 1):
-        se = tot_e
-        ss = tot_s
-        for i in range(t):
-            pw[i] *= xs_[i]
-            se -= we[i] * pw[i]
-            ss -= ws[i] * pw[i]
+        # the branch, then only the sum it needs: j * rest grows with j, so once
+        # Simpson's rule takes over it keeps the rest, its powers started at j - 1
+        if needs_simpson and j * rest >= 0.01:
+            if not simpson:
+                simpson = True
+                for i in range(t):
+                    pw[i] = xs_[i] ** (j - 1)
+            corr[j] = p0 - u + tot_s - _powers_dot(xs_, ws, pw, t)
+            continue
+        tot = tot_e - _powers_dot(ge, wc, pe, e)
         if converged:
-            corr[j] = p0 - u + se - sigma * m1[j]
-        elif j * rest < 0.01:
-            corr[j] = p0 - u + se + j * r1 - 0.5 * j * (j - 1) * r2 - sigma * m1[j]
+            corr[j] = p0 - u + tot - sigma * m1[j]
         else:
-            corr[j] = p0 - u + ss
+            corr[j] = p0 - u + tot + j * r1 - 0.5 * j * (j - 1) * r2 - sigma * m1[j]
+
+
+@njit(**_OPTS)
+def _powers_dot(g, w, pw, t):
+    """``sum_i w[i] pw[i]`` over the first ``t`` points after ``pw[i] *= g[i]``.
+
+    Four running sums in a fixed order: the sum is not one chain of
+    dependent additions, and its rounding is the same on every CPU.
+    """
+    a0 = a1 = a2 = a3 = 0.0
+    i = 0
+    while i + 4 <= t:
+        pw[i] *= g[i]
+        pw[i + 1] *= g[i + 1]
+        pw[i + 2] *= g[i + 2]
+        pw[i + 3] *= g[i + 3]
+        a0 += w[i] * pw[i]
+        a1 += w[i + 1] * pw[i + 1]
+        a2 += w[i + 2] * pw[i + 2]
+        a3 += w[i + 3] * pw[i + 3]
+        i += 4
+    while i < t:
+        pw[i] *= g[i]
+        a0 += w[i] * pw[i]
+        i += 1
+    return (a0 + a1) + (a2 + a3)
 
 
 @njit(**_OPTS)
