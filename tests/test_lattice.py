@@ -97,3 +97,4 @@ def test_top_ties_and_step_text():
     assert top_ties(np.arange(100.0)) == (10, 0)
     assert step_text(1 / 9815) == "1/9,815" and step_text(0.3) == "0.3"
     assert step_text(2.0) == "2"
+    assert step_text(1e-6) == "1/1,000,000" and step_text(1e-13) == "1e-13"

@@ -4,7 +4,7 @@
   continuous F against the coverage study's (normal truth, B = 25 and 50),
   and at least it on a discretized KDE (ties only widen the interval);
 * its ends are the sample's order statistics, a fitted tail's upper end
-  (at least the best score) only where none lies high enough, which
+  (at least the best score) only where none reaches far enough, which
   ``curve``'s header says with the first such n;
 * ``curve --curve median`` uses it by default, the mean curve keeps gpd-tail;
   what it cannot do is refused or said.
@@ -141,10 +141,10 @@ def test_curve_defaults_and_header(capsys, tmp_path):
     assert main(["curve", str(path), "--curve", "median", "--resamples", "300"]) == 0
     out = capsys.readouterr().out
     assert "95% intervals from order-statistic (exact binomial intervals between order " \
-           "statistics; a fitted tail's 300 resamples, seed 0, where none lies high " \
+           "statistics; a fitted tail's 300 resamples, seed 0, where none reaches far " \
            "enough)" in out
     # 0.5^(50/10) = 0.031 > 0.025 >= 0.5^(50/9) = 0.021: the tail from n = 10 on
-    assert "order-statistic: n >= 10 (B = 50): no order statistic lies high enough (it " \
+    assert "order-statistic: n >= 10 (B = 50): no order statistic reaches far enough (it " \
            "would pass the best score), so the end on the best scores' side comes from a " \
            "generalized Pareto tail fitted to them; the other end stays an order statistic" \
            in out
@@ -169,7 +169,7 @@ def test_what_it_cannot_do_is_refused_or_said(capsys, tmp_path):
 
     assert main(["curve", str(path), "--curve", "median", "--resamples", "100"]) == 0
     out = capsys.readouterr().out
-    assert "order-statistic: n >= 2 (B = 8): no order statistic lies high enough" in out
+    assert "order-statistic: n >= 2 (B = 8): no order statistic reaches far enough" in out
     assert "order-statistic: no upper limit for eight where the order statistics run out: " \
            "its tail needs B >= 10 scores (B = 8)" in out
     ds = evpsim.curve(xs, curve="median", resamples=100)

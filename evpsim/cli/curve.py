@@ -430,7 +430,7 @@ def _header(ds, seconds):
     if exact:
         how.append(f"{', '.join(exact)} (exact binomial intervals between order statistics; "
                    f"a fitted tail's {a['resamples']:,} resamples, seed {a['seed']}, where "
-                   f"none lies high enough)")
+                   f"none reaches far enough)")
     bands = [m for m, k in kinds.items() if k == "band"]
     if bands:
         how.append(f"the {', '.join(bands)} band{'s' if len(bands) > 1 else ''} on the "

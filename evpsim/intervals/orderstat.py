@@ -99,14 +99,14 @@ def tail_note(B, target, ns, level):
     Examples
     --------
     >>> from evpsim.estimators.targets import as_target
-    >>> tail_note(50, as_target("median"), np.arange(1, 51), 0.95)[:60]
-    'n >= 10 (B = 50): no order statistic lies high enough (it wo'
+    >>> tail_note(50, as_target("median"), np.arange(1, 51), 0.95)[:59]
+    'n >= 10 (B = 50): no order statistic reaches far enough (it'
     """
     ns = np.asarray(ns)
     beyond = ns[ranks(B, target.q ** (1.0 / ns), level)[1] > B]
     if beyond.size == 0:
         return ""
-    return (f"n >= {int(beyond.min())} (B = {B}): no order statistic lies high enough (it "
+    return (f"n >= {int(beyond.min())} (B = {B}): no order statistic reaches far enough (it "
             f"would pass the best score), so the end on the best scores' side comes from a "
             f"generalized Pareto tail fitted to them; the other end stays an order statistic")
 
@@ -126,7 +126,7 @@ class OrderStatisticKind(Kind):
         return [dict(name="order-statistic",
                      description="exact binomial interval between two order statistics for "
                                  "a quantile curve (any continuous F); a fitted tail's upper "
-                                 "end where none lies high enough",
+                                 "end where none reaches far enough",
                      source="Thompson 1936; Scheffe & Tukey 1945; David & Nagaraja 2003",
                      assumes="exact for every continuous distribution where two order "
                              "statistics bound it; beyond, its limits on the best scores' "

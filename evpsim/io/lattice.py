@@ -110,15 +110,16 @@ class Lattice:
 
 
 def step_text(step):
-    """A lattice's step as text: ``1/9,815`` where it is 1/N, else its value.
+    """A lattice's step as text: ``1/9,815`` where it is 1/N for N up to a million, else
+    its value.
 
     Examples
     --------
-    >>> step_text(1 / 9815), step_text(0.3), step_text(1.0)
-    ('1/9,815', '0.3', '1')
+    >>> step_text(1 / 9815), step_text(0.3), step_text(1.0), step_text(1e-13)
+    ('1/9,815', '0.3', '1', '1e-13')
     """
     denominator = _denominator(step)
-    if denominator is not None and denominator > 1:
+    if denominator is not None and 1 < denominator <= 1_000_000:
         return f"1/{denominator:,}"
     return f"{step:.4g}"
 
