@@ -11,8 +11,8 @@
 # This notebook runs a small version of `evpsim reproduce intervals` (the
 # full study: 14 truths, B = 25, 50, 100, M = 1,000 searches a cell; its
 # tables are in the documentation's "Intervals that hold" page): the
-# methods that reach beyond the maximum (`gpd-tail`, `studentized`,
-# `smoothed`, `m-out-of-n`) beside `percentile`, `basic`, `bca` and the
+# methods that reach beyond the maximum (`gpd-tail`, `gpd-tail-lattice`,
+# `studentized`, `smoothed`) beside `percentile`, `basic`, `bca` and the
 # distribution-free `ld-equal-tailed` band, on three truths of different
 # kinds at B = 50. Then it runs `curve` and its self-check with its default
 # interval, `gpd-tail-lattice`, on a shipped search.
