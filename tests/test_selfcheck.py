@@ -100,6 +100,24 @@ def test_lattice_scores_are_checked_on_a_lattice_truth():
         cdf[at] ** GLOVE.size, rel=1e-12)
 
 
+def test_lattice_method_is_checked_as_it_runs_on_the_scores():
+    """The KDE's draws lie on its grid, a lattice to ``gpd-tail-lattice``; on scores that
+    lie on none the method is ``gpd-tail``, and so is its check (under its own name).
+    On lattice scores the check runs it on the lattice."""
+    cont = np.random.default_rng(5).beta(8, 3, size=30)
+    sizes = dict(replicates=40, resamples=200, seed=2)
+    both = evpsim.self_check({"glove": GLOVE[:30], "cont": cont},
+                             ci_methods="gpd-tail,gpd-tail-lattice", **sizes)
+    cov = both["check_coverage"]
+    np.testing.assert_array_equal(cov.sel(model="cont", ci_method="gpd-tail-lattice"),
+                                  cov.sel(model="cont", ci_method="gpd-tail"))
+    assert not np.array_equal(cov.sel(model="glove", ci_method="gpd-tail-lattice"),
+                              cov.sel(model="glove", ci_method="gpd-tail"))
+    alone = evpsim.self_check(cont, ci_methods="gpd-tail-lattice", **sizes)
+    np.testing.assert_array_equal(alone["check_coverage"].sel(model="model").values,
+                                  cov.sel(model="cont", ci_method=["gpd-tail-lattice"]).values)
+
+
 def test_minimize_checks_the_mirrored_problem():
     up = evpsim.self_check(GLOVE, bounds=(0, 1), **SMALL)
     down = evpsim.self_check(1 - GLOVE, bounds=(0, 1), minimize=True, **SMALL)

@@ -133,6 +133,10 @@ class CIMethod:
         the metric's known range, as for bands).
     minimum_B : int
         The smallest sample it takes.
+    off_lattice : str
+        The method it is, bit for bit, on scores that lie on no lattice
+        (``""``: itself everywhere); a check that simulates from a truth on a
+        grid runs that one for such scores.
     """
 
     name: str
@@ -145,6 +149,7 @@ class CIMethod:
     source: str = ""
     assumes: str = ""
     minimum_B: int = 2
+    off_lattice: str = ""
 
     def band_arrays(self, B, level):
         """Validated ``(lower, upper)`` CDF bounds of a band method."""

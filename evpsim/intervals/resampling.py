@@ -152,7 +152,8 @@ class ResamplingKind(Kind):
         """``studentized``, ``smoothed``, ``gpd-tail``, ``gpd-tail-lattice`` and
         ``m-out-of-n``."""
         fields = ("name", "code", "description", "source", "assumes", "minimum_B")
-        return [dict(zip(fields, row)) for row in [
+        off = {"gpd-tail-lattice": "gpd-tail"}
+        return [dict(zip(fields, row), off_lattice=off.get(row[0], "")) for row in [
             ("studentized", _R.STUDENTIZED,
              "bootstrap-t: pivot scaled by the SD of the best of n draws from the (re)sample",
              "Efron 1982; Hall 1988", "a pivot whose law the ordinary bootstrap gets right",

@@ -28,7 +28,7 @@ import xarray as xr
 from .. import _validate as check
 from .._format import spans
 from ..estimators.targets import Target, as_target
-from ..intervals.family import curve_ci_method
+from ..intervals.family import curve_ci_method, resolve_ci_methods
 from ..io.lattice import find_lattice
 from ..io.models import as_models
 from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
@@ -76,7 +76,7 @@ def check_resamples(B, ci_methods):
     >>> check_resamples(441, "percentile,gpd-tail")
     250
     """
-    from ..intervals.family import KINDS, resolve_ci_methods
+    from ..intervals.family import KINDS
 
     if not any(KINDS[m.kind].refits for m in resolve_ci_methods(ci_methods)):
         return RESAMPLES
@@ -413,7 +413,7 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     truths = [load_kde(fit) for fit in fits]
     parts, done = [], []
     for k, truth in enumerate(truths):
-        cov = _model_coverage(run, k, truth)
+        cov = _model_coverage(run, k, truth, "lattice_step" in fits[k].attrs)
         done.append(int(cov.attrs["replicates"]))
         parts.append(_coverage_part(run, cov))
     ds = xr.concat(parts, dim="model", join="outer")
@@ -494,9 +494,13 @@ def _check_run(scores, *, labels, estimators, ci_methods, level, bounds, minimiz
                      progress)
 
 
-def _model_coverage(run, k, truth):
+def _model_coverage(run, k, truth, on_lattice):
     """The coverage run of model k on its KDE ``truth``, with its progress line (the
     first model's announced by a timed pilot) and its stopping rule.
+
+    The KDE's draws lie on its grid; where the model's scores lie on no lattice
+    (``on_lattice`` false), a method that takes the lattice into account runs as it
+    does on those scores (its ``off_lattice`` method), under its own name.
 
     Returns
     -------
@@ -515,11 +519,15 @@ def _model_coverage(run, k, truth):
         if k == 0:
             rule = _Pilot(run.models, run.sizes, rule, run.construction, run.estimators,
                           run.ci_methods, run.workers, bar).rule(run.level, run.stop)
-    return coverage(truth, model.scores.size, estimators=run.estimators,
-                    ci_methods=run.ci_methods, level=run.level, replicates=run.replicates,
-                    resamples=run.sizes[k], seed=run.seed,
-                    bounds=run.flipped if run.construction == "centered" else None,
-                    workers=run.workers, progress=bar, curve=run.target, stop=rule)
+    methods = resolve_ci_methods(run.ci_methods)
+    names = [m.name for m in methods]
+    ran = names if on_lattice else [m.off_lattice or m.name for m in methods]
+    cov = coverage(truth, model.scores.size, estimators=run.estimators,
+                   ci_methods=list(dict.fromkeys(ran)), level=run.level,
+                   replicates=run.replicates, resamples=run.sizes[k], seed=run.seed,
+                   bounds=run.flipped if run.construction == "centered" else None,
+                   workers=run.workers, progress=bar, curve=run.target, stop=rule)
+    return cov if ran == names else cov.sel(ci_method=ran).assign_coords(ci_method=names)
 
 
 def _coverage_part(run, cov):
@@ -555,7 +563,6 @@ def kde_options(ci_methods, bandwidth, construction):
     Callers that do other work first (the ``curve`` command) check them
     before it.
     """
-    from ..intervals.family import resolve_ci_methods
     from ..truths.kde import CONSTRUCTIONS, RULES
 
     if isinstance(bandwidth, str):
