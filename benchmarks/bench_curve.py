@@ -12,15 +12,15 @@ Prints one markdown table:
   R = 10,000 resamples, V, percentile, every n (goal: at most 2 s warm),
   beside ``scipy.stats.bootstrap`` with a vectorized statistic giving V at
   every n at once (scipy at its best), on the same scores and R; the
-  default interval, gpd-tail, on the same scores and R, beside percentile
-  (goal: at most 4 s warm, "a few seconds"); the median curve
+  default interval, gpd-tail-lattice, on the same scores and R, beside
+  percentile (these accuracies lie on a lattice of step 1/9,815, so it
+  fits its lattice tail there; goal: at most 5 s warm); the median curve
   (``curve="median"``) with its default interval, order-statistic, beside
-  percentile on the median curve (goal: at most 5 s); and, beside
-  gpd-tail (with their cost relative to percentile's in the note),
-  gpd-tail-lattice (these accuracies lie on a lattice of step 1/9,815,
-  so it fits its lattice tail there; goal: at most 5 s) and the calibrated
-  kind's gpd-tail-calibrated and gpd-tail-fdb (no goal), all on the same
-  scores and R;
+  percentile on the median curve (goal: at most 5 s); and, beside the
+  default (with their cost relative to percentile's in the note),
+  gpd-tail (the continuous tail) and the calibrated kind's
+  gpd-tail-calibrated and gpd-tail-fdb (no goal), all on the same scores
+  and R;
 * the bands on the first 50 Reuters MLP F1 scores, bounds (0, 1):
   ``curve(..., ci_methods=band)`` for ``dkw``, ``ks``, ``ld-equal-tailed``
   and ``ld-highest-density`` beside opda's
@@ -34,15 +34,16 @@ Prints one markdown table:
   resamples, V) of percentile on the 50 SST-2 BCN GloVe accuracies,
   beside a loop over ``scipy.stats.bootstrap`` on searches drawn from the
   same centered KDE, timed on ``--scipy-samples`` of them and extrapolated
-  per search to M; and of the default, gpd-tail, beside percentile's;
+  per search to M; and of the default, gpd-tail-lattice, beside
+  percentile's;
 * the command ``python -m evpsim curve FILE --check --bounds 0,1`` on that
   file, as a subprocess, warm: median of ``--cli-runs`` runs after one
   unmeasured run, with ``--ci-methods percentile`` (goal: at most 10 s)
-  and with the default gpd-tail (goal: at most 60 s, a check that stays
+  and with the default gpd-tail-lattice (goal: at most 60 s, a check that stays
   worth waiting for);
 * the self-check as ``evpsim curve A B --check`` runs it (default sizes:
   at most 1,000 searches, stopping once every verdict is settled;
-  resamples by B), of the default gpd-tail beside percentile's, timed
+  resamples by B), of the default gpd-tail-lattice beside percentile's, timed
   side by side in one run, on the Reuters MLP and LSTM searches (goal:
   the default at most 3x percentile's) and, given ``--opda DIR`` (a folder
   holding opda's ``convnext-convnext-tiny_tuning.results.jsonl`` and
@@ -83,7 +84,7 @@ from scipy import stats
 import evpsim
 from evpsim import bands
 from evpsim._kernels.lattice import lattice_of
-from evpsim.intervals.family import CURVE_QUANTILE_CI_METHOD
+from evpsim.intervals.family import CURVE_CI_METHOD, CURVE_QUANTILE_CI_METHOD
 from evpsim.studies.selfcheck import RESAMPLES, SHORTFALL, coverage_warnings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -99,12 +100,14 @@ FULL = {"curve_B": 1000, "curve_R": 10_000, "band_B": 50, "band_large_B": 1000,
         "check_M": CHECK_DEFAULTS["replicates"], "check_R": CHECK_DEFAULTS["resamples"]}
 QUICK = {"curve_B": 100, "curve_R": 1000, "band_B": 20, "band_large_B": 100, "check_M": 20,
          "check_R": 200}
-GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 4.0, "cli_default": 60.0,
-         "curve_median": 5.0, "curve_lattice": 5.0}
+GOALS = {"curve": 2.0, "cli": 10.0, "curve_default": 5.0, "cli_default": 60.0,
+         "curve_median": 5.0}
+#: the mean curve's default interval
+DEFAULT = CURVE_CI_METHOD
 #: the median curve's default interval
 MEDIAN_DEFAULT = CURVE_QUANTILE_CI_METHOD
-#: intervals for the mean curve timed beside the default gpd-tail (the first has a goal)
-MEAN_EXTRA = ("gpd-tail-lattice", "gpd-tail-calibrated", "gpd-tail-fdb")
+#: intervals for the mean curve timed beside the default
+MEAN_EXTRA = ("gpd-tail", "gpd-tail-calibrated", "gpd-tail-fdb")
 #: the self-check of the default interval: at most this many times percentile's on the
 #: Reuters pair, and at most this many seconds on the opda pair
 CHECK_RATIO, CHECK_OPDA = 3.0, 120.0
@@ -173,9 +176,9 @@ def opda_bands(xs, method, generator):
 def curve_rows(xs, R, repeat, batch, quick):
     """Table rows of ``evpsim.curve`` on the scores ``xs`` with ``R`` resamples.
 
-    V with percentile beside ``scipy.stats.bootstrap``; with gpd-tail (the
-    default), gpd-tail-lattice and the calibrated kind's methods beside
-    percentile or gpd-tail; the median curve with its default interval
+    V with percentile beside ``scipy.stats.bootstrap``; with the default
+    (:data:`DEFAULT`) beside percentile, and gpd-tail and the calibrated
+    kind's methods beside the default; the median curve with its default interval
     beside percentile on the same curve. Returns ``rows``, ``gap`` (the
     largest difference between evpsim's and scipy's percentile bounds),
     ``missing`` (per method, the budgets n without an interval) and
@@ -200,8 +203,8 @@ def curve_rows(xs, R, repeat, batch, quick):
     iv = ds.sel(model="model", estimator="V", ci_method="percentile")
     gap = max(np.abs(iv["lower"].values - slo).max(), np.abs(iv["upper"].values - shi).max())
     gw, gc, _ = run(None)
-    rows.append((f"{head}, V, gpd-tail (the default), every n", gw, gc,
-                 "evpsim percentile, the row above (ratio: its cost relative to gpd-tail's)",
+    rows.append((f"{head}, V, {DEFAULT} (the default), every n", gw, gc,
+                 f"evpsim percentile, the row above (ratio: its cost relative to {DEFAULT}'s)",
                  w, c, w / gw, goal("curve_default", gw, quick)))
     pw, pc, _ = run("percentile", "median")
     mw, mc, _ = run(None, "median")
@@ -211,12 +214,9 @@ def curve_rows(xs, R, repeat, batch, quick):
                  goal("curve_median", mw, quick)))
     for method in MEAN_EXTRA:
         ew, ec, _ = run(method)
-        note = f"{ratio_text(ew / w)} percentile's wall"
-        if method == "gpd-tail-lattice":
-            note = f"{goal('curve_lattice', ew, quick)}; {note}"
         rows.append((f"{head}, V, {method}, every n", ew, ec,
-                     f"evpsim gpd-tail, the default's row (ratio: its cost relative to "
-                     f"{method}'s)", gw, gc, gw / ew, note))
+                     f"evpsim {DEFAULT}, the default's row (ratio: its cost relative to "
+                     f"{method}'s)", gw, gc, gw / ew, f"{ratio_text(ew / w)} percentile's wall"))
     return {"rows": rows, "gap": gap, "missing": missing, "step": lattice_of(np.sort(xs))[0]}
 
 
@@ -392,7 +392,7 @@ def self_check_section(pairs, full_size, quick):
     for name, searches in pairs:
         Bs = ", ".join(f"{s.label} {s.scores.size}" for s in searches)
         runs = {}
-        for method in ("gpd-tail", "percentile"):  # one after the other, in one run
+        for method in (DEFAULT, "percentile"):  # one after the other, in one run
             runs[method] = timed(lambda: evpsim.self_check(
                 searches, ci_methods=method, bounds=BOUNDS, seed=0, **small))
         if full_size:
@@ -400,12 +400,12 @@ def self_check_section(pairs, full_size, quick):
                 searches, ci_methods=m, bounds=BOUNDS, seed=0, stop=False,
                 resamples=small.get("resamples", RESAMPLES), **(
                     {"replicates": small["replicates"]} if quick else {})))
-                for m in ("gpd-tail", "percentile")}
+                for m in (DEFAULT, "percentile")}
         base = runs["percentile"][0]
         for method, (w, c, ds) in runs.items():
             sizes = ", ".join(f"{m} {int(d):,} x R {int(r):,}" for m, d, r in zip(
                 ds["model"].values, ds["check_searches"].values, ds["check_resamples"].values))
-            if method == "gpd-tail":
+            if method == DEFAULT:
                 limit = (f"<= {CHECK_RATIO:g}x percentile's" if name.startswith("Reuters")
                          else f"<= {CHECK_OPDA:g} s")
                 met = w <= CHECK_RATIO * base if name.startswith("Reuters") else w <= CHECK_OPDA
@@ -419,7 +419,7 @@ def self_check_section(pairs, full_size, quick):
                          was, note + (" (n/a with --quick)" if quick and note else "")))
     print(f"\nThe self-check (`evpsim.self_check` as `curve --check` runs it: at most 1,000 "
           f"searches, stopping once every n's verdict is settled, resamples by B; bounds "
-          f"(0, 1), seed 0), the default gpd-tail and percentile one after the other in this "
+          f"(0, 1), seed 0), the default {DEFAULT} and percentile one after the other in this "
           f"run; verdict: where coverage fell more than {SHORTFALL:g} below 95% (ok: nowhere); "
           f"before: the check at fixed sizes (M = 1,000, R = 2,000, every search).\n")
     print("| searches, CI method | searches x resamples per model | wall s | CPU s "
@@ -465,7 +465,7 @@ def main():
         print(f"evpsim {evpsim.__version__}, {numba.get_num_threads()} numba threads on "
               f"{os.cpu_count()} CPUs; load average at start {os.getloadavg()[0]:.2f}.")
         pairs = check_pairs(args.data, args.opda)
-        evpsim.self_check(pairs[0][1], ci_methods="gpd-tail,percentile", replicates=16,
+        evpsim.self_check(pairs[0][1], ci_methods=f"{DEFAULT},percentile", replicates=16,
                           resamples=64)  # warm-up: the kernels loaded once
         self_check_section(pairs, args.full_size, args.quick)
         return
@@ -484,7 +484,8 @@ def main():
     for fn in small_calls(args.data).values():
         fn()
     evpsim.curve(band_xs[:10], ci_methods=",".join(BANDS), bounds=BOUNDS)
-    evpsim.curve(xs[:40], ci_methods=",".join(("percentile",) + MEAN_EXTRA), resamples=64)
+    evpsim.curve(xs[:40], ci_methods=",".join(("percentile", DEFAULT) + MEAN_EXTRA),
+                 resamples=64)
     evpsim.curve(xs[:40], ci_methods=f"{MEDIAN_DEFAULT},percentile", curve="median",
                  resamples=64)
     jit, jit_total = warmup_subprocess(args.data, args.cold)
@@ -522,9 +523,9 @@ def main():
     gw, gc, _ = timed(lambda: evpsim.self_check(check_xs, replicates=M, resamples=Rc,
                                                 stop=False))
     rows.append((f"`self_check`, {nb} scores, M = {M:,} (every search), R = {Rc:,}, V, "
-                 f"gpd-tail (the default)",
+                 f"{DEFAULT} (the default)",
                  gw, gc, "evpsim percentile, the row above (ratio: its cost relative to "
-                 "gpd-tail's)", w, c, w / gw, "the bulk of `--check`"))
+                 f"{DEFAULT}'s)", w, c, w / gw, "the bulk of `--check`"))
 
     # the CLI
     for extra, kind in ((["--ci-methods", "percentile"], "cli"), ([], "cli_default")):

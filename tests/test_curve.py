@@ -585,15 +585,26 @@ def test_band_difference_is_bonferroni_of_both_bands():
     assert np.isnan(sub["difference_lower"][40:]).all()
 
 
-def test_default_interval_is_gpd_tail_where_it_applies(capsys, tmp_path):
-    # the best trade-off of 'evpsim reproduce intervals' for the mean curve; percentile
-    # below gpd-tail's minimum B, said in a line of its own; order-statistic for a
-    # quantile curve, whatever B
+def test_default_interval_is_gpd_tail_lattice_where_it_applies(capsys, tmp_path):
+    # gpd-tail-lattice for the mean curve: gpd-tail, bit for bit, on scores on no lattice,
+    # its lattice tail on scores on one; percentile below its minimum B, said in a line of
+    # its own; order-statistic for a quantile curve, whatever B
+    from evpsim.intervals.family import CURVE_CI_METHOD
+
+    assert CURVE_CI_METHOD == "gpd-tail-lattice"
     rng = np.random.default_rng(3)
     xs = rng.beta(8, 3, 30)
-    kinds = {str(m): str(k) for m, k in zip(*(evpsim.curve(xs, resamples=200)[c].values
+    ds = evpsim.curve(xs, resamples=200)
+    kinds = {str(m): str(k) for m, k in zip(*(ds[c].values
                                               for c in ("ci_method", "ci_method_kind")))}
-    assert kinds == {"gpd-tail": "resampling"}
+    assert kinds == {"gpd-tail-lattice": "resampling"}
+    plain = evpsim.curve(xs, resamples=200, ci_methods="gpd-tail")
+    for end in ("lower", "upper"):  # off a lattice: gpd-tail's intervals, only renamed
+        assert np.array_equal(ds[end].values, plain[end].values)
+    on = np.round(xs, 2)  # accuracies on 100 examples: the tail fitted on the lattice
+    assert not np.array_equal(evpsim.curve(on, resamples=200)["upper"].values,
+                              evpsim.curve(on, resamples=200, ci_methods="gpd-tail")["upper"]
+                              .values)
     assert evpsim.curve(xs, resamples=200, curve="median")["ci_method"].values.tolist() == \
         ["order-statistic"]
     assert evpsim.curve(xs[:9], resamples=200)["ci_method"].values.tolist() == ["percentile"]
@@ -601,19 +612,19 @@ def test_default_interval_is_gpd_tail_where_it_applies(capsys, tmp_path):
     path.write_text("\n".join(map(repr, xs[:9].tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
     assert status == 0, err
-    assert "percentile: the interval here, as gpd-tail, the default, needs B >= 10 trials " \
-           "(B = 9)" in out
+    assert "percentile: the interval here, as gpd-tail-lattice, the default, needs B >= 10 " \
+           "trials (B = 9)" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200", "--curve", "median")
     assert "95% intervals from order-statistic" in out
     assert "the interval here" not in out
     path.write_text("\n".join(map(repr, xs.tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
-    assert "95% intervals from gpd-tail with 200 resamples" in out
+    assert "95% intervals from gpd-tail-lattice with 200 resamples" in out
     assert "the interval here" not in out
 
 
 def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
-    # accuracies near 1 with a long upper tail: without --bounds gpd-tail's upper limits
+    # accuracies near 1 with a long upper tail: without --bounds the default's upper limits
     # pass 1, which the warning says; with --bounds 0,1 they are cut and nothing is said
     xs = 1.0 - np.random.default_rng(4).pareto(3.0, 40) * 0.01
     xs = xs[(xs > 0) & (xs < 1)]
@@ -623,8 +634,8 @@ def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
     assert status == 0, err
     ds = evpsim.curve(xs, resamples=400)
     assert float(ds["upper"].max()) > 1.0
-    assert "warning: some gpd-tail limits lie outside [0, 1], where every score is; if the " \
-           "metric cannot leave that range, give --bounds 0,1 to cut them" in out
+    assert "warning: some gpd-tail-lattice limits lie outside [0, 1], where every score is; " \
+           "if the metric cannot leave that range, give --bounds 0,1 to cut them" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "400", "--bounds", "0,1")
     assert "warning: some" not in out
     assert float(evpsim.curve(xs, resamples=400, bounds=(0, 1))["upper"].max()) <= 1.0

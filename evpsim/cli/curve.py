@@ -131,7 +131,8 @@ def _add_curve_args(p):
                    help="comma-separated estimators (default: V for the mean curve, quantile "
                         "for a quantile curve; U, W, naive, kde, opda-parametric and your own "
                         "too: the bootstrap methods run a Python estimator on each resample, "
-                        "and percentile joins the default gpd-tail for it; see 'evpsim list')")
+                        f"and {CURVE_FALLBACK} joins the default {CURVE_CI_METHOD} for it; "
+                        "see 'evpsim list')")
     c.add_argument("--n-max", type=integer, default=None, metavar="N",
                    help="extend the curves of the estimators that extrapolate (V, quantile, "
                         "kde, opda-parametric) to n = N, from B to 100 B; the others stop at "
@@ -144,7 +145,8 @@ def _add_curve_args(p):
                         "Q-quantile of the best score of n trials)")
     c.add_argument("--ci-methods", "--methods", dest="ci_methods", metavar="LIST",
                    help=f"comma-separated CI methods (default: {CURVE_CI_METHOD} for the mean "
-                        f"curve, the best trade-off of 'evpsim reproduce intervals', "
+                        f"curve, a generalized Pareto tail fitted to the best scores, on their "
+                        f"lattice where they lie on one: see 'evpsim reproduce intervals'; "
                         f"{CURVE_FALLBACK} with fewer than 10 trials; "
                         f"{CURVE_QUANTILE_CI_METHOD} for a quantile curve; see below)")
     c.add_argument("--level", type=real, default=default(curve, "level"),

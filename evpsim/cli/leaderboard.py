@@ -56,6 +56,7 @@ def _add_grid_args(g):
     g : argparse._ArgumentGroup
         The group, of the parser of ``evpsim leaderboard``.
     """
+    from ..intervals.family import CURVE_CI_METHOD
     from ..studies.leaderboard import BUDGETS, CURVES, QUICK
 
     g.add_argument("--truths", type=names, metavar="LIST",
@@ -71,14 +72,14 @@ def _add_grid_args(g):
                         "opda-parametric; 'all' for every one; your own registered or "
                         "plugin estimators by name)")
     g.add_argument("--ci-methods", metavar="LIST",
-                   help="CI methods (default: every registered one, so gpd-tail, curve's "
-                        "default, is among them: the bootstrap, resampling, band and "
+                   help=f"CI methods (default: every registered one, so {CURVE_CI_METHOD}, "
+                        "curve's default, is among them: the bootstrap, resampling, band and "
                         "order-statistic kinds (the calibrated kind only when named); "
                         "order-statistic, curve's default for a "
                         "quantile curve, bounds the quantile curves only; the resampling ones "
                         "bound the mean curve only, and cost: "
                         f"{RESAMPLING_COST}; name fewer to save it, e.g. "
-                        "percentile,gpd-tail,ld-equal-tailed)")
+                        f"percentile,{CURVE_CI_METHOD},ld-equal-tailed)")
 
 
 def _add_size_args(s):

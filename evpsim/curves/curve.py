@@ -197,14 +197,16 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         ``opda-parametric``, your own), which the bootstrap methods run
         on each resample (:func:`evpsim.intervals.bootstrap_intervals`).
     ci_methods : str or sequence, optional
-        CI methods. Default ``"gpd-tail"`` for the mean curve (it reaches
-        beyond the best score observed with a generalized Pareto tail
-        fitted to the top scores: the best trade-off of ``evpsim reproduce
-        intervals``), ``"percentile"`` (Tang et al. 2020) when a model has
+        CI methods. Default ``"gpd-tail-lattice"`` for the mean curve (it
+        reaches beyond the best score observed with a generalized Pareto
+        tail fitted to the top scores, to the scores jittered within their
+        lattice cells where they lie on a lattice, as accuracies on a dev
+        set do, and is ``gpd-tail`` where they lie on none: see ``evpsim
+        reproduce intervals``), ``"percentile"`` (Tang et al. 2020) when a model has
         fewer than 10 trials, ``"order-statistic"`` (exact intervals between
         order statistics, a fitted tail beyond them) for a quantile curve
         (:func:`evpsim.intervals.family.curve_ci_method`); with an estimator that
-        is not an L-statistic, ``"gpd-tail,percentile"``: gpd-tail for the
+        is not an L-statistic, ``"gpd-tail-lattice,percentile"``: gpd-tail-lattice for the
         L-statistics, percentile for every estimator (percentile alone
         when none is an L-statistic). Band methods
         (``dkw``, ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
