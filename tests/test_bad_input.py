@@ -2651,8 +2651,8 @@ def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
     assert np.isfinite(pct["lower"]).all() and np.isfinite(pct["upper"]).all()
     assert main(["curve", str(d / "tiedtop.txt"), "--resamples", "200"]) == 0
     out = capsys.readouterr().out
-    assert "gpd-tail: no interval for tiedtop: its 11 best scores are tied, leaving no tail to " \
-           "fit; --ci-methods percentile gives one" in out
+    assert "gpd-tail-lattice: no interval for tiedtop: its 11 best scores are tied, leaving " \
+           "no tail to fit; --ci-methods percentile gives one" in out
     assert main(["curve", str(d / "constant12.txt"), "--resamples", "200"]) == 0
     assert "its 12 best scores are tied" in capsys.readouterr().out
     # the other way round (one best score above tied ones) has a tail, and an interval
