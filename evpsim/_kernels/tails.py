@@ -450,24 +450,28 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
         if we[i] != 0.0:
             ge[e], wc[e] = xs_[i], we[i]
             e += 1
-    pe, pw = np.ones(e), np.empty(t)
-    simpson = False
+    # the edges' sum up to the first j where j * rest reaches 0.01, Simpson's rule from
+    # there on (j * rest grows with j), its powers started at that j - 1
+    first = jmax + 1
+    if needs_simpson:
+        first = 1
+        while first * rest < 0.01:
+            first += 1
+    pe = np.ones(e)
     corr[0] = 0.0
-    for j in range(1, jmax + 1):
-        # the branch, then only the sum it needs: j * rest grows with j, so once
-        # Simpson's rule takes over it keeps the rest, its powers started at j - 1
-        if needs_simpson and j * rest >= 0.01:
-            if not simpson:
-                simpson = True
-                for i in range(t):
-                    pw[i] = xs_[i] ** (j - 1)
-            corr[j] = p0 - u + tot_s - _powers_dot(xs_, ws, pw, t)
-            continue
+    for j in range(1, first):
         tot = tot_e - _powers_dot(ge, wc, pe, e)
         if converged:
             corr[j] = p0 - u + tot - sigma * m1[j]
         else:
             corr[j] = p0 - u + tot + j * r1 - 0.5 * j * (j - 1) * r2 - sigma * m1[j]
+    if first > jmax:
+        return
+    pw = np.empty(t)
+    for i in range(t):
+        pw[i] = xs_[i] ** (first - 1)
+    for j in range(first, jmax + 1):
+        corr[j] = p0 - u + tot_s - _powers_dot(xs_, ws, pw, t)
 
 
 @njit(**_OPTS)
