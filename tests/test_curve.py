@@ -340,7 +340,7 @@ def test_cli_plain_and_csv_files(capsys):
     assert "mlp vs reuters-mlp (V)" in out
     # its F1 is printed to four decimals: a lattice, named after the lines read
     assert out.splitlines()[3] == ("reuters-mlp: scores on a lattice of step 1/10,000 (77 "
-                                   "distinct of 145); 9 of the top 13 tied")
+                                   "distinct of 145); 9 of the best 13 tied")
 
 
 def test_lattice_named_in_the_header_and_the_reading_table(capsys):
@@ -352,21 +352,21 @@ def test_lattice_named_in_the_header_and_the_reading_table(capsys):
     lines = out.splitlines()
     # the LSTM's F1 is not rounded: no lattice; MultiNLI's accuracy is on 9,815 examples
     assert lines[2] == ("mnli-deberta-base: scores on a lattice of step 1/9,815 (438 distinct "
-                        "of 1,024); 25 of the top 32 tied")
+                        "of 1,024); 25 of the best 32 tied")
     assert lines[3].startswith("expected best score after n trials")
     assert "reuters-lstm: scores on a lattice" not in out
     searches = evpsim.read_searches([evpsim.search_path("reuters-lstm"),
                                      evpsim.search_path("mnli-deberta-base")])
     table = reading_table(searches)
     assert table.headers[-1] == "lattice"
-    assert table.columns[-1].cells == ("none", "1/9,815; 25 of the top 32 tied")
+    assert table.columns[-1].cells == ("none", "1/9,815; 25 of the best 32 tied")
     assert any(n.startswith("lattice: the step of the grid") for n in table.notes)
     # as losses, the ties are counted among the lowest scores
     low = reading_table(searches, minimize=True).columns[-1].cells[1]
     counts = np.round(searches[1].scores * 9815).astype(int)
     lowest = np.sort(counts)[:32]
     tied = sum(int(np.count_nonzero(counts == c) > 1) for c in lowest)
-    assert low == f"1/9,815; {tied} of the top 32 tied" and tied != 25
+    assert low == f"1/9,815; {tied} of the best 32 tied" and tied != 25
 
 
 def test_cli_check(capsys):

@@ -47,7 +47,7 @@ def test_real_accuracies_lie_on_one_over_the_dev_set_size(name, N):
 def test_the_deberta_search_ties_heavily_at_the_top():
     lattice = find_lattice(_real("mnli_deberta_base_acc.txt"))
     assert lattice.describe() == ("scores on a lattice of step 1/9,815 (438 distinct of "
-                                  "1,024); 25 of the top 32 tied")
+                                  "1,024); 25 of the best 32 tied")
 
 
 @pytest.mark.parametrize("name, field, N", [("sklearn-hgb", "best_validation_accuracy", 899),

@@ -235,6 +235,6 @@ def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
     assert t.headers == ["model", "read from", "records", "trials", "failed", "pruned",
                          "dropped", "sampler", "lattice"]
     assert t.rows == [["cnn", "results.jsonl", "5", "3", "1", "-", "1", "-",
-                       "1/10; 0 of the top 3 tied"],
+                       "1/10; 0 of the best 3 tied"],
                       ["mlp", "sqlite:///study.db", "4", "2", "0", "2", "0", "RandomSampler",
                        "none"]]

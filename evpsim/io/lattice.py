@@ -5,7 +5,7 @@ to four decimals is a multiple of 1/10,000. Such scores lie on a lattice
 ``origin + j * step`` and tie, most of all at the top, where a few
 excellent configurations reach the same count of correct examples.
 :func:`find_lattice` finds the coarsest lattice that holds every score to
-floating-point precision, and how many of the top scores are tied; ``curve``
+floating-point precision, and how many of the best scores are tied; ``curve``
 names it in its header, and the self-check simulates its truth on it.
 """
 
@@ -42,7 +42,7 @@ class Lattice:
     size : int
         Scores.
     top : int
-        The top scores whose ties are counted (:func:`top_ties`).
+        The best scores (highest; lowest for losses) whose ties are counted (:func:`top_ties`).
     tied : int
         How many of them share their value with another score.
 
@@ -50,7 +50,7 @@ class Lattice:
     --------
     >>> lat = Lattice(0.05, 0.35, 20, 5, 6, 5, 2)
     >>> lat.describe()
-    'scores on a lattice of step 1/20 (5 distinct of 6); 2 of the top 5 tied'
+    'scores on a lattice of step 1/20 (5 distinct of 6); 2 of the best 5 tied'
     >>> lat.snap([0.41, 0.5249]).round(12)
     array([0.4, 0.5])
     """
@@ -103,10 +103,10 @@ class Lattice:
                 math.floor((hi - self.origin) / self.step + 1e-9))
 
     def describe(self):
-        """``scores on a lattice of step 1/9,815 (438 distinct of 1,024); 25 of the top 32
+        """``scores on a lattice of step 1/9,815 (438 distinct of 1,024); 25 of the best 32
         tied``."""
         return (f"scores on a lattice of step {self.step_text} ({self.distinct:,} distinct of "
-                f"{self.size:,}); {self.tied} of the top {self.top} tied")
+                f"{self.size:,}); {self.tied} of the best {self.top} tied")
 
 
 def step_text(step):

@@ -432,11 +432,11 @@ def reading_table(searches, minimize=False):
 
 
 def _lattice_cell(scores, minimize):
-    """``1/9,815; 25 of the top 32 tied``, or ``none``."""
+    """``1/9,815; 25 of the best 32 tied``, or ``none``."""
     lattice = find_lattice(scores, minimize)
     if lattice is None:
         return "none"
-    return f"{lattice.step_text}; {lattice.tied} of the top {lattice.top} tied"
+    return f"{lattice.step_text}; {lattice.tied} of the best {lattice.top} tied"
 
 
 def _value(text):
