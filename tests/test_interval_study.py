@@ -108,17 +108,35 @@ def test_study_truths_add_lattice_versions_of_the_kde_truths_when_registered(mon
     from evpsim.studies.leaderboard import leaderboard_truths
 
     base = leaderboard_truths()
-    monkeypatch.delitem(_PREFIXES, "lattice", raising=False)
+    real = _PREFIXES["lattice"]
+    monkeypatch.delitem(_PREFIXES, "lattice")
     assert study.study_truths() == base
     assert all(study.truth_group(t) == "base" for t in base)
-    monkeypatch.setitem(_PREFIXES, "lattice", (lambda arg, **_: None, "lattice truths"))
+    # a stand-in whose lattice versions are their KDE truths, the same at every step: the
+    # first step's are kept
+    monkeypatch.setitem(_PREFIXES, "lattice", (
+        lambda arg, **_: make_truth(arg.split(":", 1)[1]), "stand-in lattice truths"))
     truths = study.study_truths()
     kdes = [t for t in base if t.startswith("kde:")]
     assert truths[:len(base)] == base
-    assert truths[len(base):] == [f"lattice:{s}:{k}" for s in ("1/100", "1/500", "1/2000")
-                                  for k in kdes]
+    assert truths[len(base):] == [f"lattice:1/100:{k}" for k in kdes]
     assert all(study.truth_group(t) == "lattice" for t in truths[len(base):])
-    assert len(truths) == len(base) + 3 * len(kdes)
+    # the real ones: a centered twin whose rounded law is its fit's is left out
+    monkeypatch.setitem(_PREFIXES, "lattice", real)
+    truths = study.study_truths()
+    assert "lattice:1/100:kde:reuters-mlp" in truths
+    assert "lattice:1/100:kde:reuters-mlp-centered" not in truths
+    assert "lattice:1/100:kde:reuters-lstm-centered" in truths  # cut at [0, 1]: its own law
+    laws = [make_truth(t) for t in truths[len(base):]]
+    assert not any(np.array_equal(a.support, b.support) and np.array_equal(a.pmf, b.pmf)
+                   for i, a in enumerate(laws) for b in laws[:i])
+
+
+def test_distinct_laws_keeps_the_first_of_equal_laws_and_every_continuous_truth():
+    assert study.distinct_laws(["normal", "normal", "data:reuters-mlp", "data:reuters-mlp",
+                                "lattice:1/100:kde:sst5-cnn",
+                                "lattice:1/100:kde:sst5-cnn-centered"]) == [
+        "normal", "normal", "data:reuters-mlp", "lattice:1/100:kde:sst5-cnn"]
 
 
 def test_a_study_run_again_on_its_store_computes_nothing(tmp_path):

@@ -45,7 +45,7 @@ import xarray as xr
 
 from .. import _validate as check
 
-__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths",
+__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths", "distinct_laws",
            "truth_group", "curve_methods", "of_curve", "BASELINES", "CANDIDATES", "CURVES", "ESTIMATORS",
            "BEYOND", "LATTICE_STEPS", "GOAL_COVERAGE", "GOAL_BEYOND", "GOAL_WIDTH",
            "GOAL_ORACLE"]
@@ -85,8 +85,9 @@ def study_truths():
 
     The truths of :func:`evpsim.studies.leaderboard.leaderboard_truths`,
     followed by ``lattice:STEP:kde:NAME`` for every KDE truth among them and
-    every step of :data:`LATTICE_STEPS` (those not among them already), when
-    the truth prefix ``lattice`` is registered
+    every step of :data:`LATTICE_STEPS` (those not among them already, and
+    those whose law is an earlier one's: :func:`distinct_laws`), when the
+    truth prefix ``lattice`` is registered
     (:func:`evpsim.truths.register_truth_prefix`).
 
     Returns
@@ -102,7 +103,41 @@ def study_truths():
         return base
     kdes = [t for t in base if t.startswith("kde:")]
     lattice = [f"lattice:{step}:{t}" for step in LATTICE_STEPS for t in kdes]
-    return base + [t for t in lattice if t not in base]
+    return base + distinct_laws([t for t in lattice if t not in base])
+
+
+def distinct_laws(specs):
+    """``specs`` without those whose truth is, support and masses bit for bit, an earlier
+    one's.
+
+    A KDE fit and its centered twin differ mostly in where their grids of
+    points sit, which rounding to a coarser lattice erases: most of their
+    lattice versions are one law, and kept twice they would count its cells
+    twice. Truths without a finite support are all kept.
+
+    Parameters
+    ----------
+    specs : list of str
+        Truth specs, in order.
+
+    Returns
+    -------
+    list of str
+        The specs kept, in order.
+    """
+    from ..truths.distributions import make_truth
+
+    seen, kept = [], []
+    for spec in specs:
+        truth = make_truth(spec)
+        law = (getattr(truth, "support", None), getattr(truth, "pmf", None))
+        if law[0] is not None and any(np.array_equal(law[0], s) and np.array_equal(law[1], p)
+                                      for s, p in seen):
+            continue
+        if law[0] is not None:
+            seen.append(law)
+        kept.append(spec)
+    return kept
 
 
 def curve_methods(methods, curve, B):
