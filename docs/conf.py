@@ -41,7 +41,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs with the first
 root_doc = "index"
-exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "_ext"]
+exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "_ext", "runs"]  # runs/: included by pages, not pages
 templates_path = ["_templates"]
 highlight_language = "none"
 pygments_style = "sphinx"

@@ -210,6 +210,24 @@ def test_gallery_shows_every_figure():
     assert not missing, f"docs/figures not in the gallery: {missing}"
 
 
+def test_the_intervals_pages_numbers_are_the_full_runs():
+    """The intervals page's table of the full run is the one the study wrote, row by row,
+    in the summary shipped beside it (``docs/runs/intervals``), and every coverage with
+    its bounds quoted in that section or in the README's findings on it is there too."""
+    run = DOCS / "runs" / "intervals"
+    shipped = (run / "summary.md").read_text() + (run / "intervals.md").read_text()
+    page = (DOCS / "guide" / "intervals.md").read_text()
+    section = page[page.index("\n## The full run\n"):].split("\n## ", 2)[1]
+    rows = [line for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("|---")]
+    assert len(rows) >= 6, section[:500]
+    assert [r for r in rows if r not in shipped] == []
+    readme = README.read_text()
+    findings = readme[readme.index("In the full study of intervals"):].split("\n![", 1)[0]
+    quoted = re.findall(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]", section + findings)
+    assert quoted and [q for q in quoted if q not in shipped] == []
+
+
 # --------------------------------------------------------------------------- commands
 
 @pytest.fixture(scope="module")

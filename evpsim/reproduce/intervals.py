@@ -50,8 +50,8 @@ TITLE = "Intervals that hold: confidence intervals for the mean and median curve
 BS = (25, 50, 100)
 SEED = 2025
 #: the sweep options of the full and quick runs. The full run's M = 500 searches a cell
-#: (not 1,000) is what lets its 690 cells run in about five hours on two cores: a cell
-#: surely below the goal still shows at a coverage of about 0.90
+#: (not 1,000) halves its cost, to about four hours on two cores for its 492 cells; a
+#: cell surely below the goal still shows at a coverage of about 0.90
 SIZES = {False: dict(samples=500, resamples=1000, width_samples=100, oracle_samples=20_000),
          True: dict(samples=40, resamples=100, width_samples=6, oracle_samples=1000)}
 #: what the summary calls a run without --quick
@@ -201,7 +201,7 @@ def goal_table(within, beyond, Bs, quick, counts):
     quick : bool
         Reduced sizes: the goal columns say "inconclusive".
     counts : dict
-        Truths run per group (``{"base": 37, "lattice": 78}``).
+        Truths run per group (``{"base": 37, "lattice": 45}``).
 
     Returns
     -------
