@@ -45,10 +45,10 @@ import xarray as xr
 
 from .. import _validate as check
 
-__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths", "distinct_laws",
-           "truth_group", "curve_methods", "of_curve", "BASELINES", "CANDIDATES", "CURVES", "ESTIMATORS",
-           "BEYOND", "LATTICE_STEPS", "GOAL_COVERAGE", "GOAL_BEYOND", "GOAL_WIDTH",
-           "GOAL_ORACLE"]
+__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths",
+           "distinct_laws", "truth_group", "curve_methods", "of_curve", "BASELINES",
+           "CANDIDATES", "CURVES", "ESTIMATORS", "BEYOND", "LATTICE_STEPS", "GOAL_COVERAGE",
+           "GOAL_BEYOND", "GOAL_WIDTH", "GOAL_ORACLE"]
 
 #: the methods every candidate is set beside, and the reference of every width
 BASELINES = ("percentile", "basic", "bca", "ld-equal-tailed")
@@ -130,12 +130,11 @@ def distinct_laws(specs):
     seen, kept = [], []
     for spec in specs:
         truth = make_truth(spec)
-        law = (getattr(truth, "support", None), getattr(truth, "pmf", None))
-        if law[0] is not None and any(np.array_equal(law[0], s) and np.array_equal(law[1], p)
-                                      for s, p in seen):
-            continue
-        if law[0] is not None:
-            seen.append(law)
+        support = getattr(truth, "support", None)
+        if support is not None:
+            if any(np.array_equal(support, s) and np.array_equal(truth.pmf, p) for s, p in seen):
+                continue
+            seen.append((support, truth.pmf))
         kept.append(spec)
     return kept
 
