@@ -1,6 +1,9 @@
 """``evpsim curve --html``: one self-contained page, opened in a real browser (headless
 Chromium driven by Playwright): it renders without console errors or requests, every
-figure loads, and its tables hold the numbers of ``--table``'s CSV.
+figure loads, its tables hold the numbers of ``--table``'s CSV, it fits a 1,280 px
+window (two models, two estimators, the self-check and a long metric name: the page
+scrolls down only), its tables are tables, every legend line explains a heading or a
+cell of its table, and the command it names, pasted into a shell, makes the same report.
 
 The browser is the system's Chromium (Debian's ``chromium`` package); Playwright's own
 browsers are never downloaded. Without a Chromium the browser tests are skipped, unless
@@ -27,12 +30,19 @@ CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
-#: two models with durations, a failed trial, a target and the self-check: every section
+#: a metric's name as long as a paper's, with spaces and a quote a shell must keep
+METRIC = "dev F1 (macro-averaged over the five held-out folds, the paper's main metric)"
+#: two models with durations, a failed trial, two estimators, a target and the self-check
+#: (its early stop: every verdict of one model settled before its last search): every
+#: section, and the widest lines of each
 RUN = [FIXTURES / "results.jsonl", "--field", "best_validation_accuracy", "--group", "model",
        "--time-field", "training_duration", "--bounds", "0,1", "--target", "0.79",
-       "--resamples", "200", "--check", "--check-replicates", "64", "--check-resamples", "100",
+       "--estimators", "V,U", "--metric", METRIC,
+       "--resamples", "200", "--check", "--check-replicates", "256", "--check-resamples", "100",
        "--quiet"]
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?")
+#: the window the page must fit: a laptop's
+WIDTH = 1280
 
 
 def _required():
@@ -60,21 +70,22 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """``(report.html, tables.csv, stdout)`` of one run (its Dataset in result.nc beside)."""
+    """``(report.html, tables.csv, stdout)`` of one run in a folder of its own (its
+    Dataset in result.nc beside), the outputs named as a user would, relative to it."""
     import io
     import sys
 
     from evpsim.cli import main
 
     folder = tmp_path_factory.mktemp("report")
-    html, table = folder / "report.html", folder / "tables.csv"
     buf = io.StringIO()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sys, "stdout", buf)
-        status = main(["curve", *map(str, RUN), "--html", str(html), "--table", str(table),
-                       "--out", str(folder / "result.nc")])
+        mp.chdir(folder)
+        status = main(["curve", *map(str, RUN), "--html", "report.html", "--table",
+                       "tables.csv", "--out", "result.nc"])
     assert status == 0
-    return html, table, buf.getvalue()
+    return folder / "report.html", folder / "tables.csv", buf.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +98,7 @@ def opened(chromium, report):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page = browser.new_page(viewport={"width": WIDTH, "height": 900})
             page.on("console", lambda m: seen["console"].append(f"{m.type}: {m.text}"))
             page.on("pageerror", lambda e: seen["errors"].append(str(e)))
             page.on("request", lambda r: seen["requests"].append(r.url))
@@ -102,6 +113,24 @@ def opened(chromium, report):
                 "c => c.innerText))])")
             seen["headings"] = page.evaluate(
                 "Array.from(document.querySelectorAll('h2')).map(h => h.innerText)")
+            seen["width"] = page.evaluate(
+                "[document.documentElement.scrollWidth, window.innerWidth, "
+                "document.documentElement.clientWidth]")
+            seen["wide"] = page.evaluate(
+                f"Array.from(document.querySelectorAll('body *')).filter(e => "
+                f"e.getBoundingClientRect().right > {WIDTH}).map(e => e.tagName)")
+            seen["pre"] = page.evaluate("document.querySelectorAll('pre').length")
+            # each table with its legend: (key, [legend keys], [headings], [cells])
+            seen["legends"] = page.evaluate(
+                "Array.from(document.querySelectorAll('div.table')).map(d => ["
+                "d.dataset.table, "
+                "Array.from(d.querySelectorAll('p.legend')).map(p => [p.dataset.key, "
+                "p.innerText]), "
+                "Array.from(d.querySelectorAll('th')).map(c => c.innerText), "
+                "Array.from(d.querySelectorAll('td')).map(c => c.innerText)])")
+            seen["command"] = page.evaluate(
+                "Array.from(document.querySelectorAll('dt')).find(d => d.innerText == "
+                "'command').nextElementSibling.innerText")
             shot = html.with_name("report.png")
             page.screenshot(path=str(shot), full_page=True)
             seen["screenshot"] = shot
@@ -139,9 +168,15 @@ def test_the_tables_hold_the_numbers_of_the_csv(opened, report):
             block = []
     blocks.append(block)
     shown = [t for t in opened["tables"] if t[0] != "reading"]
-    assert [t[1] for t in shown] == [b[0][0] for b in blocks]
-    assert [t[0] for t in shown] == ["curve", "curve", "difference", "budget", "check",
-                                     "check"]
+    # the printed order: the curves, the differences, the budgets; the self-check's fit,
+    # coverage and ranking errors (the coverage tables after its figure in the page)
+    order = ["curve", "curve", "difference", "difference", "budget", "fit", "check",
+             "check", "ranking"]
+    assert sorted(t[0] for t in shown) == sorted(order)
+    assert len({b[0][0] for b in blocks}) == len(blocks), "two blocks of the same title"
+    by_title = {t[1]: t for t in shown}
+    assert [by_title[b[0][0]][0] for b in blocks] == order
+    shown = [by_title[b[0][0]] for b in blocks]
     for (key, title, rows), block in zip(shown, blocks):
         assert len(rows) == len(block) - 2, title
         for cells, row in zip(rows, block[2:]):
@@ -165,7 +200,70 @@ def test_the_report_is_one_file_that_names_its_command(report):
     assert "<script" not in text and "http://" not in text and "https://" not in text
     assert "Content-Security-Policy" in text
     assert f"evpsim curve {RUN[0]}" in text and "--html" in text  # the provenance
-    assert f"wrote {html}" in out
+    assert "wrote report.html" in out
+
+
+def test_the_page_fits_the_window_and_scrolls_down_only(opened):
+    """Nothing wider than the window: no preformatted line, no table running off it."""
+    scroll, inner, client = opened["width"]
+    assert scroll == client == inner == WIDTH, opened["width"]
+    assert opened["wide"] == []
+
+
+def test_the_tables_are_tables(opened):
+    """The self-check's fit, coverage and ranking errors are tables, no block of
+    monospace text anywhere."""
+    assert opened["pre"] == 0
+    keys = [t[0] for t in opened["tables"]]
+    assert {"reading", "curve", "difference", "budget", "fit", "check", "ranking"} <= set(keys)
+
+
+def _cell_parts(cell):
+    """A cell and its parts: an interval's ends, an estimate beside its interval."""
+    return {cell, *(p for p in re.split(r"[\[\],]\s*|\s+", cell) if p)}
+
+
+def test_every_legend_line_explains_something_in_its_table(opened):
+    explained = []
+    for key, legend, headings, cells in opened["legends"]:
+        present = set(headings).union(*map(_cell_parts, cells))
+        for name, line in legend:
+            assert name in present, f"{key}: the legend explains {name!r}, not in the table"
+            assert line.startswith(f"{name}: ")
+            explained.append((key, name))
+    # the legends of this report: the SD's heading, the budgets not reached, the fit's
+    # quantile, the reading's sampler not recorded and its lattice
+    assert {("curve", "sd of best (plug-in)"), ("budget", "-"), ("fit", "quantile"),
+            ("reading", "-"), ("reading", "lattice"), ("reading", "none")} <= set(explained)
+
+
+def _untimed(text):
+    """A report's text without what differs between two runs of its command: the times
+    taken, the date it was written."""
+    text = re.sub(r"\b\d+(\.\d+)? (s|min)\b", "T s", text)
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "DATE", text)
+
+
+def test_the_command_it_names_pastes_into_a_shell_and_makes_the_same_report(
+        opened, report, tmp_path):
+    """The provenance's command, as the browser shows it, run by a shell in another
+    folder: the same report (times and date aside), the metric's name and its quote
+    intact."""
+    import subprocess
+    import sys
+
+    html, _, _ = report
+    command = opened["command"]
+    assert command.startswith("evpsim curve ") and METRIC in subprocess.run(
+        ["bash", "-c", f"printf '%s\\n' {command.removeprefix('evpsim ')}"],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    # the evpsim of this checkout, as the shell's own evpsim command
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    shell = f'evpsim() {{ "{sys.executable}" -m evpsim "$@"; }}\n{command}\n'
+    ran = subprocess.run(["bash", "-c", shell], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=900)
+    assert ran.returncode == 0, ran.stderr
+    assert _untimed((tmp_path / "report.html").read_text()) == _untimed(html.read_text())
 
 
 def test_a_screenshot_is_taken(opened):
@@ -201,9 +299,11 @@ def test_the_figure_shows_the_bound_and_the_self_check(report, tmp_path):
 
     ds = read_netcdf(report[0].with_name("result.nc"))
     fig = plot_curve_figure(ds, tmp_path / "c.png")
-    top, below = fig.axes
-    assert below.get_title() == "self-check: coverage of percentile intervals"
-    assert top.get_xscale() == below.get_xscale() == "linear"  # B = 10
+    top, *below = fig.axes  # a coverage panel per estimator
+    assert [ax.get_title() for ax in below] == [
+        "self-check: coverage of V percentile intervals",
+        "self-check: coverage of U percentile intervals"]
+    assert top.get_xscale() == below[0].get_xscale() == "linear"  # B = 10
     dashed = [ln for ln in top.get_lines() if ln.get_linestyle() == "--"]
     assert len(dashed) == 2  # a bound per model
     assert list(dashed[0].get_ydata()) == list(ds["free_bound"].sel(model="mlp").values)

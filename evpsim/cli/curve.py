@@ -17,11 +17,13 @@ from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
 from ..io.searchfiles import describe_reading
 from ..io.trials import direction
-from ..report.curvefigure import LOG_X_FROM, plot_check_coverage, plot_curve_figure
+from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverage,
+                                  plot_curve_figure)
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
-                             curve_tables, pair_B, reading_table, shown_ns, write_tables)
+                             curve_tables, ranking_lines, ranking_tables, reading_table,
+                             write_tables)
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
-                                 SHORTFALL, coverage_warnings, fit_lines, fit_warnings,
+                                 SHORTFALL, coverage_warnings, fit_table, fit_warnings,
                                  kde_options, metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
                      check_outputs, ci_methods_note, default, integer, name_or_number)
@@ -340,10 +342,9 @@ def _no_tail_lines(ds, searches):
     return lines
 
 
-def _check_lines(ds, show_all, seconds):
-    """The self-check's lines as printed: ``(lines, where)``, the coverage tables
-    (:func:`evpsim.report.tables.check_tables`) among them from ``lines[where[0]]``
-    up to ``lines[where[1]]``."""
+def _check_blocks(ds, show_all, seconds):
+    """The self-check's report: lines and tables (its fit, its coverage and, with two or
+    more models, its ranking errors), in the order printed (:func:`_text`)."""
     a = ds.attrs
     lo, hi = a["check_bounds"]
     boot = any(KINDS[k].resamples for k in ds["ci_method_kind"].values.tolist())
@@ -359,36 +360,36 @@ def _check_lines(ds, show_all, seconds):
     ran = "; ".join(f"{m}: {'all ' if d == full else ''}{d:,}"
                     + (" (every verdict settled)" if d < full else "")
                     for m, d in zip(models, done))
-    lines = [f"self-check: {searches} of each model's B simulated from "
-             f"the {a['check_construction']} KDE of its scores{where} (bandwidth: "
-             f"{a['check_bandwidth_asked']})"
-             + (resamples if boot else "")
-             + f"; {seconds:.1f} s",
-             f"  {a['check_stop']}; searches simulated: {ran}",
-             *_check_lattice_lines(ds),
-             "each KDE beside the scores it was fitted to (quantile: share of the KDE's "
-             "searches of B trials whose best is at most the best observed; near 0% or 100%, "
-             "unlike your search):"]
-    lines += [f"  {line}" for line in fit_lines(ds)]
-    tables = check_tables(ds, show_all)
-    start = len(lines)
-    lines.append(f"{tables[0].notes[0]}:")
-    for t in tables:
-        lines += [f"  {t.title}", *t.lines(indent=4)]
-    where = (start, len(lines))
-    if "check_wrong" in ds:
-        lines.append("ranking errors: how often one search of each (the smaller B) ranks the "
-                     "pair opposite to the KDEs' exact curves")
-        for p in range(ds.sizes["pair"]):
-            sub = ds.isel(pair=p)
-            a_, b_ = str(sub["model_a"].values), str(sub["model_b"].values)
-            nn = pair_B(ds, p)
-            for est in ds["estimator"].values:
-                w = sub.sel(estimator=est)
-                cells = ", ".join(f"n={n}: {float(w['check_wrong'].sel(n=n)):.3f}"
-                                  for n in shown_ns(ds, show_all)(nn))
-                lines.append(f"  {a_} vs {b_} ({est}): {cells}")
-    return lines, where
+    return [f"self-check: {searches} of each model's B simulated from "
+            f"the {a['check_construction']} KDE of its scores{where} (bandwidth: "
+            f"{a['check_bandwidth_asked']})"
+            + (resamples if boot else "")
+            + f"; {seconds:.1f} s",
+            f"  {a['check_stop']}; searches simulated: {ran}",
+            *_check_lattice_lines(ds), fit_table(ds), *check_tables(ds, show_all),
+            *ranking_tables(ds, show_all)]
+
+
+def _text(blocks):
+    """The lines printed of a report's lines and tables: the self-check's fit table under
+    its title and legend, its coverage tables and its ranking errors each under the line
+    that says what they are."""
+    lines = []
+    for k, block in enumerate(blocks):
+        if isinstance(block, str):
+            lines.append(block)
+            continue
+        first = k == 0 or getattr(blocks[k - 1], "key", None) != block.key
+        if block.key == "fit":
+            lines.append(f"{block.title} ({'; '.join(block.legend_lines)}):")
+            lines += block.lines(indent=2)
+        elif block.key == "check":
+            lines += [f"{block.notes[0]}:"] if first else []
+            lines += [f"  {block.title}", *block.lines(indent=4)]
+        else:  # ranking errors
+            lines += [block.notes[0]] if first else []
+            lines += ranking_lines(block)
+    return lines
 
 
 def _check_lattice_lines(ds):
@@ -587,7 +588,7 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
     """``[(path, write)]`` of ``--table`` and ``--html``, for :func:`save_outputs`."""
     from ..report.html import html_report
 
-    checks = check_tables(ds, args.all)
+    checks = [b for b in checked if not isinstance(b, str)]
     items = []
     if args.table is not None:
         items.append((args.table, lambda tmp: write_tables(tables + checks, tmp)))
@@ -599,8 +600,9 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
                 tables=tables,
                 curve_figure=plot_curve_figure(ds, ci_method=args.plot_ci_method,
                                                check=False, **figure),
-                check_summary=checked, check_tables=checks,
-                check_figure=plot_check_coverage(ds, log_x=args.log_x) if checks else None)
+                curve_caption=figure_caption(ds, args.plot_ci_method),
+                check_summary=checked,
+                check_figure=plot_check_coverage(ds, log_x=args.log_x) if checked else None)
             Path(tmp).write_text(text, encoding="utf-8")
 
         items.append((args.html, html))
@@ -620,7 +622,8 @@ def _self_check(args, searches, ds):
                          progress=not args.quiet, stop=not args.check_full)
     ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
     ds.attrs.update(chk.attrs)
-    lines, (start, end) = _check_lines(ds, args.all, tc.seconds)
+    blocks = _check_blocks(ds, args.all, tc.seconds)
+    lines = []
     unlike, short = fit_warnings(ds), coverage_warnings(ds)
     for w in unlike + short:
         lines.append(f"warning: {w}")
@@ -642,6 +645,7 @@ def _self_check(args, searches, ds):
                      "--ci-methods ld-equal-tailed --bounds LO,HI")
     lines.append(f"note: the coverage bounds cover Monte Carlo error only, not the KDE's error "
                  f"as a model of your search; {model_error(ds)}")
+    blocks += lines
     print()
-    print("\n".join(lines))
-    return ds, lines[:start] + lines[end:]
+    print("\n".join(_text(blocks)))
+    return ds, blocks

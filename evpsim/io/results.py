@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
+import shlex
 import signal
 import sys
 import tempfile
@@ -82,8 +83,9 @@ def provenance(**extra):
         **_versions(),
         "numba_threads": int(numba.get_num_threads()),
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(_COMMAND) if _COMMAND else
-        " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
+        # quoted as a shell reads it back: pasted, it runs the same command
+        "command": shlex.join(_COMMAND) if _COMMAND else
+        shlex.join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
         "platform": platform.platform(),
     }
     for k, v in extra.items():

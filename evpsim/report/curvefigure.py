@@ -14,7 +14,8 @@ from ..io.results import atomic_write
 from .curves import CURVE_STYLE, plot_curve
 from .drawing import MODEL_COLORS
 
-__all__ = ["plot_curve_figure", "plot_check_coverage", "auto_log_x", "LOG_X_FROM"]
+__all__ = ["plot_curve_figure", "plot_check_coverage", "figure_caption", "auto_log_x",
+           "LOG_X_FROM"]
 
 #: the x axis is log-scaled by default when the largest B is at least this
 LOG_X_FROM = 100
@@ -51,6 +52,18 @@ def _draw_bound(fig, ds, estimator):
                                                         ls="--")]
         labels = [t.get_text() for t in legend.get_texts()] + [label]
         ax.legend(handles, labels, frameon=False)
+
+
+def figure_caption(ds, ci_method=None):
+    """What :func:`plot_curve_figure` (``check=False``) draws, in a sentence: only what
+    it draws (no shading with ``ci_method`` "none", no bound where there is none)."""
+    parts = ["the estimated curve of each model"]
+    if ci_method != "none":
+        parts.append("its interval shaded")
+    if "free_bound" in ds and np.isfinite(float(ds["free_bound_worst"])):
+        parts.append("the distribution-free bound dashed")
+    best = "lowest" if bool(ds["minimize"]) else "best"
+    return ", ".join(parts + [f"the {best} score observed dotted"])
 
 
 def _check_panels(ds):

@@ -20,23 +20,26 @@ POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
-       max-width: 72em; padding: 0 1em; color: #222; line-height: 1.4; }
+       max-width: 72em; padding: 0 1em; color: #222; line-height: 1.4;
+       overflow-wrap: anywhere; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em;
      border-bottom: 1px solid #ccc; } h3 { font-size: 1em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-caption { text-align: left; font-weight: bold; padding-bottom: 0.3em; }
-th, td { padding: 0.15em 0.7em; white-space: nowrap; }
-thead th { border-bottom: 1px solid #444; }
+div.table { margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; margin-top: 0.3em; }
+caption { text-align: left; font-weight: bold; padding-bottom: 0.3em; min-width: 30em; }
+th, td { padding: 0.15em 0.7em; overflow-wrap: normal; }
+thead th { border-bottom: 1px solid #444; vertical-align: bottom; }
 tbody tr:last-child td { border-bottom: 1px solid #444; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.text, th.text { text-align: left; }
-p.note { font-size: 0.9em; color: #444; margin: 0.2em 0; }
+p.note, p.legend { font-size: 0.9em; color: #444; margin: 0.2em 0; }
+p.sub { margin-left: 2em; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #444; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; font-size: 0.9em; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.2em 1em;
+     font-size: 0.9em; }
 dt { font-weight: bold; } dd { margin: 0; font-family: monospace; word-break: break-all; }
 .warning { color: #8a4b00; }
-pre { font-size: 0.85em; margin: 0.2em 0 0.6em; }
 """
 
 
@@ -48,32 +51,35 @@ def figure_uri(fig, dpi=130):
 
 
 def _table(t):
+    """A :class:`~evpsim.report.tables.Table`: its notes, its legend (a line per key,
+    ``data-key`` naming the heading or cell it explains) and the table, in one block."""
     kinds = ["num" if c.align == ">" else "text" for c in t.columns]
-    out = [f'<table data-table="{escape(t.key)}">', f"<caption>{escape(t.title)}</caption>"]
+    out = [f'<div class="table" data-table="{escape(t.key)}">']
+    out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]
+    out += [f'<p class="legend" data-key="{escape(key)}">{escape(line)}</p>'
+            for (key, _), line in zip(t.legend, t.legend_lines)]
+    out += [f'<table data-table="{escape(t.key)}">', f"<caption>{escape(t.title)}</caption>"]
     out.append("<thead><tr>" + "".join(f'<th class="{k}">{escape(h)}</th>'
                                         for k, h in zip(kinds, t.headers)) + "</tr></thead>")
     out.append("<tbody>")
     for row in t.rows:
         out.append("<tr>" + "".join(f'<td class="{k}">{escape(c)}</td>'
                                     for k, c in zip(kinds, row)) + "</tr>")
-    out.append("</tbody></table>")
-    notes = "".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
-    return notes + "\n".join(out)
+    out.append("</tbody></table></div>")
+    return "\n".join(out)
 
 
-def _paragraphs(lines):
-    """A paragraph per line; indented lines (a table printed as text) kept as they are."""
-    out, block = [], []
-    for ln in [*lines, ""]:
-        if ln.startswith("  "):
-            block.append(ln)
-            continue
-        if block:
-            out.append(f"<pre>{escape(chr(10).join(block))}</pre>")
-            block = []
-        if ln:
-            kind = "warning" if ln.startswith("warning:") else "note"
-            out.append(f'<p class="{kind}">{escape(ln)}</p>')
+def _paragraphs(blocks):
+    """A paragraph per line (an indented line continues the one above it, set in), a
+    table per :class:`~evpsim.report.tables.Table`."""
+    out = []
+    for block in blocks:
+        if not isinstance(block, str):
+            out.append(_table(block))
+        elif block.strip():
+            kind = "warning" if block.startswith("warning:") else "note"
+            sub = " sub" if block.startswith(" ") else ""
+            out.append(f'<p class="{kind}{sub}">{escape(block.strip())}</p>')
     return "\n".join(out)
 
 
@@ -93,8 +99,8 @@ def _provenance(attrs):
     return f"<dl>{rows}</dl>"
 
 
-def html_report(ds, *, reading, summary, tables, curve_figure, check_summary=(),
-                check_tables=(), check_figure=None):
+def html_report(ds, *, reading, summary, tables, curve_figure, curve_caption,
+                check_summary=(), check_figure=None):
     """The HTML text of a report of a result of :func:`evpsim.curve`.
 
     Parameters
@@ -105,15 +111,17 @@ def html_report(ds, *, reading, summary, tables, curve_figure, check_summary=(),
     reading : Table
         What was read (:func:`evpsim.report.tables.reading_table`).
     summary : list of str
-        The lines printed about the models, the intervals and the bound.
+        The lines printed about the models, the intervals and the bound
+        (an indented line continues the one above it).
     tables : list of Table
         :func:`evpsim.report.tables.curve_tables`.
     curve_figure : matplotlib.figure.Figure
         The curves.
-    check_summary : list of str
-        The self-check's lines, when it ran.
-    check_tables : list of Table
-        :func:`evpsim.report.tables.check_tables`.
+    curve_caption : str
+        What the figure shows (:func:`evpsim.report.curvefigure.figure_caption`).
+    check_summary : list of str or Table
+        The self-check's lines and tables as printed, when it ran; its coverage
+        tables (``key`` "check") follow the figure of its coverage.
     check_figure : matplotlib.figure.Figure, optional
         The self-check's coverage against n.
 
@@ -129,17 +137,18 @@ def html_report(ds, *, reading, summary, tables, curve_figure, check_summary=(),
             f'{escape(str(ds.attrs.get("created_utc", "")))}</p>',
             "<h2>What was read</h2>", _table(reading),
             "<h2>The curves</h2>", _paragraphs(summary),
-            _figure(figure_uri(curve_figure), "the estimated curve of each model, its "
-                    "interval shaded, the distribution-free bound dashed, the best score "
-                    "observed dotted"),
+            _figure(figure_uri(curve_figure), curve_caption),
             "<h2>Tables</h2>", *(_table(t) for t in tables)]
     if check_summary:
-        body += ["<h2>Self-check</h2>", _paragraphs(check_summary)]
+        coverage = [b for b in check_summary if getattr(b, "key", None) == "check"]
+        body += ["<h2>Self-check</h2>",
+                 _paragraphs([b for b in check_summary
+                              if getattr(b, "key", None) != "check"])]
         if check_figure is not None:
             body.append(_figure(figure_uri(check_figure), "coverage of the intervals at the "
                                 "KDE's exact curve against n, with Clopper-Pearson 95% "
                                 "bounds; the nominal level dashed"))
-        body += [_table(t) for t in check_tables]
+        body += [_table(t) for t in coverage]
     body += ["<h2>Provenance</h2>", _provenance(ds.attrs)]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',

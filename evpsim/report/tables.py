@@ -25,14 +25,18 @@ import numpy as np
 from .._format import formatter, number, render
 from ..io.lattice import find_lattice
 
-__all__ = ["Column", "Table", "table_ns", "shown_ns", "curve_tables", "check_tables",
-           "reading_table", "budget_lines", "pair_B", "time_unit", "bound_header",
-           "TABLE_SUFFIXES", "MISSING", "write_tables"]
+__all__ = ["Column", "Table", "legend", "table_ns", "shown_ns", "curve_tables",
+           "check_tables", "ranking_tables", "ranking_lines", "RANKING", "reading_table",
+           "budget_lines", "pair_B", "time_unit", "bound_header", "TABLE_SUFFIXES", "MISSING",
+           "SD_HEADER", "write_tables"]
 
 #: what ``--table`` writes, by the file's ending
 TABLE_SUFFIXES = (".csv", ".tex", ".md", ".json")
 #: the cell of a number that is not there (NaN, a method that does not apply)
 MISSING = "-"
+#: the heading of the SD column: of the best of n, from the plug-in distribution, so the
+#: same whichever estimator draws the curve beside it
+SD_HEADER = "sd of best (plug-in)"
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,16 @@ class Table:
     columns : tuple of Column
     notes : tuple of str
         Lines that say what the numbers are.
+    legend : tuple of (str, str)
+        ``(key, what it means)`` of a heading or a cell the table holds
+        (:func:`legend` keeps only those it holds), written ``key: what``.
     """
 
     key: str
     title: str
     columns: tuple
     notes: tuple = ()
+    legend: tuple = ()
 
     @property
     def headers(self):
@@ -116,6 +124,26 @@ class Table:
         """The table as :func:`evpsim._format.render` prints it."""
         return render(self.headers, [c.texts() for c in self.columns], indent=indent,
                       align="".join(c.align for c in self.columns))
+
+    @property
+    def legend_lines(self):
+        """The legend as lines, ``key: what it means``."""
+        return tuple(f"{key}: {text}" for key, text in self.legend)
+
+    def holds(self, key):
+        """True when ``key`` is a heading of the table or one of its cells (or a part of
+        one: an interval's end)."""
+        if key in self.headers:
+            return True
+        return any(key == cell or (c.parts and key in cell)
+                   for c in self.columns for cell in c.cells)
+
+
+def legend(columns, *entries):
+    """The entries ``(key, what it means)`` whose key is a heading or a cell of
+    ``columns``: a legend line explains something on the page, or is left out."""
+    probe = Table("", "", tuple(columns))
+    return tuple((key, text) for key, text in entries if probe.holds(key))
 
 
 def table_ns(B, extra=(), show_all=False, top=None):
@@ -212,7 +240,7 @@ def model_table(ds, model, ns):
         columns.append(Column(f"time ({unit})", tuple(map(formatter(hours), hours))))
     for e in ests:
         columns.append(Column(e, tuple(map(score, rows["estimate"].sel(estimator=e).values))))
-    columns.append(Column("sd", tuple(map(spread, rows["sd"].values))))
+    columns.append(Column(SD_HEADER, tuple(map(spread, rows["sd"].values))))
     for e in ests:
         for m in meths:
             if not bool(sub["applies"].sel(estimator=e, ci_method=m)):
@@ -222,7 +250,10 @@ def model_table(ds, model, ns):
                                                          iv["upper"].values), ("lower", "upper")))
     if np.isfinite(float(sub["free_bound_worst"])):
         columns.append(Column(bound_header(sub), tuple(map(score, rows["free_bound"].values))))
-    return Table("curve", f"{model} (B = {int(sub['B'])})", tuple(columns))
+    return Table("curve", f"{model} (B = {int(sub['B'])})", tuple(columns), legend=legend(
+        columns, (SD_HEADER, "the SD of the best of n scores drawn with replacement from "
+                             "yours (Dodge et al. 2019), the same whichever estimator"),
+        (MISSING, "no estimate or interval there")))
 
 
 def pair_B(ds, p):
@@ -278,7 +309,9 @@ def pair_table(ds, p, est, ns):
                                                   sub["share_ahead"].values)))
     columns.append(Column("MC se", tuple(f"{v:.3f}" for v in sub["share_ahead_se"].values)))
     return Table("difference", f"{a} vs {b} ({est})", tuple(columns),
-                 _pair_notes(ds, p, est, pair_B(ds, p)))
+                 _pair_notes(ds, p, est, pair_B(ds, p)),
+                 legend(columns, (MISSING, f"no interval there (a method that does not "
+                                           f"apply to {est}, or none found)")))
 
 
 def _budget_cells(ds):
@@ -313,8 +346,8 @@ def budget_table(ds):
         if times is not None:
             columns.append(Column(f"{what}: time ({unit})", tuple(times)))
     return Table("budget", f"budget to reach {number(float(ds['target']))}", tuple(columns),
-                 (f"smallest n whose estimate, or whose interval's pessimistic end, reaches "
-                  f"the target ({MISSING}: not within {beyond})",))
+                 ("smallest n whose estimate, or whose interval's pessimistic end, reaches "
+                  "the target",), legend(columns, (MISSING, f"not within {beyond}")))
 
 
 def budget_lines(ds):
@@ -382,10 +415,43 @@ def check_tables(ds, show_all=False):
                 (f"{v:.3f}", f"{lo:.3f}", f"{hi:.3f}") for v, lo, hi in
                 zip(c["check_coverage"].values, c["check_coverage_lower"].values,
                     c["check_coverage_upper"].values)), ("estimate", "lower", "upper")))
-        tables.append(Table("check", f"{model} (B = {int(sub['B'])})", tuple(columns),
+        tables.append(Table("check", f"self-check of {model} (B = {int(sub['B'])})",
+                            tuple(columns),
                             ("coverage of the intervals at the KDE's exact curve "
                              "[Clopper-Pearson 95% bounds, Monte Carlo error only]",)))
     return tables
+
+
+#: what the ranking errors' tables are, the line printed above them
+RANKING = ("ranking errors: how often one search of each (the smaller B) ranks the pair "
+           "opposite to the KDEs' exact curves")
+
+
+def ranking_tables(ds, show_all=False):
+    """The self-check's ranking errors, a table per pair of models (a column per
+    estimator; none without two models checked)."""
+    if "check_wrong" not in ds:
+        return []
+    ns_of = shown_ns(ds, show_all)
+    tables = []
+    for p in range(ds.sizes["pair"]):
+        sub = ds.isel(pair=p)
+        ns = ns_of(pair_B(ds, p))
+        columns = [Column("n", tuple(str(n) for n in ns))]
+        for est in ds["estimator"].values:
+            wrong = sub["check_wrong"].sel(estimator=est, n=ns).values
+            columns.append(Column(str(est), tuple(f"{w:.3f}" for w in wrong)))
+        pair = f"{sub['model_a'].values} vs {sub['model_b'].values}"
+        tables.append(Table("ranking", f"ranking errors: {pair}", tuple(columns), (RANKING,)))
+    return tables
+
+
+def ranking_lines(table):
+    """A ranking errors' table as ``evpsim curve`` prints it: a line per estimator."""
+    pair = table.title.partition(": ")[2]
+    ns = table.columns[0].cells
+    return [f"  {pair} ({c.header}): " + ", ".join(f"n={n}: {w}" for n, w in zip(ns, c.cells))
+            for c in table.columns[1:]]
 
 
 def reading_table(searches, minimize=False):
@@ -424,11 +490,11 @@ def reading_table(searches, minimize=False):
                       numeric=False, align="<"),
                Column("lattice", tuple(_lattice_cell(s.scores, minimize) for s in searches),
                       numeric=False, align="<")]
-    return Table("reading", "the searches read", tuple(columns),
-                 (f"{MISSING}: not recorded where the trials were read from",
-                  "lattice: the step of the grid every score lies on (an accuracy on N "
-                  "examples: 1/N), and how many of the best scores are tied; none: the "
-                  "scores lie on no grid"))
+    return Table("reading", "the searches read", tuple(columns), legend=legend(
+        columns, (MISSING, "not recorded where the trials were read from"),
+        ("lattice", "the step of the grid every score lies on (an accuracy on N examples: "
+                    "1/N), and how many of the best scores are tied"),
+        ("none", "the scores lie on no grid")))
 
 
 def _lattice_cell(scores, minimize):
@@ -459,7 +525,7 @@ def _json(tables):
                 else:
                     row[c.header] = _value(cell)
             rows.append(row)
-        out.append({"table": t.key, "title": t.title, "notes": list(t.notes),
+        out.append({"table": t.key, "title": t.title, "notes": [*t.notes, *t.legend_lines],
                     "columns": t.headers, "rows": rows})
     return json.dumps({"tables": out}, indent=1) + "\n"
 
@@ -489,8 +555,8 @@ def _markdown(tables):
     for t in tables:
         rule = ["---:" if c.align == ">" else ":---" for c in t.columns]
         lines = [f"**{_markdown_cell(t.title)}**", ""]
-        if t.notes:
-            lines += [*t.notes, ""]
+        if t.notes or t.legend:
+            lines += [*t.notes, *t.legend_lines, ""]
         lines += ["| " + " | ".join(map(_markdown_cell, t.headers)) + " |",
                   "| " + " | ".join(rule) + " |"]
         lines += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in t.rows]
@@ -530,7 +596,7 @@ def _latex(tables):
     blocks = []
     for t in tables:
         spec = "".join("r" if c.align == ">" else "l" for c in t.columns)
-        lines = [f"% {note}" for note in t.notes]
+        lines = [f"% {note}" for note in (*t.notes, *t.legend_lines)]
         lines += [r"\noindent\textbf{" + _tex_text(t.title) + r"}\par\smallskip",
                   r"\noindent\begin{tabular}{" + spec + "}", r"\toprule",
                   " & ".join(_tex_text(h) for h in t.headers) + r" \\", r"\midrule"]

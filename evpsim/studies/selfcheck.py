@@ -35,7 +35,7 @@ from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
 
-__all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_lines", "fit_warnings",
+__all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_table", "fit_warnings",
            "model_error", "check_resamples", "Settled",
            "metric_range", "SHORTFALL"]
 
@@ -634,13 +634,14 @@ def _fit_diagnostics(models, truths, fits, sign):
                          f"dropped"})})
 
 
-def fit_lines(ds):
+def fit_table(ds):
     """A table, a row per model, of how each KDE compares with its scores.
 
     Columns: the bandwidth and its rule; the KDE's theta_1 beside the
     scores' mean; its theta_B beside the best observed score and where
     that score falls in the KDE's distribution of the best of B
-    (``check_best_quantile``); the mass dropped outside the bounds.
+    (``check_best_quantile``, in a tail of :data:`FIT_TAIL`: unlike, as
+    :func:`fit_warnings` says); the mass dropped outside the bounds.
 
     Parameters
     ----------
@@ -650,24 +651,30 @@ def fit_lines(ds):
 
     Returns
     -------
-    list of str
-        The header, then a line per model.
+    evpsim.report.tables.Table
     """
-    from .._format import formatter, number, render
+    from .._format import formatter, number
+    from ..report.tables import Column, Table
 
     firsts, lasts = ds["check_fit_theta"].values.T
     means, bests = ds["check_sample_mean"].values, ds["check_best_observed"].values
     score = formatter(np.concatenate([firsts, lasts, means, bests]))
-    columns = [[str(m) for m in ds["model"].values],
-               [f"{number(h, 3)} ({r})" for h, r in zip(ds["check_bandwidth"].values,
-                                                        ds["check_bandwidth_rule"].values)],
-               [score(v) for v in firsts], [score(v) for v in means],
-               [score(v) for v in lasts], [score(v) for v in bests],
-               [_percent(q) for q in ds["check_best_quantile"].values],
-               [_percent(m) for m in ds["check_mass_dropped"].values]]
-    headers = ["model", "bandwidth", "KDE theta_1", "mean", "KDE theta_B", "best observed",
-               "quantile", "mass dropped"]
-    return render(headers, columns, align="<<" + ">" * (len(headers) - 2))
+    cells = {"model": [str(m) for m in ds["model"].values],
+             "bandwidth": [f"{number(h, 3)} ({r})" for h, r in
+                           zip(ds["check_bandwidth"].values, ds["check_bandwidth_rule"].values)],
+             "KDE theta_1": [score(v) for v in firsts], "mean": [score(v) for v in means],
+             "KDE theta_B": [score(v) for v in lasts], "best observed": [score(v) for v in bests],
+             "quantile": [_percent(q) for q in ds["check_best_quantile"].values],
+             "mass dropped": [_percent(m) for m in ds["check_mass_dropped"].values]}
+    # the bandwidth names its rule and the shares are percentages: text, for JSON
+    columns = tuple(Column(h, tuple(c), numeric=h in ("KDE theta_1", "mean", "KDE theta_B",
+                                                      "best observed"),
+                           align="<" if h in ("model", "bandwidth") else ">")
+                    for h, c in cells.items())
+    return Table("fit", "each KDE beside the scores it was fitted to", columns, legend=(
+        ("quantile", f"share of the KDE's searches of B trials whose best is at most the best "
+                     f"observed; below {FIT_TAIL:.0%} or above {1 - FIT_TAIL:.0%}, unlike "
+                     f"your search, and a warning says so"),))
 
 
 def _percent(x):
