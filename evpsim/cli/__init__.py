@@ -37,9 +37,14 @@ SUBCOMMANDS = [module for modules in GROUPS.values() for module in modules]
 FIRST_COMMAND = "evpsim curve data:reuters-mlp data:reuters-lstm --labels MLP,LSTM"
 
 
+class _StoreOnce(argparse._StoreAction):
+    """``store``, for an option that names one thing (an output file): given twice, it is
+    refused, where ``store`` would keep the last and silently drop the first."""
+
+
 #: the actions whose options are noted when given (see :func:`.common.given`)
 _NOTED_ACTIONS = (None, "store", "store_const", "store_true", "store_false", "append",
-                  "append_const", "count", "extend")
+                  "append_const", "count", "extend", "store_once")
 _noting_classes = {}
 
 
@@ -47,10 +52,14 @@ def _noting(cls):
     """``cls``, also noting in the parsed arguments that its option was given."""
     if cls not in _noting_classes:
         def __call__(self, parser, namespace, values, option_string=None):
+            flag = max(self.option_strings, key=len) if self.option_strings else None
+            given = vars(namespace).setdefault(GIVEN, {})
+            if issubclass(cls, _StoreOnce) and self.dest in given:
+                parser.error(f"argument {flag}: given twice ({getattr(namespace, self.dest)!r} "
+                             f"and {values!r}): give it once")
             cls.__call__(self, parser, namespace, values, option_string)
             if option_string is not None:
-                given = vars(namespace).setdefault(GIVEN, {})
-                given[self.dest] = max(self.option_strings, key=len)
+                given[self.dest] = flag
 
         _noting_classes[cls] = type(f"Noting{cls.__name__}", (cls,), {"__call__": __call__})
     return _noting_classes[cls]
@@ -70,6 +79,7 @@ class Parser(argparse.ArgumentParser):
         # argparse takes '-1e300' and '-inf' for options unless told otherwise
         self._negative_number_matcher = re.compile(
             r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+        self.register("action", "store_once", _StoreOnce)
         for name in _NOTED_ACTIONS:
             self.register("action", name, _noting(self._registry_get("action", name)))
 

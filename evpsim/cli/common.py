@@ -452,9 +452,10 @@ def add_mc_args(parser, func):
 def add_output_args(parser, selection=True):
     """``--out``, ``--plot``, ``--quiet`` and, with ``selection``, ``--all``."""
     g = parser.add_argument_group("output")
-    g.add_argument("--out", metavar="FILE.nc", help="write the result Dataset as netCDF")
-    g.add_argument("--plot", metavar="FILE.png", help="draw the figure to this file "
-                                                      "(.png, .pdf or .svg)")
+    g.add_argument("--out", action="store_once", metavar="FILE.nc",
+                   help="write the result Dataset as netCDF")
+    g.add_argument("--plot", action="store_once", metavar="FILE.png",
+                   help="draw the figure to this file (.png, .pdf or .svg)")
     if selection:
         g.add_argument("--all", action="store_true", help="print every n, not a selection")
     g.add_argument("--quiet", action="store_true", help="no progress line")

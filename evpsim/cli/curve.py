@@ -229,10 +229,10 @@ def _add_figure_args(p):
 def _add_report_args(parser):
     """``--table`` and ``--html``: the tables as a file, and a report a browser opens."""
     g = parser.add_argument_group("report")
-    g.add_argument("--table", metavar="FILE.csv|.tex|.md|.json",
+    g.add_argument("--table", action="store_once", metavar="FILE.csv|.tex|.md|.json",
                    help="write the printed tables to this file: CSV (a block per table), "
                         "LaTeX (booktabs tabulars, to \\input), Markdown or JSON")
-    g.add_argument("--html", metavar="FILE.html",
+    g.add_argument("--html", action="store_once", metavar="FILE.html",
                    help="write a report to this file, one self-contained page a browser "
                         "opens offline: what was read, the figure, the tables, the "
                         "self-check and how the result was made")

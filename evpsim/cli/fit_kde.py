@@ -77,7 +77,7 @@ def add_parser(subparsers):
                    help="the metric's range, e.g. 0,1 (centered construction only)")
     p.add_argument("--model", help="what was tuned, for the description (e.g. 'SST-2 LSTM')")
     p.add_argument("--metric", help="the metric, for the description (e.g. 'dev accuracy')")
-    p.add_argument("--out", metavar="FILE.nc", help="where to write the fit (default: NAME.nc)")
+    p.add_argument("--out", action="store_once", metavar="FILE.nc", help="where to write the fit (default: NAME.nc)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw the discretized density over the scores' histogram")
     p.set_defaults(run=run)

@@ -36,7 +36,7 @@ def add_parser(subparsers):
             "started again resumes."),
         examples=["evpsim leaderboard --quick --out leaderboard-quick",
                   "evpsim leaderboard --out leaderboard --workers 2"])
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--out", action="store_once", required=True, metavar="DIR", help="output folder")
     _add_grid_args(p.add_argument_group("the grid"))
     _add_size_args(p.add_argument_group("sizes"))
     add_where_args(p.add_argument_group("where cells run"))

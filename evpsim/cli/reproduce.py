@@ -19,7 +19,7 @@ def add_parser(subparsers):
                   "evpsim reproduce intervals --out repro-intervals --workers 2 "
                   "--store intervals-cells"])
     p.add_argument("paper", choices=sorted(PAPERS), help="which paper")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--out", action="store_once", required=True, metavar="DIR", help="output folder")
     p.add_argument("--data", metavar="DIR",
                    help="folder of the original search files that evpsim may not ship, e.g. "
                         "the SST runs (default: $EVPSIM_DATA); without it the shipped data "

@@ -216,6 +216,11 @@ def atomic_write(path, write):
 def atomic_write_all(items):
     """Write several files, all or none: each to a temporary file, then all renamed.
 
+    A file a rename replaces is kept (a hard link beside it) until every
+    rename is done: should a later one fail (the target turned into a
+    folder meanwhile, Ctrl-C, SIGTERM), the files renamed before it are
+    taken back, and those they replaced restored.
+
     Parameters
     ----------
     items : sequence of (path, write)
@@ -226,6 +231,7 @@ def atomic_write_all(items):
     list of Path
     """
     temps = []
+    placed = []  # (path, the file it replaced kept aside, or None) of the renames done
     terminated = []
     try:
         with _sigterm_raises(terminated):
@@ -245,16 +251,49 @@ def atomic_write_all(items):
                 write(tmp)
                 os.chmod(tmp, new_mode(0o666))
             for tmp, path in temps:
-                os.replace(tmp, path)
+                kept = _keep(path)
+                try:
+                    os.replace(tmp, path)
+                except BaseException:
+                    if kept is not None:
+                        os.unlink(kept)
+                    raise
+                placed.append((path, kept))
         if terminated:  # the signal's exception was swallowed on its way: die anyway
             raise _Terminated
     except BaseException:
+        for path, kept in reversed(placed):
+            if kept is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(kept, path)
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
         if terminated:  # die of the signal, as the process would have
             signal.raise_signal(signal.SIGTERM)
         raise
+    for _, kept in placed:
+        if kept is not None:
+            os.unlink(kept)
     return [path for _, path in temps]
+
+
+def _keep(path):
+    """A hidden hard link (a copy where links are not allowed) of the file ``path``
+    beside it, to restore it from; None where there is no file to keep."""
+    if not path.is_file():
+        return None
+    fd, kept = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".old{path.suffix}",
+                                dir=path.parent if str(path.parent) else ".")
+    os.close(fd)
+    try:
+        os.unlink(kept)
+        os.link(path, kept)
+    except OSError:
+        import shutil
+
+        shutil.copy2(path, kept)
+    return kept
 
 
 class _Terminated(BaseException):

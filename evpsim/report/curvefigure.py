@@ -78,6 +78,7 @@ def _draw_coverage(axes, ds, log_x):
     panels = _check_panels(ds)
     several = ds.sizes["estimator"] > 1
     for k, (ax, (e, m)) in enumerate(zip(axes, panels)):
+        handles = []  # matplotlib's own legend leaves out a model named _x
         for j, model in enumerate(ds["model"].values):
             sub = ds.sel(model=model, estimator=e, ci_method=m)
             sub = sub.isel(n=slice(0, int(sub["B"])))
@@ -85,8 +86,8 @@ def _draw_coverage(axes, ds, log_x):
             ns = sub["n"].values
             ax.fill_between(ns, sub["check_coverage_lower"].values,
                             sub["check_coverage_upper"].values, color=c, alpha=0.2, lw=0)
-            ax.plot(ns, sub["check_coverage"].values, color=c, lw=1.5, label=str(model))
-        ax.axhline(level, color="black", ls="--", lw=1.0, label=f"nominal {level:.0%}")
+            handles += ax.plot(ns, sub["check_coverage"].values, color=c, lw=1.5)
+        handles.append(ax.axhline(level, color="black", ls="--", lw=1.0))
         ax.set_title(f"self-check: coverage of {e + ' ' if several else ''}{m} intervals")
         ax.set_xlabel("hyperparameter trials (n)")
         if log_x:
@@ -95,7 +96,8 @@ def _draw_coverage(axes, ds, log_x):
             ax.set_ylabel("coverage (Clopper-Pearson 95%)")
         ax.set_ylim(max(0.0, float(ds["check_coverage_lower"].min()) - 0.03), 1.01)
         ax.grid(alpha=0.3)
-        ax.legend(frameon=False, loc="lower right")
+        ax.legend(handles, [*map(str, ds["model"].values), f"nominal {level:.0%}"],
+                  frameon=False, loc="lower right")
 
 
 def _plain_log_ticks(fig):

@@ -51,14 +51,16 @@ def _draw_models(ax, rows, *, xlabel, ylabel, log_x, title, title_size, best_lab
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
+    handles, labels = [], []
     for k, (label, x, y, lower, upper, best) in enumerate(rows):
         c = MODEL_COLORS[k % len(MODEL_COLORS)]
-        ax.plot(x, y, color=c, lw=2.0, label=label)
+        # the legend is built here: matplotlib's own leaves out labels starting with _
+        handles += ax.plot(x, y, color=c, lw=2.0, label=label)
+        labels.append(label)
         if lower is not None:
             ax.fill_between(x, lower, upper, color=c, alpha=0.2, lw=0)
         if best is not None:
             ax.plot([x[0], x[-1]], [best, best], color=c, lw=1.0, ls=":")
-    handles, labels = ax.get_legend_handles_labels()
     if any(row[5] is not None for row in rows):
         handles.append(Line2D([], [], color="#555555", lw=1.0, ls=":"))
         labels.append(best_label)
@@ -68,11 +70,26 @@ def _draw_models(ax, rows, *, xlabel, ylabel, log_x, title, title_size, best_lab
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     if ylabel:
-        ax.set_ylabel(ylabel)
+        ax.set_ylabel(_wrapped(ylabel))
     ax.legend(handles, labels, frameon=False)
     ax.grid(alpha=0.3)
     if title:
         ax.set_title(title, fontsize=title_size)
+
+
+#: the longest line of an axis label, in characters (a metric's name may be a sentence)
+LABEL_WIDTH = 45
+
+
+def _wrapped(label):
+    """An axis label on lines of at most :data:`LABEL_WIDTH` characters, broken between
+    words; one with TeX math ($...$) as it is, which a line break would split."""
+    import textwrap
+
+    if "$" in label:
+        return label
+    return "\n".join(textwrap.wrap(label, LABEL_WIDTH, break_long_words=False,
+                                    break_on_hyphens=False)) or label
 
 
 def _models_of(ds):
