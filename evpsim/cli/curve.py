@@ -72,6 +72,7 @@ def add_parser(subparsers):
                                             "path": "results",
                                             "bandwidth": "check_bandwidth",
                                             "construction": "check_construction",
+                                            "durations": "time_field",
                                             **TRACKER_FLAGS})
     return p
 
@@ -244,6 +245,42 @@ def _check_report_outputs(args):
         check_output(args.table, TABLE_SUFFIXES, "table")
     if args.html is not None:
         check_output(args.html, HTML_SUFFIXES, "html")
+
+
+def _check_names(args, searches=None):
+    """Refuse, before any work, a metric's or a model's name that a table cannot print (a
+    control character such as a line break, in a flag: the library refuses those read)
+    or the figure cannot draw (TeX math between $ signs that matplotlib cannot parse,
+    which it says only when saving the figure): those of the flags, and with
+    ``searches`` those read."""
+    import unicodedata
+
+    from ..report.drawing import math_error
+
+    if searches is None:
+        for text, flag in ((args.metric, "--metric"), (args.labels, "--labels")):
+            if text is not None and any(unicodedata.category(c) == "Cc" for c in text):
+                raise UserError(f"{flag} {text!r} holds a line break or another control "
+                                f"character, which would break the tables' rows")
+    if args.plot is None and args.html is None:
+        return
+    dollar = "write \\$ for a dollar sign"
+    if searches is None:
+        named = [(args.metric, "--metric", dollar)] if args.metric else []
+        named += [(label, "--labels", dollar) for label in _split(args.labels) or []]
+    else:  # the names the files gave, where the flags gave none
+        named = [] if args.metric else [
+            (s.metric, f"the metric's name read from {s.source}", "name it with --metric")
+            for s in searches]
+        named += [] if args.labels else [
+            (s.label, f"the model's name read from {s.source}", "name the models with --labels")
+            for s in searches]
+    for text, where, remedy in named:
+        why = math_error(text)
+        if why is not None:
+            raise UserError(f"{where} {text!r} cannot be drawn in the figure: matplotlib "
+                            f"reads text between two $ signs as TeX math, which fails here "
+                            f"({why}); {remedy}")
 
 
 def _split(text):
@@ -524,7 +561,9 @@ def run(args):
             check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
+    _check_names(args)
     searches = _read(args)
+    _check_names(args, searches)
     if args.x_axis == "time" and any(s.durations is None for s in searches):
         raise UserError("--x-axis time needs --time-field (a tracker's results and a W&B runs "
                         "export carry times)")

@@ -393,6 +393,7 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
     models = as_models(scores, labels, durations, minimize=minimize, bounds=bounds,
                        columns=columns)
     minimize = direction(models, minimize)  # a study's, say
+    _check_printable(models, labels)
     kind = as_target(curve)
     flipped = _inside(kind, minimize)
     if estimators is None:
@@ -423,6 +424,24 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
                      resamples, seed, target, metric, bounds, ybounds)
+
+
+def _check_printable(models, labels):
+    """Refuse a model's name holding a line break, a tab or another control character:
+    a table prints a row per line, and such a name would break its rows (in the
+    terminal, a CSV file, a LaTeX tabular)."""
+    import unicodedata
+
+    for model in models:
+        if any(unicodedata.category(ch) == "Cc" for ch in model.label):
+            where = "" if labels is not None else \
+                f" (read from {model.source}; name the models with labels=LIST)" \
+                if model.source else " (name the models with labels=LIST)"
+            raise check.InvalidArgument(
+                "labels" if labels is not None else "scores",
+                f"{'labels: ' if labels is not None else ''}model name {model.label!r} holds a "
+                f"line break or another control character, which would break the tables' "
+                f"rows{where}")
 
 
 def _inside(target, minimize):

@@ -53,6 +53,11 @@ class Model:
     minimize: bool | None = None
 
 
+#: the longest duration of a trial taken as seconds: beyond, the unit is wrong (or the
+#: number is), and an expected time of n trials could overflow
+MAX_DURATION = 1e9
+
+
 def _mean_duration(durations, label):
     if durations is None:
         return np.nan
@@ -66,6 +71,10 @@ def _mean_duration(durations, label):
         raise check.InvalidArgument("durations", f"model {label!r} has no finite duration")
     if (d < 0).any():
         raise check.InvalidArgument("durations", f"model {label!r} has a negative duration")
+    if (d > MAX_DURATION).any():
+        raise check.InvalidArgument("durations", f"model {label!r} has a duration of "
+                                                 f"{d.max():.3g} s, beyond {MAX_DURATION:.0e} s "
+                                                 f"(32 years): durations are seconds")
     return float(d.mean())
 
 

@@ -109,8 +109,8 @@ _INDEX = re.compile(r"-?\d+")
 # str(datetime.timedelta): "0:03:24", "0:03:24.374862", "1 day, 2:03:04.500000"; pandas'
 # str(Timedelta): "0 days 00:10:00", "1 days 02:03:04.500000"
 _TIMEDELTA = re.compile(r"(?:(\d+) days?,? )?(\d+):([0-5]\d):([0-5]\d(?:\.\d+)?)")
-# ISO 8601 durations of days and times: "PT10M", "P1DT2H3M4.5S"
-_ISO_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?",
+# ISO 8601 durations of days and times: "PT10M", "P1DT2H3M4.5S" (not "P" or "PT" alone)
+_ISO_DURATION = re.compile(r"P(?=\d|T\d)(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?",
                            re.IGNORECASE)
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
                type(None): "null"}

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..io.results import atomic_write
 
-__all__ = ["COLORS", "MODEL_COLORS", "color_of", "estimator_panels", "pyplot", "rate_band",
-           "run_title", "save_figure", "time_unit"]
+__all__ = ["COLORS", "MODEL_COLORS", "color_of", "estimator_panels", "math_error", "pyplot",
+           "rate_band", "run_title", "save_figure", "time_unit"]
 
 COLORS = {"U": "#1b9e77", "V": "#d95f02", "W": "#7570b3"}
 
@@ -30,6 +30,41 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def math_error(text):
+    """Why matplotlib cannot draw ``text``, or None when it can.
+
+    Between two unescaped ``$`` signs matplotlib reads TeX math (``$F_1$``
+    draws F with a subscript 1), and math it cannot parse (``$x^$``,
+    ``$x_{1$``) fails only when the figure is saved, after the work: this
+    tells before it. Text with one ``$``, or with ``\\$``, is drawn as it is.
+
+    Examples
+    --------
+    >>> math_error("dev $F_1$") is None, math_error("cost in $") is None
+    (True, True)
+    >>> math_error("$x^$")
+    'Expected more, found end of text'
+    >>> math_error("$x_{1$")
+    'Expected end_group, found end of text'
+    """
+    import re
+
+    from matplotlib import cbook
+    from matplotlib.mathtext import MathTextParser
+
+    if not cbook.is_math_text(text):
+        return None
+    try:
+        MathTextParser("path").parse(text, dpi=72)
+    except ValueError as err:  # the parser's last line, without its class and position
+        why = re.sub(r"^\w+: ", "", str(err).strip().splitlines()[-1])
+        why = re.sub(r"\s*\(at char \d+\).*$", "", why)
+        # a list of every alternative the parser would have taken says nothing
+        return "Expected more, " + why.rpartition("}, ")[2] if why.startswith("Expected {") \
+            else why
+    return None
 
 
 def color_of(name, k):
