@@ -29,7 +29,7 @@ import sys
 import threading
 from pathlib import Path
 
-__all__ = ["guard", "release", "is_command", "end_now", "kernels_cached",
+__all__ = ["guard", "guarding", "release", "is_command", "end_now", "kernels_cached",
            "compile_notice"]
 
 #: measured with an empty NUMBA_CACHE_DIR on 2 cores shared with other work (load
@@ -58,6 +58,12 @@ def guard():
     if (is_command() and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
         signal.signal(signal.SIGINT, _interrupted)
+
+
+def guarding():
+    """True while :func:`guard` holds Ctrl-C: a ``KeyboardInterrupt`` raised meanwhile
+    is raised by code, not by the user (whose Ctrl-C ends the command at once)."""
+    return signal.getsignal(signal.SIGINT) is _interrupted
 
 
 def release():

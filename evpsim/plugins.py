@@ -176,17 +176,28 @@ def _warn(message):
                            module="evpsim.plugins")
 
 
+def _failures():
+    """What a plugin may raise and be refused for: any exception, its own ``sys.exit``
+    (which ends nothing but itself), and a ``KeyboardInterrupt`` it raises itself while
+    the ``evpsim`` command starts (a Ctrl-C then ends the command at once, raising
+    nothing: :func:`evpsim._startup.guard`)."""
+    from ._startup import guarding
+
+    return (Exception, SystemExit, KeyboardInterrupt) if guarding() else (Exception,
+                                                                           SystemExit)
+
+
 def _load(ep, group, origin, done):
     """Register what ``ep`` provides with source ``origin``, appending ``(group, name)``
     of each to ``done``; ``_Broken`` says what went wrong."""
     try:
         obj = ep.load()
-    except (Exception, SystemExit) as err:  # a plugin's sys.exit ends nothing but itself
+    except _failures() as err:
         raise _Broken(f"importing {ep.value} failed: {_raised(err)}") from None
     if callable(obj) and not isinstance(obj, Mapping):
         try:
             obj = obj()
-        except (Exception, SystemExit) as err:
+        except _failures() as err:
             raise _Broken(f"{ep.value}() raised {_raised(err)}") from None
     specs = [obj] if isinstance(obj, Mapping) else obj
     if not isinstance(specs, (list, tuple)) or not all(isinstance(s, Mapping) for s in specs):
@@ -201,7 +212,8 @@ def _raised(err):
     """``"RuntimeError: no GPU found"``, ``"SystemExit: sys.exit(3) called"``."""
     if isinstance(err, SystemExit):
         return f"SystemExit: sys.exit({'' if err.code is None else repr(err.code)}) called"
-    return f"{type(err).__name__}: {_first_line(err)}"
+    text = _first_line(err)
+    return type(err).__name__ + (f": {text}" if text != type(err).__name__ else "")
 
 
 def _kind_of(obj):

@@ -76,9 +76,11 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # argparse takes '-1e300' and '-inf' for options unless told otherwise
+        # argparse takes '-1e300', '-inf' and '-1,0' (--bounds) for options unless told
+        # otherwise: a negative number, maybe followed by more after commas
+        number = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf(inity)?"
         self._negative_number_matcher = re.compile(
-            r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+            rf"^-({number})(,\s*-?({number}))*$", re.IGNORECASE)
         self.register("action", "store_once", _StoreOnce)
         for name in _NOTED_ACTIONS:
             self.register("action", name, _noting(self._registry_get("action", name)))

@@ -410,19 +410,22 @@ def estimator_notes(ds, unit="searches"):
     return out
 
 
-def note_idle_workers(args):
+def note_idle_workers(args, replicates=None, chunk_size=None, what="replicates"):
     """One line on stderr when ``--workers`` starts more worker processes than the
     Monte Carlo run has batches of chunks to give them (an error would be too harsh:
-    the result is the same)."""
+    the result is the same). ``replicates`` and ``chunk_size`` default to the flags'
+    (``what`` the replicates are, for the line)."""
     import sys
 
     from ..engine.montecarlo import MonteCarlo
 
     if args.workers <= 1:
         return
-    batches = MonteCarlo(args.replicates, args.seed, args.chunk_size, args.workers).batches
+    replicates = args.replicates if replicates is None else replicates
+    chunk_size = args.chunk_size if chunk_size is None else chunk_size
+    batches = MonteCarlo(replicates, args.seed, chunk_size, args.workers).batches
     if batches < args.workers:
-        print(f"note: --workers {args.workers}: the {args.replicates:,} replicates make "
+        print(f"note: --workers {args.workers}: the {replicates:,} {what} make "
               f"{batches} batch{'es' if batches > 1 else ''} of chunks, so at most {batches} "
               f"worker{'s' if batches > 1 else ''} compute{'' if batches > 1 else 's'}; the "
               f"others only start up", file=sys.stderr)

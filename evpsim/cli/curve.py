@@ -9,7 +9,7 @@ import numpy as np
 from .. import _validate as check
 from .._format import number
 from ..curves.curve import curve, interval_notes
-from ..estimators.family import get_estimator, resolve_estimators
+from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
                                 KINDS, curve_ci_method, no_interval)
@@ -22,13 +22,17 @@ from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverag
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
                              curve_tables, ranking_lines, ranking_tables, reading_table,
                              write_tables)
+from ..studies.coverage import COVERAGE_CHUNK
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
-                                 SHORTFALL, coverage_warnings, fit_table, fit_warnings,
-                                 kde_options, metric_range, model_error, self_check)
+                                 SHORTFALL, check_arguments, check_replicates,
+                                 coverage_warnings, fit_table, fit_warnings, kde_options,
+                                 metric_range, model_error, self_check)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
-                     check_outputs, ci_methods_note, default, integer, name_or_number)
+                     check_outputs, ci_methods_note, default, integer, name_or_number,
+                     note_idle_workers)
 from .common import number as real
-from .common import pair, paragraph, refuse_unused, refuse_unused_resamples, save_outputs
+from .common import (given, pair, paragraph, refuse_unused, refuse_unused_resamples,
+                     save_outputs)
 from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
                            tracker_options)
 
@@ -73,6 +77,7 @@ def add_parser(subparsers):
                                             "bandwidth": "check_bandwidth",
                                             "construction": "check_construction",
                                             "durations": "time_field",
+                                            "replicates": "check_replicates",
                                             **TRACKER_FLAGS})
     return p
 
@@ -529,12 +534,12 @@ def _what(ds):
     target = as_target(str(ds["curve"].values))
     if target.kind == "mean":
         return "expected"
-    return "median" if target.q == 0.5 else f"{target.q:g}-quantile of the"
+    return "median" if target.q == 0.5 else f"{target.q!r}-quantile of the"
 
 
 #: options of the self-check and of the figure: without --check, --plot they would do nothing
-CHECK_OPTIONS = ("check_replicates", "check_resamples", "check_bandwidth", "check_construction",
-                 "workers")
+CHECK_OPTIONS = ("check_replicates", "check_resamples", "check_full", "check_bandwidth",
+                 "check_construction", "workers")
 FIGURE_OPTIONS = ("plot_ci_method", "x_axis", "log_x")
 
 
@@ -547,6 +552,17 @@ def _refuse_unused(args):
     if args.plot is None and args.html is None:
         refuse_unused(args, FIGURE_OPTIONS, "applies to the figure: add --plot FILE.png (or "
                                             "--html FILE.html), or drop it")
+    if given(args, "python_resamples"):
+        target = as_target(args.curve)
+        ests = resolve_estimators(args.estimators or ("V" if target.kind == "mean"
+                                                      else "quantile"), target)
+        if all(e.is_lstatistic for e in ests):
+            general = [n for n in list_estimators() if not get_estimator(n).is_lstatistic]
+            refuse_unused(args, ("python_resamples",),
+                          f"applies to estimators that are not L-statistics "
+                          f"({', '.join(general)}), which run on each resample; the "
+                          f"estimators here ({','.join(e.name for e in ests)}) are "
+                          f"L-statistics: add one to --estimators, or drop it")
 
 
 def run(args):
@@ -556,7 +572,7 @@ def run(args):
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")
     if args.check:  # before any work, and named by their own flags
-        check.replicates(args.check_replicates, "check_replicates")
+        check_replicates(args.check_replicates, "check_replicates")
         if args.check_resamples is not None:
             check.integer(args.check_resamples, "check_resamples", minimum=2)
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
@@ -580,6 +596,8 @@ def run(args):
             target, min(s.scores.size for s in searches),
             resolve_estimators(args.estimators or ("V" if target.kind == "mean" else "quantile"),
                                target))
+    if args.check:
+        _check_self_check(args, searches)
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, curve=args.curve,
                    ci_methods=args.ci_methods,
@@ -648,17 +666,35 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
     return items
 
 
+def _check_self_check(args, searches):
+    """The self-check's arguments checked as it will check them (the memory its
+    resamples need among them), before any work; a note where --workers starts more
+    processes than its searches make batches for."""
+    try:
+        check_arguments(searches, **_self_check_options(args))
+    except check.InvalidArgument as err:
+        if err.argument != "resamples":  # --resamples is the curve's own
+            raise
+        raise UserError("--check-resamples: " + str(err).replace(
+            "reduce resamples", "reduce --check-resamples")) from None
+    note_idle_workers(args, args.check_replicates, COVERAGE_CHUNK, "searches of the self-check")
+
+
+def _self_check_options(args):
+    """The keywords of :func:`evpsim.self_check` from the flags."""
+    return dict(estimators=args.estimators, curve=args.curve, ci_methods=args.ci_methods,
+                level=args.level, bounds=args.bounds, minimize=args.minimize,
+                replicates=args.check_replicates, resamples=args.check_resamples,
+                seed=args.seed, bandwidth=args.check_bandwidth,
+                construction=args.check_construction, workers=args.workers,
+                stop=not args.check_full)
+
+
 def _self_check(args, searches, ds):
     """Run and print the self-check: ``(ds with its results merged in, the lines printed
     but its coverage tables)``."""
     with Timer() as tc:
-        chk = self_check(searches, estimators=args.estimators, curve=args.curve,
-                         ci_methods=args.ci_methods,
-                         level=args.level, bounds=args.bounds, minimize=args.minimize,
-                         replicates=args.check_replicates, resamples=args.check_resamples,
-                         seed=args.seed, bandwidth=args.check_bandwidth,
-                         construction=args.check_construction, workers=args.workers,
-                         progress=not args.quiet, stop=not args.check_full)
+        chk = self_check(searches, progress=not args.quiet, **_self_check_options(args))
     ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
     ds.attrs.update(chk.attrs)
     blocks = _check_blocks(ds, args.all, tc.seconds)

@@ -276,6 +276,10 @@ def run(args):
                         f"{sweep_command(args, grid, fresh)}") from None
     backend, workers = where_from_args(args)
     cells = grid.cells()
+    todo = len(cells) - len(kept.finished(cells))
+    if backend == "local" and 0 < todo < workers:
+        print(f"note: --workers {workers}: {todo} cell{'s' if todo > 1 else ''} to compute, so "
+              f"{todo} worker process{'es' if todo > 1 else ''}", file=sys.stderr)
     try:
         with Timer() as t:
             ds = sweep(None, grid=grid, store=store, backend=backend, workers=workers,

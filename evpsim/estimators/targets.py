@@ -45,7 +45,8 @@ class Target:
     @property
     def name(self):
         """``"mean"`` or ``"quantile:Q"``; the ``target`` coordinate of results."""
-        return "mean" if self.kind == "mean" else f"quantile:{self.q:g}"
+        # the shortest text that reads back as q: 0.999999999 is not 1
+        return "mean" if self.kind == "mean" else f"quantile:{self.q!r}"
 
     @property
     def symbol(self):
@@ -57,7 +58,7 @@ class Target:
         """The curve in words."""
         if self.kind == "mean":
             return "expected best score of n trials (the mean curve)"
-        what = "median" if self.q == 0.5 else f"{self.q:g}-quantile"
+        what = "median" if self.q == 0.5 else f"{self.q!r}-quantile"
         return f"{what} of the best score of n trials (the quantile curve)"
 
     def exact(self, truth, ns):

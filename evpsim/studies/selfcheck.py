@@ -28,14 +28,15 @@ import xarray as xr
 from .. import _validate as check
 from .._format import spans
 from ..estimators.targets import Target, as_target
-from ..intervals.family import curve_ci_method, resolve_ci_methods
+from ..intervals.family import curve_ci_method, plan_intervals, resolve_ci_methods
 from ..io.lattice import find_lattice
 from ..io.models import as_models
 from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
 
-__all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_table", "fit_warnings",
+__all__ = ["self_check", "check_arguments", "check_replicates", "check_warnings",
+           "coverage_warnings", "fit_table", "fit_warnings",
            "model_error", "check_resamples", "Settled",
            "metric_range", "SHORTFALL"]
 
@@ -43,6 +44,11 @@ __all__ = ["self_check", "check_warnings", "coverage_warnings", "fit_table", "fi
 SHORTFALL = 0.05
 #: the first look of the stopping rule (simulated searches); the next ones double it
 FIRST_LOOK = 64
+#: the most searches a self-check simulates per model: the Monte Carlo error of a
+#: coverage of 95% is then +-0.0004 (95%), far below any verdict's margin
+MAX_REPLICATES = 1_000_000
+#: the longest a self-check may take by its timed pilot's estimate (seconds): a day
+MAX_SECONDS = 86_400
 #: resamples per simulated search of bootstrap and band methods, and of the resampling
 #: methods (which refit a model to every resample) up to B = RESAMPLING_B[0], then beyond
 RESAMPLES, RESAMPLING_RESAMPLES, RESAMPLING_B = 2000, (500, 250), 200
@@ -210,6 +216,12 @@ class _Pilot:
         M = self.main.replicates
         low = float(per.sum() * min(self.main.stops[0], M)) if self.main.stops else None
         high = float(per.sum() * M)
+        if high > MAX_SECONDS:
+            raise check.InvalidArgument(
+                "replicates", f"replicates: {M:,} searches of each model would take about "
+                              f"{_duration(high)} by a timed pilot of {m1} searches, more "
+                              f"than a day; at most "
+                              f"{max(FIRST_LOOK, int(M * MAX_SECONDS / high)):,} fit in one")
         self.bar.message(announcement(self.models, self.sizes, self.main, *self.what,
                                       (low, high), m1))
         self.bar.delay = 0.0
@@ -258,8 +270,12 @@ def announcement(models, sizes, rule, construction, estimators, ci_methods, seco
 
 
 def _duration(seconds):
-    """``40 s`` or ``4.5 min``."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+    """``40 s``, ``4.5 min``, ``2.5 h`` or ``68 days``."""
+    for unit, length, limit in (("days", 86400, 2 * 86400), ("h", 3600, 5400),
+                                ("min", 60, 90)):
+        if seconds >= limit:
+            return f"{seconds / length:,.{0 if unit == 'days' else 1}f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def spans_of(ms):
@@ -485,13 +501,36 @@ def _check_run(scores, *, labels, estimators, ci_methods, level, bounds, minimiz
     lo, hi = check.bounds(bounds, every.min(), every.max(), "every score") \
         if bounds is not None else metric_range(every)
     flipped = (lo, hi) if sign > 0 else (-hi, -lo)
-    replicates = check.replicates(replicates)
+    replicates = check_replicates(replicates)
     stop, progress = check.boolean(stop, "stop"), check.boolean(progress, "progress")
+    if resamples is not None:
+        resamples = check.integer(resamples, "resamples", minimum=2)
     sizes = [check_resamples(m.scores.size, ci_methods) if resamples is None else resamples
              for m in models]
+    workers = check.integer(workers, "workers", minimum=1, maximum=1024)
+    for m, size in zip(models, sizes):  # the coverage runs' own checks, before any of them
+        B = m.scores.size
+        plan_intervals(estimators, ci_methods, target, B, np.arange(1, B + 1), level=level,
+                       resamples=size, lstatistics_only=True).check_coverage_memory(workers)
     return _CheckRun(models, kind, target, sign, estimators, ci_methods, level, bandwidth,
                      construction, (lo, hi), flipped, replicates, sizes, seed, workers, stop,
                      progress)
+
+
+def check_arguments(scores, **options):
+    """Check the arguments of :func:`self_check` (``options``, its keywords) as it does,
+    without simulating anything: what fails here fails there, before any work.
+
+    Raises
+    ------
+    evpsim.InvalidArgument
+        Naming the argument, as :func:`self_check` would.
+    """
+    import inspect
+
+    defaults = {k: p.default for k, p in inspect.signature(self_check).parameters.items()
+                if k != "scores"}
+    _check_run(scores, **{**defaults, **options})
 
 
 def _model_coverage(run, k, truth, on_lattice):
@@ -555,6 +594,17 @@ def _check_attrs(run):
                                else "")
                             + "; where a model's scores lie on a lattice, the KDE's draws "
                               "snapped to it (check_lattice_step)")
+
+
+def check_replicates(value, name="replicates"):
+    """The self-check's most searches per model, checked: 2 to :data:`MAX_REPLICATES`."""
+    value = check.replicates(value, name)
+    if value > MAX_REPLICATES:
+        raise check.InvalidArgument(name, f"{name} must be at most {MAX_REPLICATES:,} (the "
+                                          f"Monte Carlo error of a coverage near 95% is then "
+                                          f"+-0.0004: more searches change no verdict), got "
+                                          f"{value:,}")
+    return value
 
 
 def kde_options(ci_methods, bandwidth, construction):

@@ -133,6 +133,9 @@ def sweep(battery, axes=None, *, options=None, seed=0, store=None, backend="proc
             todo = sorted((c for c in cells if cell_key(c) not in results), key=lambda c: -c["B"])
             ran_on = 0
             if todo:
+                # no more local processes than cells: the others would only start up
+                if backend == "local":
+                    workers = min(workers, len(todo))
                 ran_on = _compute(grid, kept, todo, (backend, workers, scheduler), signals,
                                   total=len(cells), before=len(results), progress=progress)
                 results.update({cell_key(c): kept.load(c) for c in todo})
