@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _validate as check
 from .._format import number
-from ..curves.curve import curve, interval_notes
+from ..curves.curve import inside_target, curve, interval_notes
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
@@ -485,10 +485,10 @@ def _header(ds, seconds):
             f"{' and '.join(how)}; {seconds:.2f} s")
 
 
-def _estimator_lines(ds):
+def _estimator_lines(ds, searches):
     """What a reader must know of estimators that are not L-statistics and of budgets
-    beyond B: the resamples each ran on, failures, methods that do not apply, curves
-    that stop at B."""
+    beyond B: the resamples each ran on, failures (on a model's scores, why), methods
+    that do not apply, curves that stop at B."""
     a = ds.attrs
     lines = []
     boot = [m for m, k in zip(ds["ci_method"].values, ds["ci_method_kind"].values)
@@ -508,6 +508,7 @@ def _estimator_lines(ds):
                          if est.max_replicates is not None and int(used) == est.max_replicates
                          else " (--python-resamples)")
         lines.append(line)
+        lines += _failure_lines(ds, est, searches)
         failed = ds["failed_resamples"].sel(estimator=e)
         if int(failed.max()) > 0:
             lines.append(f"  {e} failed on up to {int(failed.max()):,} of its {int(used):,} "
@@ -526,6 +527,22 @@ def _estimator_lines(ds):
                                     for e in stop) if stop else "")
                      + "; beyond B the ordinary bootstrap's limits stay below the best score "
                        "observed")
+    return lines
+
+
+def _failure_lines(ds, est, searches):
+    """Why ``est`` gave no estimate on a model's scores at some n up to its B, a line
+    per such model (its cells print as -)."""
+    sign = -1.0 if bool(ds["minimize"]) else 1.0
+    inside = inside_target(as_target(str(ds["curve"].values)), bool(ds["minimize"]))
+    lines = []
+    for model, s in zip(ds["model"].values, searches):
+        B = s.scores.size
+        if np.isfinite(ds["estimate"].sel(model=model, estimator=est.name).values[:B]).all():
+            continue
+        why = est.failure(sign * s.scores, np.arange(1, B + 1), inside)
+        lines.append(f"  {est.name} gave no estimate on {model}'s scores: "
+                     f"{why or 'it failed when the curve ran, not when run again'}")
     return lines
 
 
@@ -612,9 +629,8 @@ def run(args):
     summary = [_describe(s) for s in searches] + _lattice_lines(searches, args.minimize)
     summary.append(_header(ds, t.seconds))
     if fallback:
-        summary.append(f"{args.ci_methods}: the interval{'s' if ',' in args.ci_methods else ''} "
-                       f"here, as {fallback}")
-    summary += _estimator_lines(ds)
+        summary.append(f"{args.ci_methods}: {fallback}")
+    summary += _estimator_lines(ds, searches)
     summary += _range_lines(ds, np.concatenate([s.scores for s in searches]))
     summary += _no_tail_lines(ds, searches)
     summary += interval_notes(ds)

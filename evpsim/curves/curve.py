@@ -31,7 +31,7 @@ from ..io.trials import direction
 from ..io.results import provenance
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
-           "share_ahead"]
+           "share_ahead", "inside_target", "interval_notes"]
 
 
 def best_of_n_sd(xs, ns):
@@ -395,7 +395,7 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
     minimize = direction(models, minimize)  # a study's, say
     _check_printable(models, labels)
     kind = as_target(curve)
-    flipped = _inside(kind, minimize)
+    flipped = inside_target(kind, minimize)
     if estimators is None:
         estimators = "V" if kind.kind == "mean" else "quantile"
     smallest = min(m.scores.size for m in models)
@@ -444,7 +444,7 @@ def _check_printable(models, labels):
                 f"rows{where}")
 
 
-def _inside(target, minimize):
+def inside_target(target, minimize):
     """The curve computed inside, where larger is better: the Q-quantile of the lowest
     loss is minus the (1 - Q)-quantile of the best of the negated losses."""
     return Target("quantile", 1.0 - target.q) if minimize and target.kind == "quantile" \
@@ -466,7 +466,7 @@ def interval_notes(ds):
     list of str
         ``"METHOD, MODEL: NOTE"`` lines (``"METHOD: NOTE"`` with one model).
     """
-    inside = _inside(as_target(str(ds["curve"].values)), bool(ds["minimize"]))
+    inside = inside_target(as_target(str(ds["curve"].values)), bool(ds["minimize"]))
     top, level = int(ds["n_max"]), float(ds.attrs["level"])
     lines = []
     for m in ds["ci_method"].values:

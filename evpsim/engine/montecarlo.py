@@ -356,12 +356,18 @@ def _check_picklable(job):
         try:
             dumps(est)
         except Exception as err:
-            text = str(err).strip().splitlines()[0] if str(err).strip() else ""
-            raise check.InvalidArgument(
-                "workers", f"workers: estimator {est.name!r} cannot be sent to worker processes "
-                           f"({type(err).__name__}{': ' + text if text else ''}); run it with "
-                           f"workers=1, or make its function picklable (defined at module "
-                           f"level, holding no lock, open file or generator)") from None
+            raise not_picklable(f"estimator {est.name!r}", err) from None
+
+
+def not_picklable(what, err):
+    """The error of an estimator or CI method (``what``, named) that cannot be sent to
+    worker processes: pickling it raised ``err``."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return check.InvalidArgument(
+        "workers", f"workers: {what} cannot be sent to worker processes "
+                   f"({type(err).__name__}{': ' + text if text else ''}); run it with "
+                   f"workers=1, or make its function picklable (defined at module "
+                   f"level, holding no lock, open file or generator)")
 
 
 def _run_job(job, options, batch_chunks, report, first=0, stop=None, total=None):

@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from .. import _validate as check
+from .._format import spans
 from ..engine.registry import Registry, _first_line, jit_function
 from .python_builtins import BUILTINS as _PYTHON_BUILTINS
 from .targets import MEAN, Target, as_target
@@ -218,6 +219,27 @@ class Estimator:
         """Estimates for budgets ``ns`` from one ascending sample."""
         return self.estimates(sorted_scores, ns, Context(as_target(target)))[0]
 
+    def failure(self, scores, ns, target=MEAN):
+        """Why the estimator gives no estimate (NaN) on ``scores`` (in the order the trials
+        ran) at some budget of ``ns``, in words; None where it gives one at every budget.
+
+        :meth:`estimates` turns a Python estimator's failures into NaN: this runs it
+        once more and says what it raised, or that it returned no finite number.
+        """
+        context = Context(as_target(target))
+        ns = np.asarray(ns, dtype=np.int64)
+        if self.kind == "python":
+            try:
+                self.python.check(np.asarray(scores, dtype=float), ns, context)
+            except (Exception, SystemExit) as err:
+                text = " ".join(str(err).split())
+                return f"it raised {type(err).__name__}" + (f": {text}" if text else "")
+        out = self.estimates(scores, ns, context)[0]
+        bad = ns[~np.isfinite(out)]
+        if not bad.size:
+            return None
+        return f"it returned no finite number at n = {spans(bad)}"
+
 
 #: the curves of :mod:`evpsim.estimators.targets` in words, for messages
 _CURVES = {"mean": "mean curve", "quantile": "quantile curves"}
@@ -394,10 +416,14 @@ class _PythonEstimator:
         """One sample as the function takes it (a batch of one when batched)."""
         return x[None, :] if self.batched else x
 
+    def check(self, x, ns, context):
+        """Run the function on the sample ``x`` as :meth:`_one` does, raising what it
+        raises (:meth:`_one` gives NaN)."""
+        return self._call(self._shaped(x), ns, context).reshape(ns.size)
+
     def _one(self, x, ns, context):
         try:
-            out = self._call(self._shaped(x), ns, context)
-            out = out.reshape(ns.size)
+            out = self.check(x, ns, context)
         except (Exception, SystemExit):  # a plugin's sys.exit ends nothing but its estimate
             return np.full(ns.size, np.nan)
         return np.where(np.isfinite(out), out, np.nan)

@@ -347,16 +347,17 @@ def curve_ci_method(target, B, estimators=()):
     if target.kind != "mean":
         return CURVE_QUANTILE_CI_METHOD, ""
     if B < method.minimum_B:
-        return CURVE_FALLBACK, (f"{CURVE_CI_METHOD}, the default, needs B >= "
-                                f"{method.minimum_B} trials (B = {B})")
+        return CURVE_FALLBACK, (f"in place of {CURVE_CI_METHOD}, the default, which needs B "
+                                f">= {method.minimum_B} trials (the smallest B here is {B})")
     general = [e.name for e in estimators if not e.is_lstatistic]
     if general:
         both = len(general) < len(estimators)  # L-statistics keep the default
+        names = ", ".join(general)
         return f"{CURVE_CI_METHOD},{CURVE_FALLBACK}" if both else CURVE_FALLBACK, (
-            f"{CURVE_CI_METHOD}, the default, reweights resamples through an L-statistic's "
-            f"weights, and {', '.join(general)} {'is' if len(general) == 1 else 'are'} not "
-            f"one: {CURVE_FALLBACK} runs {'it' if len(general) == 1 else 'them'} on each "
-            f"resample")
+            f"{CURVE_FALLBACK} runs {names} on each resample: the default, {CURVE_CI_METHOD}, "
+            f"works for L-statistics only (it reweights resamples through their weights), and "
+            + (f"{names} is not one" if len(general) == 1 else f"none of {names} is")
+            + (f"; the L-statistics keep {CURVE_CI_METHOD}" if both else ""))
     return CURVE_CI_METHOD, ""
 
 

@@ -40,9 +40,16 @@ def _registered():
     """
     import cloudpickle
 
+    from ..montecarlo import not_picklable
+
     own = [(kind, item) for kind, registry in REGISTRIES.items()
            for _, item in registry.items()
            if not item.builtin and "(plugin)" not in getattr(item, "source", "")]
+    for kind, item in own:  # the one that cannot travel, by name
+        try:
+            cloudpickle.dumps(item)
+        except Exception as err:
+            raise not_picklable(f"{kind} {item.name!r}", err) from None
     return cloudpickle.dumps(own) if own else b""
 
 
