@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["spans", "formatter", "number", "rate", "interval", "render"]
+__all__ = ["spans", "formatter", "number", "rate", "interval", "render", "duration"]
 
 #: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
 FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
@@ -248,3 +248,18 @@ def spans(ns):
         else:
             out.append([n, n])
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
+
+
+def duration(seconds):
+    """A time in words: ``40 s``, ``4.5 min``, ``2.5 h`` or ``68 days``.
+
+    Examples
+    --------
+    >>> duration(40.2), duration(270), duration(9000), duration(5.9e6)
+    ('40 s', '4.5 min', '2.5 h', '68 days')
+    """
+    for unit, length, limit in (("days", 86400, 2 * 86400), ("h", 3600, 5400),
+                                ("min", 60, 90)):
+        if seconds >= limit:
+            return f"{seconds / length:,.{0 if unit == 'days' else 1}f} {unit}"
+    return f"{seconds:.0f} s"

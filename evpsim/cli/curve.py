@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validate as check
-from .._format import number
+from .._format import duration, number
 from ..curves.curve import inside_target, curve, interval_notes
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
@@ -615,6 +615,7 @@ def run(args):
                                target))
     if args.check:
         _check_self_check(args, searches)
+    _note_slow_estimators(args, searches, target)
     with Timer() as t:
         ds = curve(searches, estimators=args.estimators, curve=args.curve,
                    ci_methods=args.ci_methods,
@@ -680,6 +681,43 @@ def _report_outputs(args, ds, searches, summary, tables, checked):
 
         items.append((args.html, html))
     return items
+
+
+#: seconds of estimators run on resamples beyond which a line says so, --quiet or not
+SLOW = 10.0
+
+
+def _note_slow_estimators(args, searches, target):
+    """A line on stderr, --quiet or not, for each estimator that runs on every resample
+    (one that is not an L-statistic, under a bootstrap method) and would take more than
+    :data:`SLOW` seconds there: what runs, and about how long, by a timed run on the
+    first model's scores (run times grow about as B)."""
+    import sys
+    import time
+
+    from ..intervals.family import resolve_ci_methods
+    from ..estimators.pyrun import search_counts
+
+    ests = [e for e in resolve_estimators(args.estimators or ("V" if target.kind == "mean"
+                                                              else "quantile"), target)
+            if not e.is_lstatistic]
+    if not ests or not any(m.kind == "bootstrap" for m in resolve_ci_methods(args.ci_methods)):
+        return
+    first = searches[0]
+    sign = -1.0 if args.minimize else 1.0
+    inside = inside_target(target, args.minimize)
+    scale = sum(s.scores.size for s in searches) / first.scores.size
+    for est, count in zip(ests, search_counts(ests, args.resamples, args.python_resamples,
+                                              "python_resamples")):
+        start = time.perf_counter()
+        est.apply(np.sort(sign * first.scores), np.arange(1, first.scores.size + 1), inside)
+        took = time.perf_counter() - start
+        total = took * (count + 1) * scale
+        if total > SLOW:
+            print(f"note: {est.name} runs on the scores and on each of {count:,} resamples "
+                  f"of every model: about {duration(total)} (one run on {first.label}'s "
+                  f"scores took {took:.2g} s); --python-resamples sets the resamples",
+                  file=sys.stderr, flush=True)
 
 
 def _check_self_check(args, searches):

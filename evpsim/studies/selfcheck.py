@@ -26,7 +26,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _validate as check
-from .._format import spans
+from .._format import duration, spans
 from ..estimators.targets import Target, as_target
 from ..intervals.family import curve_ci_method, plan_intervals, resolve_ci_methods
 from ..io.lattice import find_lattice
@@ -219,7 +219,7 @@ class _Pilot:
         if high > MAX_SECONDS:
             raise check.InvalidArgument(
                 "replicates", f"replicates: {M:,} searches of each model would take about "
-                              f"{_duration(high)} by a timed pilot of {m1} searches, more "
+                              f"{duration(high)} by a timed pilot of {m1} searches, more "
                               f"than a day; at most "
                               f"{max(FIRST_LOOK, int(M * MAX_SECONDS / high)):,} fit in one")
         self.bar.message(announcement(self.models, self.sizes, self.main, *self.what,
@@ -255,9 +255,9 @@ def announcement(models, sizes, rule, construction, estimators, ci_methods, seco
     each = "; ".join(f"{m.label}: B = {m.scores.size}, {r:,} resamples each"
                      for m, r in zip(models, sizes))
     low, high = seconds or (None, None)
-    when = (f"; estimated time {_duration(low)} to {_duration(high)} (from a timed pilot "
+    when = (f"; estimated time {duration(low)} to {duration(high)} (from a timed pilot "
             f"of {pilot} searches)" if low is not None
-            else f"; estimated time {_duration(high)} (from a timed pilot of {pilot} searches)"
+            else f"; estimated time {duration(high)} (from a timed pilot of {pilot} searches)"
             if high is not None else "")
     stops = (f"; it stops at {spans_of(rule.stops)} searches once every n's verdict is "
              f"settled" if rule.stops else "")
@@ -267,15 +267,6 @@ def announcement(models, sizes, rule, construction, estimators, ci_methods, seco
     return (f"self-check: up to {rule.replicates:,} searches of each model's B simulated from "
             f"the {construction} KDE of its scores ({each}), checking {names(ci_methods)} intervals "
             f"of {names(estimators)}{stops}{when}")
-
-
-def _duration(seconds):
-    """``40 s``, ``4.5 min``, ``2.5 h`` or ``68 days``."""
-    for unit, length, limit in (("days", 86400, 2 * 86400), ("h", 3600, 5400),
-                                ("min", 60, 90)):
-        if seconds >= limit:
-            return f"{seconds / length:,.{0 if unit == 'days' else 1}f} {unit}"
-    return f"{seconds:.0f} s"
 
 
 def spans_of(ms):
