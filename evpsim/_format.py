@@ -13,13 +13,17 @@ import math
 
 import numpy as np
 
-__all__ = ["spans", "formatter", "number", "rate", "interval", "render", "duration"]
+__all__ = ["spans", "formatter", "number", "numbers", "rate", "interval", "render",
+           "duration"]
 
 #: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
 FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
+#: rounding noise of a column of sums of floats, in units in the last place of its largest
+#: magnitude: an estimate of B = 1,000 equal scores spreads over about 60
+NOISE_ULPS = 64
 
 
-def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
+def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False, ulps=NOISE_ULPS):
     """A function that prints every number of a column in one layout.
 
     The layout is chosen from the column's finite values: fixed point when
@@ -29,8 +33,11 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     scientific notation with ``digits`` significant digits otherwise. With
     ``spread``, either layout shows more digits when the values are close
     relative to their size: enough to show the column's range with three
-    significant digits, unless that takes more than six more (a range that
-    narrow is rounding noise). NaN, infinities and None print as
+    significant digits (so that its ends print apart: scores of 0.5 that
+    differ in the twelfth decimal, integers near 1e15), down to the digit
+    of ``ulps`` units in the last place of the largest magnitude, the
+    rounding noise of sums of floats; a range within that noise adds no
+    digit. NaN, infinities and None print as
     ``-``; a value that rounds to zero prints as an unsigned zero (``0`` in
     scientific notation).
 
@@ -51,6 +58,9 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
         scales.
     sign : bool
         Print ``+`` before positive numbers (differences).
+    ulps : float
+        The rounding noise of the column's values, in units in the last place
+        of its largest magnitude (more for sums of many terms).
 
     Returns
     -------
@@ -74,11 +84,17 @@ def formatter(values, digits=4, *, spread=True, zero=0.0, sign=False):
     '6.800e-10'
     >>> formatter([1.457114839e-21, 1.457114839e-21 * (1 + 1e-15)])(1.457114839e-21)
     '1.457e-21'
+    >>> f = formatter([0.5, 0.5 + 3e-12])
+    >>> f(0.5), f(0.5 + 3e-12)
+    ('0.50000000000000', '0.50000000000300')
+    >>> f = formatter([1e15 + 3, 1e15 + 20])
+    >>> f(1e15 + 3), f(1e15 + 20)
+    ('1.000000000000003e+15', '1.000000000000020e+15')
     >>> g = formatter([-0.02125, 0.0, 4e-17], zero=1e-12, sign=True)
     >>> g(-0.02125), g(4e-17), g(-1e-7), g(0.5)
     ('-0.02125', '0.00000', '0.00000', '+0.50000')
     """
-    layout = _layout(_column(values, zero), digits, spread)
+    layout = _layout(_column(values, zero), digits, spread, ulps)
     return _printer(("+" if sign else "") + layout, zero)
 
 
@@ -104,7 +120,7 @@ def _column(values, zero):
     return np.where(np.abs(xs) <= zero, 0.0, xs)
 
 
-def _layout(xs, digits, spread):
+def _layout(xs, digits, spread, ulps=NOISE_ULPS):
     """The format specification of a column of finite numbers, as :func:`formatter` chooses it.
 
     Parameters
@@ -115,6 +131,8 @@ def _layout(xs, digits, spread):
         Significant digits of the largest magnitude.
     spread : bool
         Add digits when the values are close relative to their size.
+    ulps : float
+        Rounding noise, in units in the last place of the largest magnitude.
 
     Returns
     -------
@@ -128,12 +146,14 @@ def _layout(xs, digits, spread):
     top = math.floor(math.log10(sizes.max()))  # powers of ten
     decimals = digits - 1 - top
     least = 1 - math.floor(math.log10(sizes.min()))  # two digits of the smallest
-    # digits to show the range with three: none when more than 6 would be needed,
-    # for a range that narrow is rounding noise
-    more = 0 if not spread or width == 0 else top - math.floor(math.log10(width)) + 3 - digits
-    more = more if 0 <= more <= 6 else 0
+    noise = ulps * float(np.spacing(sizes.max()))
+    more = 0
+    if spread and width > noise:
+        # the range with three digits, but no digit finer than the noise's
+        finest = max(math.floor(math.log10(width)) - 2, math.floor(math.log10(noise)))
+        more = max(0, top - finest + 1 - digits)
     if FIXED_LOW <= sizes.max() < FIXED_HIGH and least <= decimals + 6:
-        return f".{min(max(decimals + more, least, 0), 12)}f"
+        return f".{max(decimals + more, least, 0)}f"
     return f".{digits + more - 1}e"
 
 
@@ -175,6 +195,23 @@ def number(x, digits=6):
     ('3.2e-09', '0.059233', '1.23457e+08')
     """
     return "-" if x is None or not np.isfinite(x) else f"{x:.{digits}g}"
+
+
+def numbers(values, digits=6):
+    """Numbers in prose (:func:`number`), with more digits where two different values
+    would print alike (the ends of a range of scores that differ in the twelfth digit).
+
+    Examples
+    --------
+    >>> numbers([0.5, 0.5 + 3e-12]), numbers([0.7371, 0.8024])
+    (['0.5', '0.500000000003'], ['0.7371', '0.8024'])
+    """
+    distinct = len({float(v) for v in values})
+    for d in range(digits, 18):
+        texts = [number(v, d) for v in values]
+        if len(set(texts)) == distinct:
+            break
+    return texts
 
 
 def rate(x, decimals=4):

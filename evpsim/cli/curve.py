@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validate as check
-from .._format import duration, number
+from .._format import duration, numbers
 from ..curves.curve import inside_target, curve, interval_notes
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
@@ -310,9 +310,9 @@ def _read(args):
 def _describe(search):
     xs = search.scores
     counted = search.failed and search.failed_score is not None
+    lo, hi = numbers([xs.min(), xs.max()])
     line = (f"{search.label}: {xs.size} {'trials' if counted else 'scores'} from {search.source}"
-            + (f" ({search.metric})" if search.metric else "")
-            + f", in [{number(xs.min())}, {number(xs.max())}]")
+            + (f" ({search.metric})" if search.metric else "") + f", in [{lo}, {hi}]")
     return line + describe_reading(search)
 
 

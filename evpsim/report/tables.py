@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._format import formatter, number, render
+from .._format import NOISE_ULPS, formatter, number, render
 from ..io.lattice import find_lattice
 
 __all__ = ["Column", "Table", "legend", "table_ns", "shown_ns", "curve_tables",
@@ -229,9 +229,11 @@ def model_table(ds, model, ns):
     ests = [str(e) for e in sub["estimator"].values]
     meths = [str(m) for m in sub["ci_method"].values]
     rows = sub.sel(n=ns)
+    # an estimate sums B terms: its rounding noise grows with B
     score = formatter(np.concatenate([rows["estimate"].values.ravel(),
                                       rows["lower"].values.ravel(),
-                                      rows["upper"].values.ravel()]))
+                                      rows["upper"].values.ravel()]),
+                      ulps=max(NOISE_ULPS, 16 * np.sqrt(int(sub["B"]))))
     spread = formatter(rows["sd"].values)
     columns = [Column("n", tuple(str(n) for n in ns))]
     if "expected_time" in sub:
