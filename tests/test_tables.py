@@ -83,33 +83,50 @@ def csv_blocks(path):
     return blocks + [block]
 
 
+#: the titles of the tables of RUN, as printed: the curves, their difference, the budgets,
+#: and the self-check's fit, coverage and ranking errors (every block titled apart)
+TITLES = ["mlp (B = 10)", "reg_lstm (B = 7)", "mlp vs reg_lstm (V)", "budget to reach 0.79",
+          "each KDE beside the scores it was fitted to", "self-check of mlp (B = 10)",
+          "self-check of reg_lstm (B = 7)", "ranking errors: mlp vs reg_lstm"]
+#: the rows of every table but the ranking errors' (printed as one line)
+ROWS = 10 + 7 + 7 + 2 + 2 + 10 + 7
+
+
+def assert_ranking_printed(rows, out):
+    """The ranking errors' rows ``[[n, V], ...]`` are the printed line of the pair."""
+    line = "  mlp vs reg_lstm (V): " + ", ".join(f"n={n}: {v}" for n, v in rows)
+    assert line in out.splitlines(), line
+
+
 def test_csv_holds_the_printed_numbers_a_block_per_table(written):
     out, paths = written
     blocks = csv_blocks(paths[".csv"])
     titles = [b[0][0] for b in blocks]
-    assert titles == ["mlp (B = 10)", "reg_lstm (B = 7)", "mlp vs reg_lstm (V)",
-                      "budget to reach 0.79", "mlp (B = 10)", "reg_lstm (B = 7)"]
+    assert titles == TITLES
     assert blocks[0][1][:3] == ["n", "time (min)", "V"]
     assert "V percentile lower" in blocks[0][1] and "V percentile upper" in blocks[0][1]
     rows = 0
-    for block in blocks:
+    for block in blocks[:-1]:
         for row in block[2:]:
             assert_printed(numbers(",".join(c for c in row if c)), out, row[0])
             rows += 1
-    assert rows == 10 + 7 + 7 + 2 + 10 + 7
+    assert rows == ROWS
+    assert_ranking_printed(blocks[-1][2:], out)
     # a table of the self-check: coverage, its lower and upper bound, as printed
-    assert blocks[4][1] == ["n", "KDE theta", "V percentile", "V percentile lower",
+    assert blocks[5][1] == ["n", "KDE theta", "V percentile", "V percentile lower",
                             "V percentile upper"]
 
 
 def test_latex_is_booktabs_with_the_printed_numbers(written):
     out, paths = written
     tex = paths[".tex"].read_text()
-    assert tex.count(r"\begin{tabular}") == 6 and tex.count(r"\toprule") == 6
-    assert tex.count(r"\midrule") == 6 and tex.count(r"\bottomrule") == 6
+    assert tex.count(r"\begin{tabular}") == 8 and tex.count(r"\toprule") == 8
+    assert tex.count(r"\midrule") == 8 and tex.count(r"\bottomrule") == 8
     body = re.findall(r"\\midrule\n(.*?)\\bottomrule", tex, re.S)
-    rows = [r for b in body for r in b.splitlines()]
-    assert len(rows) == 43
+    rows = [r for b in body[:-1] for r in b.splitlines()]
+    assert len(rows) == ROWS
+    assert_ranking_printed([r.removesuffix(r" \\").split(" & ")
+                            for r in body[-1].splitlines()], out)
     for row in rows:
         assert row.endswith(r" \\")
         assert_printed(numbers(row.replace("$-$", "-")), out, row.split(" & ")[0]
@@ -124,7 +141,10 @@ def test_markdown_tables_hold_the_printed_rows(written):
             and not r.startswith("| :--")]
     data = [r for r in rows if r.split("|")[1].strip()[:1].isdigit()
             or r.split("|")[1].strip() in ("mlp", "reg_lstm")]
-    assert len(data) == 43
+    ranking = data[-7:]  # printed as a line, not a table
+    assert_ranking_printed([[c.strip() for c in r.strip("|").split("|")] for r in ranking], out)
+    data = data[:-7]
+    assert len(data) == ROWS
     for r in data:
         cells = [c.strip() for c in r.strip("|").split("|")]
         if cells[0] in ("mlp", "reg_lstm"):  # the budgets: printed as sentences
@@ -137,10 +157,17 @@ def test_json_numbers_are_the_printed_ones(written):
     out, paths = written
     doc = json.loads(paths[".json"].read_text())
     tables = doc["tables"]
-    assert [t["table"] for t in tables] == ["curve", "curve", "difference", "budget", "check",
-                                            "check"]
+    assert [t["table"] for t in tables] == ["curve", "curve", "difference", "budget", "fit",
+                                            "check", "check", "ranking"]
+    assert [t["title"] for t in tables] == TITLES
     lines = [[float(x) for x in row] for row in printed_rows(out)]
-    for t in tables:
+    fit = tables[4]  # its bandwidths and shares are text: its numbers among a printed line's
+    for row in fit["rows"]:
+        assert any({row[h] for h in ("KDE theta_1", "mean", "KDE theta_B", "best observed")}
+                   <= set(line) for line in lines), row
+    assert_ranking_printed([[str(r["n"]).removesuffix(".0"), f"{r['V']:.3f}"]
+                            for r in tables[-1]["rows"]], out)
+    for t in tables[:4] + tables[5:-1]:
         for row in t["rows"]:
             flat = []
             for header in t["columns"]:
@@ -238,3 +265,32 @@ def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
                        "1/10; 0 of the best 3 tied"],
                       ["mlp", "sqlite:///study.db", "4", "2", "0", "2", "0", "RandomSampler",
                        "none"]]
+
+
+def test_a_legend_line_explains_only_what_its_table_holds():
+    """What was read explains '-' (not recorded) and 'none' (no lattice) only where a cell
+    holds them; a curve table's SD heading always."""
+    from dataclasses import dataclass, field
+
+    import numpy as np
+
+    from evpsim.io.searchfiles import Search
+    from evpsim.report.tables import SD_HEADER, model_table, reading_table
+
+    @dataclass(frozen=True, eq=False)
+    class Study(Search):
+        pruned: dict = field(default_factory=dict)
+        sampler: str = ""
+
+    lattice = np.array([0.1, 0.2, 0.3, 0.4, 0.6])  # on a grid of 1/10
+    plain = Search("cnn", lattice, None, "results.jsonl", "acc", 5, {})
+    study = Study("mlp", np.array([0.71234, 0.8123, 0.5]), None, "sqlite:///study.db",
+                  "value", 3, {}, pruned={"pruned": 1}, sampler="RandomSampler")
+    assert [k for k, _ in reading_table([plain]).legend] == ["-", "lattice"]
+    assert [k for k, _ in reading_table([study]).legend] == ["lattice", "none"]
+    assert [k for k, _ in reading_table([plain, study]).legend] == ["-", "lattice", "none"]
+    ds = __import__("evpsim").curve({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.4, 0.3]},
+                                    estimators="V,U", ci_methods="percentile", resamples=50)
+    table = model_table(ds, "a", [1, 2, 3])
+    assert table.headers.count(SD_HEADER) == 1 and [k for k, _ in table.legend] == [SD_HEADER]
+    assert table.legend_lines[0].startswith(f"{SD_HEADER}: the SD of the best of n scores")
