@@ -18,7 +18,8 @@ nothing has been written yet that would need cleaning up.
 
 The first run after an install compiles the numba kernels it needs, which
 takes longer than the run itself: :func:`compile_notice` says so at once,
-only while numba's cache holds none of them (:func:`kernels_cached`).
+only while numba's cache holds none of them (:func:`kernels_cached`), and
+then, while they compile, which one every few seconds.
 """
 
 from __future__ import annotations
@@ -104,10 +105,65 @@ def kernels_cached():
         return True
 
 
+#: seconds between two lines saying which kernel is compiling
+COMPILE_TICK = 10.0
+
+
 def compile_notice():
-    """Print :data:`COMPILE_NOTICE` to standard error when no kernel is cached yet."""
+    """Print :data:`COMPILE_NOTICE` to standard error when no kernel is cached yet, then,
+    while kernels compile, a line every :data:`COMPILE_TICK` seconds saying how many and
+    which one (:class:`_Compiling`)."""
     if not kernels_cached():
         print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+        _Compiling().start()
+
+
+class _Compiling:
+    """Listens to numba's compilations (its ``numba:compile`` events, which fire only
+    when a kernel is not in the cache) and, from a thread of its own, says every
+    :data:`COMPILE_TICK` seconds while one runs how many have compiled and which one is
+    compiling: the first run of a command is otherwise silent for minutes."""
+
+    def __init__(self):
+        import time
+
+        self.clock = time.monotonic
+        self.started = self.clock()
+        self.lock = threading.Lock()
+        self.done, self.running = 0, []  # kernels compiled, names of those compiling
+
+    def start(self):
+        from numba.core import event
+
+        listener = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                with listener.lock:
+                    listener.running.append(ev.data["dispatcher"].py_func.__name__)
+
+            def on_end(self, ev):
+                with listener.lock:
+                    name = ev.data["dispatcher"].py_func.__name__
+                    if name in listener.running:
+                        listener.running.remove(name)
+                    listener.done += 1
+
+        event.register("numba:compile", Listener())
+        threading.Thread(target=self._say, daemon=True, name="evpsim-compiling").start()
+
+    def _say(self):
+        import time
+
+        while True:
+            time.sleep(COMPILE_TICK)
+            with self.lock:
+                if not self.running:
+                    continue
+                line = (f"evpsim: compiling {self.running[0]} ({self.done} kernel"
+                        f"{'' if self.done == 1 else 's'} compiled, "
+                        f"{self.clock() - self.started:.0f} s so far)")
+            print(line, file=sys.stderr, flush=True)
 
 
 def end_now(status):

@@ -899,10 +899,12 @@ def coverage_warnings(ds, shortfall=SHORTFALL):
                 who = f"{model}: " if ds.sizes["model"] > 1 else ""
                 kind = f"{meth} band" if str(sub["ci_method_kind"].values) == "band" \
                     else f"{meth} bootstrap of {est}"
+                # one n short: it is the lowest; else say where the lowest is
+                lowest = "" if ns.size == 1 else f", the fewest at n = {int(sub['n'][worst])}"
                 out.append(
                     f"{who}at {where}, {level:.0%} intervals built this way ({kind}) covered the "
-                    f"truth in as few as {cov[worst]:.0%} "
+                    f"truth in {'only' if ns.size == 1 else 'as few as'} {cov[worst]:.0%} "
                     f"[{float(sub['check_coverage_lower'][worst]):.0%}, "
                     f"{float(sub['check_coverage_upper'][worst]):.0%}] of {M:,} simulated "
-                    f"searches from a distribution like yours (n = {int(sub['n'][worst])})")
+                    f"searches from a distribution like yours{lowest}")
     return out
