@@ -19,7 +19,7 @@ __all__ = ["spans", "formatter", "number", "numbers", "rate", "interval", "rende
 #: fixed-point notation is used for magnitudes in [FIXED_LOW, FIXED_HIGH)
 FIXED_LOW, FIXED_HIGH = 1e-3, 1e6
 #: rounding noise of a column of sums of floats, in units in the last place of its largest
-#: magnitude: an estimate of B = 1,000 equal scores spreads over about 60
+#: magnitude: the estimates of B = 1,000 equal scores spread over up to 46
 NOISE_ULPS = 64
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import signal
 import stat
@@ -119,6 +120,15 @@ FILES = {
     "tiedtop.txt": b"0.5\n" + b"0.7\n" * 11,
     "constant12.txt": b"0.5\n" * 12,
     "times.jsonl": b'{"acc": 0.5, "t": [1, 2]}\n{"acc": 0.6, "t": [3]}\n',
+    "hugetime.jsonl": b'{"acc": 0.5, "t": 1e308}\n{"acc": 0.6, "t": 1e308}\n'
+                      b'{"acc": 0.7, "t": 10}\n',
+    "ptime.jsonl": b'{"acc": 0.5, "t": "PT1M"}\n{"acc": 0.6, "t": "P"}\n',
+    "pttime.jsonl": b'{"acc": 0.5, "t": "PT"}\n{"acc": 0.6, "t": "PT1M"}\n',
+    # a model's name (a group's value) holding a line break, and TeX that cannot be drawn
+    "newline.jsonl": b'{"m": "a", "acc": 0.5}\n{"m": "x\\ny", "acc": 0.6}\n'
+                     b'{"m": "a", "acc": 0.7}\n{"m": "x\\ny", "acc": 0.8}\n',
+    "tex.jsonl": b'{"m": "a", "acc": 0.5}\n{"m": "$x^$", "acc": 0.6}\n'
+                 b'{"m": "a", "acc": 0.7}\n{"m": "$x^$", "acc": 0.8}\n',
 }
 
 
@@ -129,6 +139,8 @@ def _make_inputs(folder):
     (folder / "folder").mkdir()
     (folder / "folder.nc").mkdir()
     (folder / "outdir").mkdir()
+    (folder / "report.html").mkdir()  # a folder where --html expects a file
+    os.mkfifo(folder / "pipe.csv")
     (folder / "outdir" / "keep.txt").write_text("keep me\n")
     os.mkfifo(folder / "fifo")
     os.mkfifo(folder / "pipe.nc")
@@ -1351,6 +1363,32 @@ def _best_so_far_locked(lock, xs, ns):
 _locked = functools.partial(_best_so_far_locked, threading.Lock())
 
 
+# the report's surface: names a table cannot print, durations, the self-check's sizes,
+# a quantile as typed, estimators a sweep's workers cannot receive
+A("usage", "curve-name-newline", lambda d: evpsim.curve({"a\nb": S3}), IA,
+  "model name 'a\\nb' holds a line break or another control character, which would break "
+  "the tables' rows (name the models with labels=LIST)")
+A("usage", "curve-labels-tab", lambda d: evpsim.curve([S3], labels=["a\tb"]), IA,
+  "labels: model name 'a\\tb' holds a line break")
+A("range", "curve-duration-1e308", lambda d: evpsim.curve(S3, durations=[[1e308, 1.0, 2.0]]),
+  IA, "model 'model' has a duration of 1e+308 s, beyond 1e+09 s (32 years): durations are "
+      "seconds")
+A("range", "curve-quantile-as-typed", lambda d: evpsim.curve(S3, curve="quantile:1.0000001"),
+  IA, "curve 'quantile:1.0000001': the quantile must be a number in (0, 1)")
+A("size", "self-check-replicates-1e9", lambda d: evpsim.self_check(S3, replicates=10**9), IA,
+  "replicates must be at most 1,000,000 (the Monte Carlo error of a coverage near 95% is "
+  "then +-0.0004: more searches change no verdict), got 1,000,000,000")
+A("size", "self-check-resamples-memory", lambda d: evpsim.self_check(S3 * 4, resamples=10**12),
+  IA, "1,000,000,000,000 resamples of 1 x 12 estimates", "reduce resamples")
+A("estimator", "sweep-unpicklable-workers", lambda d: _with_estimator(
+    "locked", _locked, lambda: evpsim.sweep("bias", {"dist": ["normal"], "B": [5, 6]},
+                                            options={"estimators": "locked",
+                                                     "replicates": 64},
+                                            backend="local", workers=2)), IA,
+  "workers: estimator 'locked' cannot be sent to worker processes (TypeError: cannot pickle "
+  "'_thread.lock' object); run it with workers=1")
+
+
 def _registries():
     return evpsim.list_estimators(), list(evpsim.list_ci_methods())
 
@@ -2142,6 +2180,91 @@ C("output", "reproduce-store-file", "reproduce intervals --quick --store {d}/goo
 C("usage", "no-command-unknown-flag", "--foo", "unrecognized arguments: --foo")
 C("unknown", "unknown-command", "frobnicate", "argument COMMAND: invalid choice: 'frobnicate'")
 
+# --table and --html: refused before any work, nothing written (--table's file neither)
+C("output", "curve-table-unwritable", "curve {d}/good.txt --table {ro}/t.csv",
+  "--table '", "is not writable")
+C("output", "curve-html-unwritable", "curve {d}/good.txt --html {ro}/r.html",
+  "--html '", "is not writable")
+C("output", "curve-table-fine-html-unwritable", "curve {d}/good.txt --table t.csv --html "
+  "{ro}/r.html", "--html '", "is not writable")
+C("output", "curve-table-folder", "curve {d}/good.txt --table {d}/folder",
+  "folder' is a folder, not a file")
+C("output", "curve-html-folder", "curve {d}/good.txt --html {d}/report.html",
+  "report.html' is a folder, not a file")
+C("output", "curve-table-suffix", "curve {d}/good.txt --table t.xlsx",
+  "--table 't.xlsx': expected a file ending in .csv, .tex, .md, .json")
+C("output", "curve-table-no-suffix", "curve {d}/good.txt --table tables",
+  "--table 'tables': expected a file ending in .csv, .tex, .md, .json")
+C("output", "curve-html-suffix", "curve {d}/good.txt --html r.pdf",
+  "--html 'r.pdf': expected a file ending in .html, .htm")
+C("output", "curve-table-no-folder", "curve {d}/good.txt --table {d}/nofolder/t.csv",
+  "nofolder' does not exist")
+C("output", "curve-html-no-folder", "curve {d}/good.txt --html {d}/nofolder/r.html",
+  "nofolder' does not exist")
+C("output", "curve-html-empty", "curve {d}/good.txt --html ''", "--html is empty: name a file")
+C("output", "curve-table-fifo", "curve {d}/good.txt --table {d}/pipe.csv",
+  "pipe.csv' exists and is not a regular file")
+C("output", "curve-table-twice", "curve {d}/good.txt --table a.csv --table b.csv",
+  "argument --table: given twice ('a.csv' and 'b.csv'): give it once")
+C("output", "curve-html-twice", "curve {d}/good.txt --html a.html --html a.html",
+  "argument --html: given twice ('a.html' and 'a.html'): give it once")
+C("output", "curve-out-twice", "curve {d}/good.txt --out a.nc --out b.nc",
+  "argument --out: given twice")
+C("output", "curve-plot-twice", "curve {d}/good.txt --plot a.png --plot=b.png",
+  "argument --plot: given twice ('a.png' and 'b.png')")
+C("output", "bias-out-twice", "bias --out a.nc --out a.nc", "argument --out: given twice")
+C("output", "fit-out-twice", f"{FK} --out a.nc --out b.nc", "argument --out: given twice")
+# names a table cannot print or the figure cannot draw: refused before the work, by flag
+C("usage", "curve-metric-tex", "curve {d}/good.txt --metric '$x^$' --plot c.png",
+  "--metric '$x^$' cannot be drawn in the figure: matplotlib reads text between two $ signs "
+  "as TeX math, which fails here (Expected more, found end of text); write \\$ for a dollar "
+  "sign")
+C("usage", "curve-labels-tex", "curve {d}/good.txt --labels '$x_{{1$' --html r.html",
+  "--labels '$x_{1$' cannot be drawn in the figure", "(Expected end_group, found end of text)")
+C("usage", "curve-group-tex", "curve {d}/tex.jsonl --field acc --group m --plot c.png",
+  "the model's name read from tex.jsonl '$x^$' cannot be drawn in the figure",
+  "name the models with --labels")
+C("usage", "curve-metric-newline", "curve {d}/good.txt --metric 'dev\nF1'",
+  "--metric 'dev\\nF1' holds a line break or another control character, which would break "
+  "the tables' rows")
+C("usage", "curve-labels-newline", "curve {d}/good.txt --labels 'a\nb'",
+  "--labels 'a\\nb' holds a line break")
+C("usage", "curve-group-newline", "curve {d}/newline.jsonl --field acc --group m",
+  "model name 'x\\ny' holds a line break or another control character, which would break "
+  "the tables' rows (read from newline.jsonl; name the models with --labels LIST)")
+# the other flags of curve: refused before the work, in the flag's own words
+C("usage", "curve-bounds-one-negative", "curve {d}/good.txt --bounds -1",
+  "argument --bounds: '-1' is not LO,HI (e.g. 0,1)")
+C("range", "curve-bounds-negative-outside", "curve {d}/good.txt --bounds -1,-0.5",
+  "--bounds", "must contain the scores")
+C("usage", "curve-check-full-no-check", "curve {d}/good.txt --check-full",
+  "--check-full applies to the self-check: add --check, or drop it")
+C("usage", "curve-python-resamples-no-python", "curve {d}/good.txt --python-resamples 10",
+  "--python-resamples applies to estimators that are not L-statistics (naive, kde, "
+  "opda-parametric), which run on each resample; the estimators here (V) are L-statistics: "
+  "add one to --estimators, or drop it")
+C("usage", "curve-python-resamples-quantile", "curve {d}/good.txt --curve median "
+  "--python-resamples 10", "the estimators here (quantile) are L-statistics")
+C("size", "curve-check-resamples-1e12", "curve {d}/good.txt --check --bounds 0,1 "
+  "--check-resamples 1e12", "--check-resamples: 1,000,000,000,000 resamples of 1 x 5 "
+                            "estimates", "reduce --check-resamples")
+C("size", "curve-check-replicates-1e9", "curve {d}/good.txt --check --check-full --bounds 0,1 "
+  "--check-replicates 1e9", "--check-replicates must be at most 1,000,000 (the Monte Carlo "
+                            "error of a coverage near 95% is then +-0.0004: more searches "
+                            "change no verdict), got 1,000,000,000")
+C("range", "curve-quantile-as-typed", "curve {d}/good.txt --curve quantile:1.0000001",
+  "--curve 'quantile:1.0000001': the quantile must be a number in (0, 1)")
+C("range", "curve-duration-1e308", "curve {d}/hugetime.jsonl --field acc --time-field t",
+  "--time-field: model 'hugetime' has a duration of 1e+308 s, beyond 1e+09 s (32 years): "
+  "durations are seconds")
+C("jsonl", "curve-duration-P", "curve {d}/ptime.jsonl --field acc --time-field t",
+  "line 2: t is 'P', not a duration")
+C("jsonl", "curve-duration-PT", "curve {d}/pttime.jsonl --field acc --time-field t",
+  "line 1: t is 'PT', not a duration")
+C("plugin", "curve-import-missing", "curve {d}/good.txt --import nosuchmodule_xyz",
+  "--import nosuchmodule_xyz: cannot import nosuchmodule_xyz: no module named "
+  "'nosuchmodule_xyz' (in the current folder or on PYTHONPATH)")
+
 
 @pytest.mark.parametrize("argv, words", CLI)
 def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
@@ -2727,6 +2850,271 @@ def test_silent_a_failing_python_estimator_is_counted_in_a_battery():
         evpsim.unregister_estimator("fails-short")
     assert int(ds["failures"].sel(estimator="fails-short").max()) == 64
     assert np.isfinite(ds["mean"].sel(estimator="V")).all()
+
+
+# --- --import of a module that cannot be imported ---------------------------------------
+
+#: modules named by --import: (module, its code, the error's words)
+IMPORTS = [
+    ("raising_mod", "raise RuntimeError('no GPU found')",
+     "--import raising_mod: module raising_mod raised RuntimeError: no GPU found"),
+    ("exiting_mod", "import sys\nsys.exit(3)",
+     "--import exiting_mod: module exiting_mod called sys.exit(3)"),
+    ("silent_exit_mod", "import sys\nsys.exit()",
+     "--import silent_exit_mod: module silent_exit_mod called sys.exit(None)"),
+    ("syntax_mod", "def broken(:\n",
+     "--import syntax_mod: module syntax_mod raised SyntaxError: invalid syntax"),
+    ("missing_dep_mod", "import nosuchpackage_xyz",
+     "--import missing_dep_mod: cannot import missing_dep_mod: no module named "
+     "'nosuchpackage_xyz'"),
+]
+EXTRA["plugin"] += len(IMPORTS)
+
+
+@pytest.mark.parametrize("module, code, words", IMPORTS, ids=[m for m, _, _ in IMPORTS])
+def test_import_of_a_module_that_fails_is_one_line(tmp_path, monkeypatch, capsys, module,
+                                                   code, words):
+    """A module of --import that raises, exits or cannot be found: exit status 2, one
+    line naming the module and what it did, nothing written (no bytecode either)."""
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / f"{module}.py").write_text(code)
+    monkeypatch.syspath_prepend(str(mods))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    before = _tree(tmp_path)
+    status = main(["curve", "data:reuters-mlp", "--import", module, "--out", "r.nc"])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert err.splitlines() == [f"evpsim curve: error: {words}"] or (
+        len(err.splitlines()) == 1 and words in err), err
+    assert _tree(tmp_path) == before
+    sys.modules.pop(module, None)
+
+
+# --- outputs: both or neither, through the renames ------------------------------------------
+
+def test_a_rename_failing_takes_back_the_files_renamed_before(tmp_path, monkeypatch):
+    """The second of two renames fails (its target became a folder meanwhile): the
+    first file, renamed already, is taken back and the file it replaced restored."""
+    (tmp_path / "t.csv").write_text("the old tables\n")
+
+    def table(tmp):
+        Path(tmp).write_text("new tables\n")
+
+    def report(tmp):  # the target turns into a folder while the report is written
+        Path(tmp).write_text("<html>")
+        (tmp_path / "r.html").mkdir()
+
+    with pytest.raises(IsADirectoryError, match="r.html"):
+        atomic_write_all([(tmp_path / "t.csv", table), (tmp_path / "r.html", report)])
+    assert (tmp_path / "t.csv").read_text() == "the old tables\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "t.csv"]  # no .part
+
+
+def test_ctrl_c_between_two_renames_leaves_neither(tmp_path, monkeypatch):
+    """Ctrl-C after the first of two renames: neither file, nothing hidden left."""
+    import evpsim.io.results as results
+
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(src, dst)
+
+    monkeypatch.setattr(results.os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_all([(tmp_path / "t.csv", lambda tmp: Path(tmp).write_text("t")),
+                          (tmp_path / "r.html", lambda tmp: Path(tmp).write_text("r"))])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("failure", ["folder", "ctrl-c"])
+def test_curve_writes_table_and_html_both_or_neither(tmp_path, monkeypatch, capsys, failure):
+    """--html failing as it is renamed into place (a folder appeared there), or Ctrl-C
+    while it is written: --table's file, written first, is not left behind."""
+    import evpsim.report.html as html
+
+    real = html.html_report
+
+    def report(*args, **kwargs):
+        if failure == "ctrl-c":
+            raise KeyboardInterrupt
+        (tmp_path / "r.html").mkdir()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(html, "html_report", report)
+    monkeypatch.chdir(tmp_path)
+    status = main(["curve", "data:reuters-mlp", "--resamples", "50", "--quiet", "--table",
+                   "t.csv", "--html", "r.html"])
+    out, err = capsys.readouterr()
+    assert (status, err.splitlines()) == ((2, ["evpsim curve: error: 'r.html': it is a "
+                                               "folder"])
+                                          if failure == "folder" else
+                                          (130, ["evpsim curve: interrupted"])), err
+    assert "wrote" not in out and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["r.html"] if failure == "folder"
+                                                          else [])
+
+
+EXTRA["output"] += 4
+
+
+# --- the silent wrong results of the report -------------------------------------------------
+
+def _printed_table(out, first):
+    """The rows (lists of cells) of the printed table whose header starts with ``first``."""
+    lines = out.splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.split()[:1] == [first])
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip() or not line.split()[0].isdigit():
+            break
+        rows.append(re.findall(r"\[[^]]*\]|\S+", line))
+    return rows
+
+
+@_silent
+@pytest.mark.parametrize("scores", ["0.5 + k 1e-12", "1e15 + k"])
+def test_silent_close_scores_print_apart(tmp_path, capsys, scores):
+    """Scores 0.5 + k 1e-12, and integers near 1e15: every estimate and both ends of
+    each interval printed as one number (0.5000, 1.000e+15); now each n's estimate
+    differs from the next's as printed, the ends of each interval differ, and so do the
+    ends of the range read."""
+    k = np.arange(30)
+    xs = 0.5 + k * 1e-12 if scores.startswith("0.5") else 1e15 + k
+    path = tmp_path / "s.txt"
+    np.savetxt(path, xs, fmt="%.17g")
+    assert main(["curve", str(path), "--resamples", "200", "--quiet",
+                 "--ci-methods", "percentile"]) == 0
+    out = capsys.readouterr().out
+    lo, hi = re.search(r"in \[(\S+), (\S+)\]", out).groups()
+    assert lo != hi and abs(float(hi) - xs.max()) < 0.1 * (xs.max() - xs.min()), (lo, hi)
+    rows = _printed_table(out, "n")
+    estimates = [float(r[1]) for r in rows]
+    assert estimates == sorted(estimates) and estimates[0] < estimates[-1], estimates
+    for row in rows:
+        low, high = row[3].strip("[]").split(", ")
+        assert float(low) < float(high), row
+
+
+@_silent
+def test_silent_a_quantile_near_1_is_the_one_asked_for(capsys):
+    """quantile:0.999999999 was read back as quantile:1 and refused; it runs, and says
+    which quantile it is."""
+    assert main(["curve", "data:reuters-mlp", "--curve", "quantile:0.999999999",
+                 "--resamples", "50", "--quiet"]) == 0
+    assert "0.999999999-quantile of the best score after n trials" in capsys.readouterr().out
+
+
+@_silent
+def test_silent_negative_bounds_parse(capsys):
+    """--bounds -1,0 was 'expected one argument' (only --bounds=-1,0 parsed)."""
+    assert main(["curve", "data:reuters-mlp", "--bounds", "-1,1", "--resamples", "50",
+                 "--quiet"]) == 0
+    assert "no score is below -1 (from --bounds)" in capsys.readouterr().out
+
+
+@_silent
+def test_silent_the_self_check_blocks_of_table_are_titled_apart(tmp_path, capsys):
+    """--table's CSV titled the self-check's coverage block as the curve's block."""
+    path = tmp_path / "t.csv"
+    assert main(["curve", "data:reuters-mlp", "--resamples", "50", "--quiet", "--check",
+                 "--check-replicates", "16", "--check-resamples", "50", "--ci-methods",
+                 "percentile", "--table", str(path)]) == 0
+    text = path.read_text()
+    titles = [block.splitlines()[0] for block in text.split("\n\n")]
+    assert titles == ["reuters-mlp (B = 145)", "each KDE beside the scores it was fitted to",
+                      "self-check of reuters-mlp (B = 145)"], titles
+
+
+@_silent
+def test_silent_an_estimator_that_raises_on_the_scores_says_why(capsys):
+    """An estimator raising on a model's scores gave a column of - and no reason."""
+    def picky(xs, ns):
+        if len(xs) == 145:
+            raise ValueError("no convergence on these scores")
+        return np.sort(xs)[np.minimum(ns, len(xs)) - 1]
+
+    evpsim.register_estimator("picky", python=picky)
+    try:
+        assert main(["curve", "data:reuters-mlp", "data:reuters-lstm", "--estimators",
+                     "V,picky", "--resamples", "20", "--quiet"]) == 0
+    finally:
+        evpsim.unregister_estimator("picky")
+    out = capsys.readouterr().out
+    line = "  picky gave no estimate on reuters-mlp's scores: it raised ValueError: no " \
+           "convergence on these scores"
+    assert out.splitlines().count(line) == 1, out
+    assert "picky gave no estimate on reuters-lstm" not in out
+
+
+@_silent
+def test_silent_valid_tex_is_drawn(tmp_path, capsys):
+    """TeX that matplotlib can draw ($F_1$) is drawn, not refused."""
+    assert main(["curve", "data:reuters-mlp", "--metric", "dev $F_1$", "--resamples", "20",
+                 "--quiet", "--plot", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 0
+
+
+@_silent
+def test_silent_a_slow_estimator_says_so_under_quiet(monkeypatch, capsys):
+    """opda-parametric ran 8 minutes without a word under --quiet: an estimator run on
+    every resample for long says what runs and about how long, --quiet or not (the
+    threshold lowered here, naive being fast)."""
+    import evpsim.cli.curve as curve_cli
+
+    monkeypatch.setattr(curve_cli, "SLOW", 0.0)
+    assert main(["curve", "data:reuters-mlp", "--estimators", "V,naive", "--resamples", "30",
+                 "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        "note: naive runs on the scores and on each of 30 resamples of every model: about "), err
+    assert err[0].endswith("; --python-resamples sets the resamples")
+
+
+@_silent
+def test_silent_self_check_workers_beyond_its_batches_are_noted(capsys):
+    """--workers beyond the self-check's batches of searches: a note, as the batteries'."""
+    assert main(["curve", "data:reuters-mlp", "--resamples", "20", "--quiet", "--check",
+                 "--ci-methods", "percentile", "--check-replicates", "16",
+                 "--check-resamples", "20", "--workers", "3"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("note: --workers 3: the 16 searches of the self-check make 1 batch "
+                          "of chunks, so at most 1 worker computes"), err
+
+
+@_silent
+def test_silent_sweep_workers_are_capped_at_the_cells(tmp_path, capsys):
+    """--workers 24 started 24 processes for a handful of cells without a word: as many
+    as the cells, and a note."""
+    assert main(["sweep", "bias", "--dist", "normal", "--B", "5,6", "--method", "exact",
+                 "--workers", "24", "--quiet", "--store", str(tmp_path / "cells")]) == 0
+    out, err = capsys.readouterr()
+    assert err == "note: --workers 24: 2 cells to compute, so 2 worker processes\n"
+    assert "local, 2 workers" in out
+
+
+def test_a_plugin_raising_keyboardinterrupt_is_a_broken_plugin(tmp_path):
+    """A plugin whose import raises KeyboardInterrupt (no Ctrl-C: the command holds
+    those while it starts): one warning naming it, the command runs, no traceback."""
+    _plugin(tmp_path, "evpsim-plugin-interrupts", "raise KeyboardInterrupt\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    env.pop("EVPSIM_NO_PLUGINS", None)
+    res = subprocess.run([sys.executable, "-m", "evpsim", "list"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.splitlines() == [
+        "evpsim.plugins:0: PluginWarning: evpsim plugin evpsim-plugin-interrupts 0.1 not "
+        "loaded: evpsim.estimators entry point 'x': importing "
+        "evpsim_plugin_interrupts:ESTIMATORS failed: KeyboardInterrupt"], res.stderr
+
+
+EXTRA["plugin"] += 1
 
 
 # --- the battery's size and classes -------------------------------------------------------

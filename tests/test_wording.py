@@ -86,3 +86,97 @@ def test_the_first_figures_shade_curves_default_interval():
     command = re.search(r"`(evpsim curve [^`]+)`", block).group(1)
     assert "--ci-methods" not in command and "--plot-ci-method" not in command, command
     assert CURVE_CI_METHOD in block and (docs / "figures" / first["index.md"]).is_file()
+
+
+# --- sentences of curve and its report, each read once ------------------------------------
+
+def _repeats(text):
+    """The budgets ``n = K`` a sentence names twice (a sentence that repeats itself)."""
+    found = re.findall(r"n = \d+", text)
+    return sorted({n for n in found if found.count(n) > 1})
+
+
+def test_the_default_intervals_stand_in_reads_in_one_pass():
+    """Why percentile stands in for the default: what runs, then why, with no clause a
+    reader must take apart ("the intervals here, as gpd-tail-lattice, the default,
+    reweights ... and trimmed-best is not one" read as one clause)."""
+    from evpsim.estimators.family import get_estimator
+    from evpsim.estimators.targets import MEAN
+    from evpsim.intervals.family import curve_ci_method
+
+    small = curve_ci_method(MEAN, 7)
+    assert small == ("percentile", "in place of gpd-tail-lattice, the default, which needs "
+                                   "B >= 10 trials (the smallest B here is 7)")
+    V, naive, kde = (get_estimator(e) for e in ("V", "naive", "kde"))
+    assert curve_ci_method(MEAN, 50, [V, naive]) == (
+        "gpd-tail-lattice,percentile",
+        "percentile runs naive on each resample: the default, gpd-tail-lattice, works for "
+        "L-statistics only (it reweights resamples through their weights), and naive is not "
+        "one; the L-statistics keep gpd-tail-lattice")
+    assert curve_ci_method(MEAN, 50, [naive, kde]) == (
+        "percentile",
+        "percentile runs naive, kde on each resample: the default, gpd-tail-lattice, works "
+        "for L-statistics only (it reweights resamples through their weights), and none of "
+        "naive, kde is")
+    for _, why in (small, curve_ci_method(MEAN, 50, [V, naive])):
+        assert ", as " not in why and "here, as" not in why
+
+
+def _shortfall(covered, level=0.95):
+    """A self-check's result with these coverages at n = 1.. (one model, V, percentile)."""
+    import xarray as xr
+
+    cov = np.array(covered, dtype=float)[None, None, None, :]
+    dims = ("model", "estimator", "ci_method", "n")
+    coords = {"model": ["m"], "estimator": ["V"], "ci_method": ["percentile"],
+              "n": np.arange(1, cov.shape[-1] + 1),
+              "ci_method_kind": ("ci_method", ["bootstrap"])}
+    return xr.Dataset({"check_coverage": (dims, cov), "check_coverage_lower": (dims, cov - .05),
+                       "check_coverage_upper": (dims, cov + .05),
+                       "check_searches": ("model", [256])}, coords=coords,
+                      attrs={"check_level": level, "check_replicates": 256})
+
+
+def test_a_coverage_warning_names_each_budget_once():
+    from evpsim.studies.selfcheck import coverage_warnings
+
+    one, = coverage_warnings(_shortfall([0.45, 0.95, 0.96]))
+    assert one == ("at n = 1, 95% intervals built this way (percentile bootstrap of V) covered "
+                   "the truth in only 45% [40%, 50%] of 256 simulated searches from a "
+                   "distribution like yours")
+    every, = coverage_warnings(_shortfall([0.8, 0.7, 0.6]))
+    assert every.startswith("at every n, 95% intervals") and "as few as 60%" in every
+    assert every.endswith("like yours, the fewest at n = 3")
+    for line in (one, every):
+        assert _repeats(line) == [], line
+
+
+def test_the_sd_column_says_whose_it_is():
+    """One SD beside two estimators: its heading says it is the plug-in distribution's
+    (the same for every estimator), and its legend line says so in words."""
+    import evpsim
+    from evpsim.report.tables import SD_HEADER, model_table
+
+    ds = evpsim.curve([0.61, 0.64, 0.65, 0.70, 0.72], estimators="V,U",
+                      ci_methods="percentile", resamples=50)
+    table = model_table(ds, "model", [1, 2, 5])
+    assert table.headers[:4] == ["n", "V", "U", SD_HEADER] and "plug-in" in SD_HEADER
+    assert "the same whichever estimator" in table.legend_lines[0]
+
+
+def test_the_kde_legend_and_its_warning_cut_at_one_threshold():
+    """The fit table's legend names the share at which a KDE is unlike the scores, and the
+    warning fires at that share: below it, and not just above it."""
+    import evpsim
+    from evpsim.studies.selfcheck import FIT_TAIL, fit_table, fit_warnings
+
+    x = np.random.default_rng(0).beta(8, 3, size=30)
+    ds = evpsim.self_check(x, replicates=50, resamples=100)
+    legend = dict(fit_table(ds).legend)["quantile"]
+    low, high = (float(v) / 100 for v in re.findall(r"below (\d+)% or above (\d+)%",
+                                                    legend)[0])
+    assert (low, high) == (FIT_TAIL, 1 - FIT_TAIL)
+    for q, warned in ((low * 0.9, True), (low * 1.1, False), (1 - low * 0.9, True)):
+        near = ds.assign(check_best_quantile=("model", [q]),
+                         check_unlike=("model", [q < FIT_TAIL or q > 1 - FIT_TAIL]))
+        assert bool(fit_warnings(near)) == warned, q

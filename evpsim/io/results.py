@@ -254,9 +254,11 @@ def atomic_write_all(items):
                 kept = _keep(path)
                 try:
                     os.replace(tmp, path)
-                except BaseException:
+                except BaseException as err:
                     if kept is not None:
                         os.unlink(kept)
+                    if isinstance(err, OSError):  # the target named, not the hidden file
+                        raise OSError(err.errno, err.strerror, str(path)) from None
                     raise
                 placed.append((path, kept))
         if terminated:  # the signal's exception was swallowed on its way: die anyway

@@ -181,6 +181,9 @@ def _compute(grid, kept, todo, backend, signals, *, total, before, progress):
     """
     from ..montecarlo import Progress
 
+    # what cannot travel to workers is refused before any starts; in this process, what
+    # is registered here is known already
+    registered = b"" if backend[0] == "process" else _registered()
     with open_backend(*backend) as runner:
         with signals.held():  # files are written whole, signal or not
             kept.create()
@@ -196,7 +199,7 @@ def _compute(grid, kept, todo, backend, signals, *, total, before, progress):
             bar.update(next(finished))
 
         try:
-            runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed, _registered()),
+            runner.run(todo, partial(_work, grid.battery, grid.options, grid.seed, registered),
                        done, signals)
         finally:
             bar.close()
