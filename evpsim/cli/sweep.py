@@ -258,6 +258,7 @@ def _refuse_unused(args):
 
 def run(args):
     from ..engine.sweeps import Store, StoreMismatch, sweep
+    from ..engine.sweeps.backends import check_backend
 
     check_outputs(args)
     _refuse_unused(args)
@@ -277,6 +278,7 @@ def run(args):
     backend, workers = where_from_args(args)
     cells = grid.cells()
     todo = len(cells) - len(kept.finished(cells))
+    check_backend(backend, workers, args.scheduler)  # --workers in range, before the note
     if backend == "local" and 0 < todo < workers:
         print(f"note: --workers {workers}: {todo} cell{'s' if todo > 1 else ''} to compute, so "
               f"{todo} worker process{'es' if todo > 1 else ''}", file=sys.stderr)
