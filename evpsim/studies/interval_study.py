@@ -228,6 +228,7 @@ def cell(dist, B, curve="mean", *, seed=0, ci_methods=BASELINES + CANDIDATES, sa
     from ..truths.distributions import make_truth
     from .coverage import coverage
     from .leaderboard import budgets, metric_bounds
+    from .oracle import oracle_widths
 
     truth = make_truth(dist)
     B = check.B(B)
@@ -256,8 +257,8 @@ def cell(dist, B, curve="mean", *, seed=0, ci_methods=BASELINES + CANDIDATES, sa
                    "undefined", "mean_width", symbol]].rename({symbol: "truth_value"})
         cov["median_width"] = _median_widths(truth, B, chosen, meths, part_ns, width_samples,
                                              resamples, seed, bounds, curve)
-        cov["oracle_width"] = _oracle_widths(truth, B, chosen, part_ns, oracle_samples, seed,
-                                             curve)
+        cov["oracle_width"] = (("estimator", "n"), oracle_widths(
+            truth, B, chosen, part_ns, oracle_samples, seed, curve, LEVEL))
         parts.append(cov.drop_vars([c for c in ("curve", "target", "ci_method_kind")
                                     if c in cov.coords]))
     ds = xr.concat(parts, dim="n", join="outer", data_vars="all", coords="minimal",
@@ -291,27 +292,6 @@ def _median_widths(truth, B, ests, meths, ns, count, resamples, seed, bounds, cu
                                  seed=seed, stream=i, bounds=bounds, ns=ns, curve=curve)
         widths.append((iv["upper"] - iv["lower"]).values)
     return (("estimator", "ci_method", "n"), np.median(widths, axis=0))
-
-
-def _oracle_widths(truth, B, ests, ns, count, seed, curve):
-    """(estimator, n): the 97.5% minus the 2.5% quantile of ``est - truth`` (theta_n or
-    tau_q(n)), over searches drawn from the stream of searches of B trials
-    (:mod:`evpsim.engine.streams`)."""
-    from ..engine.streams import search_streams
-    from ..estimators.family import resolve_estimators
-    from ..estimators.targets import as_target
-
-    target = as_target(curve)
-    xs = np.sort(truth.sample(count * B, seed=seed, stream=search_streams(B)).reshape(count, B),
-                 axis=1)
-    exact = target.exact(truth, ns)
-    alpha = 0.5 * (1.0 - LEVEL)
-    out = []
-    for e in resolve_estimators(ests, target):
-        q = np.quantile(xs @ e.weight_rows(B, ns, target).T - exact, [alpha, 1.0 - alpha],
-                        axis=0)
-        out.append(q[1] - q[0])
-    return (("estimator", "n"), np.array(out))
 
 
 # --- the study's tables ----------------------------------------------------------------------
