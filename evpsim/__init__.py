@@ -32,6 +32,7 @@ from .truths.exact import lstatistic_moments, order_statistic_means, order_stati
 from .truths.kde import fit_kde, kde_bandwidth, list_kde_fits, load_kde
 from .truths.lattice import lattice_truth
 from .truths.mctheta import monte_carlo_theta
+from .truths.variants import capped_truth, failed_truth
 
 __all__ = [
     "__version__",
@@ -46,7 +47,8 @@ __all__ = [
     "coverage", "bootstrap_intervals", "sweep",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
     "unregister_ci_method", "ld_band",
-    "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits", "lattice_truth",
+    "fit_kde", "kde_bandwidth", "load_kde", "list_kde_fits", "lattice_truth", "failed_truth",
+    "capped_truth",
 ]
 
 from . import _moved

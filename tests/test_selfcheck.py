@@ -53,11 +53,41 @@ def test_percentile_failure_is_reported_in_plain_words():
                              f"the fewest at n = {int(np.argmin(cov.values)) + 1}")
 
 
-def test_band_method_passes():
+def test_band_method_covers_and_is_said_to_be_wide():
+    """The KS band covers at every n at once; its intervals are several times the oracle
+    interval's width, and the self-check says so, at the n where they are."""
+    from evpsim.studies.selfcheck import coverage_warnings, width_warnings
+
     ds = evpsim.self_check(GLOVE, ci_methods="ks", bounds=(0, 1), **SMALL)
-    assert evpsim.check_warnings(ds) == []
+    assert coverage_warnings(ds) == []
     assert float(ds["check_coverage_all"].sel(model="model", estimator="V",
                                               ci_method="ks")) > 0.9
+    ratio = ds["check_width_vs_oracle"].sel(model="model", estimator="V", ci_method="ks")
+    wide = ratio["n"].values[ratio.values > 3]
+    assert wide.size > 0
+    lines = width_warnings(ds)
+    assert lines == evpsim.check_warnings(ds)
+    assert len(lines) == 1 and lines[0].startswith(f"at n = {spans(wide)}, ks intervals of V "
+                                                   f"were on average up to ")
+
+
+def test_width_is_set_beside_the_oracle_interval_of_the_kde():
+    """check_width_vs_oracle is the coverage run's mean width over the width of the
+    interval between the 2.5% and 97.5% quantiles of V - theta on the KDE's searches."""
+    from evpsim.studies.oracle import oracle_widths
+    from evpsim.studies.selfcheck import ORACLE_SEARCHES
+
+    ds = evpsim.self_check(GLOVE, ci_methods="percentile", bounds=(0, 1), **SMALL)
+    truth, _ = _truth(GLOVE)
+    ref = evpsim.coverage(truth, GLOVE.size, estimators="V", ci_methods="percentile",
+                          bounds=(0, 1), **SMALL)
+    oracle = oracle_widths(truth, GLOVE.size, ["V"], ref["n"].values, ORACLE_SEARCHES,
+                           SMALL["seed"])[0]
+    got = ds["check_width_vs_oracle"].sel(model="model", estimator="V", ci_method="percentile")
+    np.testing.assert_allclose(got, ref["mean_width"].sel(estimator="V",
+                                                          ci_method="percentile") / oracle)
+    # percentile is narrow: about the oracle's width at n = 1, narrower near n = B
+    assert 0.8 < float(got.sel(n=1)) < 1.2 and float(got.sel(n=GLOVE.size)) < 1
 
 
 def test_two_models_rank_errors_equal_compare_curves():

@@ -58,8 +58,8 @@ from numba import njit
 
 from .bootstrap import _tally, quantiles_by_selection
 from .options import OPTS as _OPTS
-from .resampling import (GPD_TAIL, _gpd_block, _ratio, blocks, estimates, method_seed,
-                         pivots, setup)
+from .resampling import (_TAIL_PARAMS, GPD_TAIL, _gpd_block, _ratio, blocks, estimates,
+                         method_seed, pivots, setup)
 from .rng import chunk_bounds, rng_init
 from .sampling import draw_sorted
 from .tails import (binomial_bands, draw_semiparametric, fit_tail, semiparametric_moments,
@@ -119,7 +119,8 @@ def calibration_block(code, seed, xs, params, theta, ctabs, inner_pivots, s0, s1
     y, ys, est = np.empty(B), np.empty(B), np.empty(Kc)
     counts = np.empty(B, dtype=np.int64)
     mean, sd = np.empty(Nc), np.empty(Nc)
-    fit = np.empty(3)
+    fit = np.empty(_TAIL_PARAMS)
+    fit[3] = np.inf  # gpd-tail's: no end to the tail
     piv = np.empty((Kc, inner_pivots))
     for s in range(s0, s1):
         st = rng_init(seed, s)

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from .bootstrap import NSLOTS, _tally, quantiles_by_selection
+from .lattice import lattice_of
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, rng_init
 from .sampling import draw_sorted
@@ -63,9 +64,10 @@ def has_tail(xs):
 
 
 @njit(**_OPTS)
-def tail_uppers(st, xs, ps, need, resamples, level, out):
+def tail_uppers(st, xs, ps, need, resamples, level, out, top=np.inf):
     """Upper ends ``out[j]`` from the fitted tail at the probabilities ``ps[j]`` where
-    ``need[j]``, from ``resamples`` draws of generator ``st`` (see the module notes).
+    ``need[j]``, from ``resamples`` draws of generator ``st`` (see the module notes); the
+    tail's end at most ``top`` (:func:`.tails.fit_tail`).
 
     NaN where no tail can be fitted (:func:`has_tail`).
     """
@@ -77,17 +79,17 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
                 out[j] = np.nan
         return
     ys = np.empty(B)
-    k = tail_threshold(xs, ys)
-    xi, sigma = fit_tail(xs, k, ys)
+    k = tail_threshold(xs, ys, top)
+    xi, sigma = fit_tail(xs, k, ys, top)
     rows = np.cumsum(need) - 1  # the pivots of the probabilities that need the tail
     roots = np.empty((rows[N - 1] + 1, resamples))
     counts = np.empty(B, dtype=np.int64)
     y1, y2 = np.empty(B), np.empty(B)
     for r in range(resamples):
         draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
-        xi1, sigma1 = fit_tail(y1, k, ys)
+        xi1, sigma1 = fit_tail(y1, k, ys, top)
         draw_semiparametric(st, y1, k, xi1, sigma1, counts, y2)
-        xi2, sigma2 = fit_tail(y2, k, ys)
+        xi2, sigma2 = fit_tail(y2, k, ys, top)
         for j in range(N):
             if need[j]:
                 d = (model_quantile(y2, k, xi2, sigma2, ps[j])
@@ -107,14 +109,21 @@ def tail_uppers(st, xs, ps, need, resamples, level, out):
 def orderstat_intervals(st, xs, ls, us, ps, resamples, level, lo, hi, out):
     """Intervals ``out`` (N, 2) for the ``ps[j]``-quantiles of the ascending sample
     ``xs``: ``[x_(ls[j]), x_(us[j])]`` (ranks from 1); where ``us[j] > B``, the
-    tail's upper end, or the best score if higher; ``lo`` where ``ls[j] = 0``; ends cut
-    to ``[lo, hi]``."""
+    tail's upper end (its tail ending at ``hi`` or below), or the best score if
+    higher; ``lo`` where ``ls[j] = 0``. Where the scores lie on a lattice
+    (:func:`.lattice.lattice_of`), so do the quantiles, and a tail's upper end moves
+    up to the lattice point at or above it. Ends are cut to ``[lo, hi]``."""
     B = xs.shape[0]
     N = ps.shape[0]
     need = us > B
     upper = np.empty(N)
     if need.any():
-        tail_uppers(st, xs, ps, need, resamples, level, upper)
+        tail_uppers(st, xs, ps, need, resamples, level, upper, hi)
+        step, origin, _ = lattice_of(xs)
+        if step > 0.0:
+            for j in range(N):
+                if need[j] and upper[j] == upper[j]:  # a tail's end, not its absence (NaN)
+                    upper[j] = origin + math.ceil((upper[j] - origin) / step - 1e-9) * step
     for j in range(N):
         lower = xs[ls[j] - 1] if ls[j] > 0 else lo
         # where no order statistic is high enough, neither is the best score

@@ -78,8 +78,9 @@ from .tails import (LATTICE_CELLS, adaptive_bandwidths, binomial_bands, draw_mix
                     semiparametric_moments, tail_threshold, tail_tied)
 
 STUDENTIZED, SMOOTHED, GPD_TAIL, M_OUT_OF_N, GPD_LATTICE = 0, 1, 2, 3, 4
-#: the number of parameters of the lattice tail before its jittered sample
-_LATTICE_PARAMS = 5
+#: the parameters of the tail (k, xi, sigma and the most its draws may reach), and of the
+#: lattice tail before its jittered sample (the step and origin follow)
+_TAIL_PARAMS, _LATTICE_PARAMS = 4, 6
 #: resamples per random stream
 BLOCK = 64
 #: weights of at most this size are left out of the products (they cannot move a double)
@@ -229,15 +230,18 @@ def effective(code, xs):
 
 
 @njit(**_OPTS)
-def setup(code, xs, tabs, seed, step, origin):
+def setup(code, xs, tabs, seed, step, origin, ceiling=np.inf):
     """The fit of a method to the sample: ``(params, ref)``.
 
     ``ref`` (2, N) holds the reference theta_n and scale of the pivot's
     centre and interval; ``params`` whatever the method's resamples need
-    (the bandwidths; k, xi, sigma of the tail, and for the lattice tail
-    its step, origin and jittered sample; the m-out-of-n centres). The
-    lattice tail's jitter draws from stream ``(seed, code * 2**40 +
-    2**39)``, beyond every block's.
+    (the bandwidths; k, xi, sigma of the tail and the most its draws may
+    reach, ``ceiling``, and for the lattice tail its step, origin and
+    jittered sample; the m-out-of-n centres). A finite ``ceiling`` keeps the
+    tail's end at or below it (:func:`.tails.fit_tail`); on a lattice,
+    below ``ceiling`` plus half a step, which rounds to ``ceiling``. The lattice
+    tail's jitter draws from stream ``(seed, code * 2**40 + 2**39)``,
+    beyond every block's.
     """
     B = xs.shape[0]
     N = tabs.ns.shape[0]
@@ -246,8 +250,9 @@ def setup(code, xs, tabs, seed, step, origin):
         params = np.empty(_LATTICE_PARAMS + B)
         xc = params[_LATTICE_PARAMS:]
         jitter(rng_init(seed, (code << 40) + (1 << 39)), xs, step, xc)
-        params[0], params[1], params[2] = _fit_gpd(xc, tabs, ref)
-        params[3], params[4] = step, origin
+        params[3] = ceiling + 0.5 * step
+        params[0], params[1], params[2] = _fit_gpd(xc, tabs, ref, params[3])
+        params[4], params[5] = step, origin
         return params, ref
     if code == STUDENTIZED:
         plugin_moments(tabs, xs, ref[0], ref[1])
@@ -258,8 +263,9 @@ def setup(code, xs, tabs, seed, step, origin):
         mixture_theta(xs, h, tabs.ns, ref[0])
         return h, ref
     if code == GPD_TAIL:
-        params = np.empty(3)
-        params[0], params[1], params[2] = _fit_gpd(xs, tabs, ref)
+        params = np.empty(_TAIL_PARAMS)
+        params[3] = ceiling
+        params[0], params[1], params[2] = _fit_gpd(xs, tabs, ref, ceiling)
         return params, ref
     # M_OUT_OF_N: theta_n'(F_B) at every size and budget (V at the real budget n')
     J = tabs.ms.shape[0]
@@ -278,12 +284,13 @@ def setup(code, xs, tabs, seed, step, origin):
 
 
 @njit(**_OPTS)
-def _fit_gpd(xs, tabs, ref):
-    """``(k, xi, sigma)`` of the tail fitted to ``xs``; its theta_n and SD into ``ref``."""
+def _fit_gpd(xs, tabs, ref, ceiling):
+    """``(k, xi, sigma)`` of the tail fitted to ``xs``, its end at most ``ceiling``; its
+    theta_n and SD into ``ref``."""
     B = xs.shape[0]
     ys = np.empty(B)
-    k = tail_threshold(xs, ys)
-    xi, sigma = fit_tail(xs, k, ys)
+    k = tail_threshold(xs, ys, ceiling)
+    xi, sigma = fit_tail(xs, k, ys, ceiling)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
     semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, binomial_bands(tabs.ns, k / B),
@@ -341,13 +348,13 @@ def _smoothed_block(st, xs, tabs, bandwidths, ref, r0, r1, out):
 
 @njit(**_OPTS)
 def _gpd_block(st, xs, tabs, params, r0, r1, out):
-    """gpd-tail's pivots; on a lattice (``params`` longer than k, xi, sigma: the step and
-    origin follow, and ``xs`` is the jittered sample), each draw is rounded to it and
-    jittered anew before its refit, and theta_n(F1) taken on the lattice."""
+    """gpd-tail's pivots; on a lattice (``params`` longer than k, xi, sigma and ceiling: the
+    step and origin follow, and ``xs`` is the jittered sample), each draw is rounded to it
+    and jittered anew before its refit, and theta_n(F1) taken on the lattice."""
     B, K, N = xs.shape[0], tabs.wt.shape[1], tabs.ns.shape[0]
-    k, xi, sigma = int(params[0]), params[1], params[2]
-    lattice = params.shape[0] > 3
-    step, origin = (params[3], params[4]) if lattice else (0.0, 0.0)
+    k, xi, sigma, ceiling = int(params[0]), params[1], params[2], params[3]
+    lattice = params.shape[0] > _TAIL_PARAMS
+    step, origin = (params[4], params[5]) if lattice else (0.0, 0.0)
     bands = binomial_bands(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
@@ -360,7 +367,7 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
         draw_semiparametric(st, xs, k, xi, sigma, counts, y1)
         if lattice:
             _rejitter(st, y1, step, origin, c1)
-        xi1, sigma1 = fit_tail(c1, k, ys)
+        xi1, sigma1 = fit_tail(c1, k, ys, ceiling)
         if lattice:
             lattice_theta(c1, k, xi1, sigma1, step, origin, tabs.vwt, tabs.vend, bands, m1, m2,
                           scratch, theta1)
@@ -370,7 +377,7 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
         draw_semiparametric(st, c1, k, xi1, sigma1, counts, y2)
         if lattice:
             _rejitter(st, y2, step, origin, c2)
-        xi2, sigma2 = fit_tail(c2, k, ys)
+        xi2, sigma2 = fit_tail(c2, k, ys, ceiling)
         semiparametric_moments(c2, k, xi2, sigma2, tabs.vwt, tabs.vend, bands, m1, m2, mean, sd)
         estimates(tabs, y2, est)
         for c in range(K):

@@ -226,6 +226,34 @@ def rng_normal(st):
     return z
 
 
+@njit(**_OPTS)
+def rng_gamma(st, a):
+    """Gamma(a, 1) from the state array ``st``, ``a > 0`` (Marsaglia & Tsang 2000: a
+    squeeze on a cubed normal; below 1, Gamma(a + 1) times ``U^(1/a)``)."""
+    boost = 1.0
+    if a < 1.0:
+        boost = rng_uniform(st) ** (1.0 / a)
+        a += 1.0
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        z = rng_normal(st)
+        v = 1.0 + c * z
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = rng_uniform(st)
+        if u < 1.0 - 0.0331 * z ** 4 or math.log(u) < 0.5 * z * z + d * (1.0 - v + math.log(v)):
+            return d * v * boost
+
+
+@njit(**_OPTS)
+def rng_beta(st, a, b):
+    """Beta(a, b) from the state array ``st``: ``G_a / (G_a + G_b)`` of two gammas."""
+    x = rng_gamma(st, a)
+    return x / (x + rng_gamma(st, b))
+
+
 # --- four-lane SIMD vectors ---------------------------------------------------
 
 class Vec4(types.Type):

@@ -138,14 +138,17 @@ def zhang_stephens(ys, k):
 
 
 @njit(**_OPTS)
-def fit_tail(xs, k, ys):
+def fit_tail(xs, k, ys, top=np.inf):
     """The GPD tail above ``u = xs[B - k - 1]`` fitted to the k top scores.
 
     ``ys`` (at least k long) receives the excesses. Returns ``(xi,
     sigma)``: a shape outside ``[XI_LOW, XI_HIGH]`` is moved to the nearer
     end, with sigma then set so that the fitted mean excess ``sigma / (1 -
     xi)`` is the excesses' mean; a shape within ``_XI_ZERO`` of 0 moves to
-    ``_XI_ZERO``. sigma is 0 when the top k + 1 scores are tied.
+    ``_XI_ZERO``. sigma is 0 when the top k + 1 scores are tied. With a
+    finite ``top`` (the best score the metric allows), a fit whose upper
+    end ``u - sigma / xi`` (infinite for ``xi >= 0``) lies beyond it is
+    replaced by :func:`fit_to_endpoint`'s, whose end is ``top``.
     """
     B = xs.shape[0]
     u = xs[B - k - 1]
@@ -158,9 +161,32 @@ def fit_tail(xs, k, ys):
         for i in range(k):
             mean += ys[i]
         sigma = mean / k * (1.0 - xi)
+    if top < np.inf and sigma > 0.0 and (xi >= 0.0 or u - sigma / xi > top):
+        return fit_to_endpoint(ys, k, top - u)
     if abs(xi) < _XI_ZERO:
         xi = _XI_ZERO
     return xi, sigma
+
+
+@njit(**_OPTS)
+def fit_to_endpoint(ys, k, end):
+    """The GPD fit ``(xi, sigma)`` of the k excesses ``ys[:k]`` whose upper end is ``end``.
+
+    With the end fixed, ``sigma = -xi end`` and the excess over ``end`` is
+    Beta(1, c) with ``c = -1 / xi``: the likelihood's maximum is at ``c =
+    -k / sum log(1 - y / end)``, in closed form. A shape below ``XI_LOW``
+    (an excess at the end itself, say) moves to it, one within
+    ``_XI_ZERO`` of 0 to ``-_XI_ZERO``; ``end <= 0`` leaves no room above
+    the threshold, and sigma is 0.
+    """
+    if not end > 0.0:
+        return XI_LOW, 0.0
+    s = 0.0
+    for i in range(k):
+        s += math.log1p(-min(ys[i] / end, 1.0))
+    xi = max(s / k, XI_LOW)  # -1 / c
+    xi = min(xi, -_XI_ZERO)
+    return xi, -xi * end
 
 
 @njit(**_OPTS)
@@ -186,20 +212,20 @@ def tail_tied(xs):
 
 
 @njit(**_OPTS)
-def tail_threshold(xs, ys):
+def tail_threshold(xs, ys, top=np.inf):
     """The number k of top scores the tail is fitted to, chosen from the data.
 
-    Every k in ``[K_MIN, min(B // 2, K_MAX)]`` is fitted; the k whose fit
-    has the smallest Kolmogorov-Smirnov statistic ``sqrt(k) D_k`` against
-    its k excesses wins (the largest p-value); fits without a positive
-    excess are skipped (``K_MIN`` if every one is). ``B >= 2 K_MIN`` is
-    needed.
+    Every k in ``[K_MIN, min(B // 2, K_MAX)]`` is fitted (with its upper
+    end at most ``top``, :func:`fit_tail`); the k whose fit has the
+    smallest Kolmogorov-Smirnov statistic ``sqrt(k) D_k`` against its k
+    excesses wins (the largest p-value); fits without a positive excess are
+    skipped (``K_MIN`` if every one is). ``B >= 2 K_MIN`` is needed.
     """
     B = xs.shape[0]
     best = np.inf
     chosen = K_MIN
     for k in range(K_MIN, min(B // 2, K_MAX) + 1):
-        xi, sigma = fit_tail(xs, k, ys)
+        xi, sigma = fit_tail(xs, k, ys, top)
         if not sigma > 0.0:
             continue
         d = 0.0

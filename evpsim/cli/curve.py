@@ -24,9 +24,9 @@ from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_t
                              write_tables)
 from ..studies.coverage import COVERAGE_CHUNK
 from ..studies.selfcheck import (FIT_DROPPED, RESAMPLES, RESAMPLING_B, RESAMPLING_RESAMPLES,
-                                 SHORTFALL, check_arguments, check_replicates,
+                                 SHORTFALL, WIDE, check_arguments, check_replicates,
                                  coverage_warnings, fit_table, fit_warnings, kde_options,
-                                 metric_range, model_error, self_check)
+                                 metric_range, model_error, self_check, width_warnings)
 from .common import (Timer, UserError, add_failed_args, add_output_args, add_subcommand,
                      check_outputs, ci_methods_note, default, integer, name_or_number,
                      note_idle_workers)
@@ -753,8 +753,8 @@ def _self_check(args, searches, ds):
     ds.attrs.update(chk.attrs)
     blocks = _check_blocks(ds, args.all, tc.seconds)
     lines = []
-    unlike, short = fit_warnings(ds), coverage_warnings(ds)
-    for w in unlike + short:
+    unlike, short, wide = fit_warnings(ds), coverage_warnings(ds), width_warnings(ds)
+    for w in unlike + short + wide:
         lines.append(f"warning: {w}")
     if (ds["check_mass_dropped"] > FIT_DROPPED).any():
         counted = any(s.failed and s.failed_score is not None for s in searches)
@@ -768,7 +768,9 @@ def _self_check(args, searches, ds):
                      "--check-construction")
     level = ds.attrs["level"]
     if not short:
-        lines.append(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n")
+        lines.append(f"ok: coverage stayed within {SHORTFALL:g} of {level:.0%} at every n"
+                     + (f", and the intervals within {WIDE:g} times the oracle's width"
+                        if not wide else ""))
     elif "band" not in ds["ci_method_kind"].values.tolist():
         lines.append("distribution-free bands hold at every n whatever the distribution: try "
                      "--ci-methods ld-equal-tailed --bounds LO,HI")

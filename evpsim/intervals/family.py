@@ -76,6 +76,7 @@ from ..estimators.family import resolve_estimators
 from ..estimators.pyrun import search_counts
 from ..estimators.targets import MEAN, as_target
 from .bands import BAND, band_arrays, curve_intervals, ld_upper_band
+from .betting import BETTING
 from .bootstrap import BOOTSTRAP
 from .calibrated import CALIBRATED
 from .kind import Limits, Sample, Setup
@@ -95,7 +96,7 @@ __all__ = [
 ]
 
 #: every kind of CI method, by name, in the order their methods are registered and run
-KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND, ORDERSTAT, CALIBRATED)}
+KINDS = {k.name: k for k in (BOOTSTRAP, RESAMPLING, BAND, ORDERSTAT, CALIBRATED, BETTING)}
 
 #: slots of the coverage tallies (method, estimator, n + 1, slot): intervals covering
 #: the truth, lying below it, above it, and the sum of the defined intervals' widths

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as check
+from .._kernels import bounded as _BD
 from .._kernels import resampling as _R
 from .._kernels.rng import rng_init
 from .._kernels.subsample import sizes
@@ -24,6 +25,7 @@ from ..engine.montecarlo import Job
 from ..engine.streams import coverage_streams
 from ..engine.threads import map_threads, ranges
 from ..estimators.weights import weights_v
+from .bands import ld_band
 from .kind import Kind
 
 __all__ = ["tables", "sample_intervals", "memory", "no_tail", "RESAMPLING"]
@@ -110,20 +112,32 @@ def no_tail(xs):
     return f"its {tied} best scores are tied, leaving no tail to fit"
 
 
+def band_bounds(B, level, bounds):
+    """The LD band's CDF bounds ``(lower, upper)`` (B + 1,) at ``level`` that cut
+    ``gpd-tail-bounded``'s ends, or two empty arrays without both ends of ``bounds``."""
+    if bounds is None or not np.all(np.isfinite(bounds)):
+        return np.zeros(0), np.zeros(0)
+    return ld_band(B, level)
+
+
 def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=None):
     """Intervals (M, K, 2) of the methods ``codes`` for the ascending sample ``xs``.
 
-    The results of :func:`evpsim._kernels.resampling.sample_intervals` for
-    the generator of stream ``(seed, stream)``, each method's blocks of
-    resamples shared over the threads. ``bounds`` cuts the ends. ``gpd-tail``
-    gives NaN where it has no tail to fit (:func:`no_tail`), and so does
-    ``gpd-tail-lattice`` where the sample lies on no lattice.
+    The results of :func:`evpsim._kernels.resampling.sample_intervals` (and
+    :func:`evpsim._kernels.bounded.bounded_intervals`) for the generator of
+    stream ``(seed, stream)``, each method's blocks of resamples shared over
+    the threads. ``bounds`` cuts the ends. ``gpd-tail`` gives NaN where it
+    has no tail to fit (:func:`no_tail`), and so does ``gpd-tail-lattice``
+    where the sample lies on no lattice.
     """
     lo, hi = (-np.inf, np.inf) if bounds is None else bounds
     st = rng_init(seed, stream)
     K = tabs.wt.shape[1]
     out = np.empty((len(codes), K, 2))
     for g, given in enumerate(codes):
+        if given == _BD.BOUNDED:
+            _bounded(st, xs, tabs, resamples, level, lo, hi, out[g])
+            continue
         code, step, origin = _R.effective(given, xs)
         if code == _R.GPD_TAIL and _R.tail_tied(xs):
             out[g] = np.nan
@@ -136,6 +150,19 @@ def sample_intervals(xs, tabs, codes, resamples, level, seed, stream, bounds=Non
                     ranges(_R.blocks(code, tabs, resamples)))
         _R.finish(code, xs, tabs, params, ref, piv, level, lo, hi, out[g])
     return out
+
+
+def _bounded(st, xs, tabs, resamples, level, lo, hi, out):
+    """``gpd-tail-bounded``'s intervals ``out`` (K, 2) of the ascending sample ``xs``, the
+    blocks of its tail's resamples shared over the threads."""
+    band_lo, band_hi = band_bounds(xs.size, level, (lo, hi))
+    m, target, gtabs, code, seed, params, ref = _BD.bounded_setup(st, xs, tabs, lo, hi)
+    piv = np.empty((gtabs.wt.shape[1], resamples if code >= 0 else 0))
+    if code >= 0:
+        map_threads(lambda span: _R.pivots(code, seed, target, gtabs, params, ref, *span, piv),
+                    ranges(_R.blocks(code, gtabs, resamples)))
+    _BD.bounded_finish(xs, tabs, m, target, gtabs, code, params, ref, piv, seed, level, lo,
+                       hi, band_lo, band_hi, out)
 
 
 class ResamplingKind(Kind):
@@ -176,6 +203,13 @@ class ResamplingKind(Kind):
              "Davison & Smith 1990; Zhang & Stephens 2009; Harris 1989",
              "a generalized Pareto tail fitted to the best scores, rounded to their lattice",
              10),
+            ("gpd-tail-bounded", _BD.BOUNDED,
+             "gpd-tail-lattice told the scores' range: the tail's end at most the best score "
+             "possible; trials at the worst score (failed) a point mass, its share bounded "
+             "exactly, the successes' curve by the tail; ends cut to the LD band's",
+             "Davison & Smith 1990; Clopper & Pearson 1934; Learned-Miller & DeStefano 2008",
+             "a generalized Pareto tail fitted to the best successful scores, ending at or "
+             "below the best score possible", 10),
             ("m-out-of-n", _R.M_OUT_OF_N,
              "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
              "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano "
@@ -208,11 +242,26 @@ class ResamplingKind(Kind):
         limits.put(setup.lstatistics, cols, ivs)
 
     def coverage_jobs(self, methods, setup, prepared, sampler, theta, bounds):
-        """One job for every method, intervals cut to ``bounds``."""
+        """One job for the methods but ``gpd-tail-bounded`` and one for it, intervals cut
+        to ``bounds``."""
         tabs, codes = prepared
-        return [(Job(_R.coverage_resampling_chunks,
-                     (setup.B, sampler, tabs, theta, codes, setup.resamples, setup.level,
-                      *bounds), coverage_streams()), methods)]
+        rest = [m for m in methods if m.code != _BD.BOUNDED]
+        jobs = [(Job(_R.coverage_resampling_chunks,
+                     (setup.B, sampler, tabs, theta, np.array([m.code for m in rest]),
+                      setup.resamples, setup.level, *bounds), coverage_streams()), rest)] \
+            if rest else []
+        if len(rest) < len(methods):
+            jobs.append((Job(_BD.coverage_bounded_chunks,
+                             (setup.B, sampler, tabs, theta, setup.resamples, setup.level,
+                              *bounds, *band_bounds(setup.B, setup.level, bounds)),
+                             coverage_streams()),
+                         [m for m in methods if m.code == _BD.BOUNDED]))
+        return jobs
+
+    def coverage_runs(self, methods):
+        """A job for the methods but ``gpd-tail-bounded``, and one for it."""
+        bounded = any(m.code == _BD.BOUNDED for m in methods)
+        return int(len(methods) > bounded) + int(bounded)
 
     def no_interval(self, method, xs):
         """``gpd-tail``'s missing tail (:func:`no_tail`), and ``gpd-tail-lattice``'s where

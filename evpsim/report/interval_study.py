@@ -24,8 +24,8 @@ def plot_interval_study(ds, coverage_path, width_path, *, best=None):
     coverage_path, width_path : str or path
         Figure files: coverage (a thin line per truth, B by colour, the lowest
         over truths bold; V and quantile solid, U dashed) and median width
-        relative to the percentile interval's (median over truths, the solid
-        estimator's 10% to 90% shaded).
+        relative to the oracle interval's (median over truths, the solid
+        estimator's 10% to 90% shaded and its widest truth dotted).
     best : str, optional
         A CI method whose panel title is marked as the best trade-off.
     """
@@ -77,9 +77,9 @@ def _draw_method(ax, ds, method, var, title):
             if var == "coverage":
                 _coverage_lines(ax, x, sub["coverage"].values, style, color, f"B = {B} ({est})")
             else:
-                ref = ds["median_width"].sel(B=B, estimator=est, ci_method="percentile")
+                ref = ds["oracle_width"].sel(B=B, estimator=est)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio = (sub["median_width"] / ref).values
+                    ratio = (sub["median_width"] / ref.where(ref > 0)).values
                 _width_lines(ax, x, ratio, style, color, f"B = {B} ({est})", shade=style == "-")
     if var == "coverage":
         ax.axhline(0.95, color="black", lw=0.8, ls=":")
@@ -88,7 +88,8 @@ def _draw_method(ax, ds, method, var, title):
     else:
         ax.set_yscale("log")
         ax.axhline(1.0, color="black", lw=0.8, ls=":")
-        ax.axhline(2.0, color="black", lw=0.8, ls="--")
+        ax.axhline(1.5, color="black", lw=0.8, ls="--")
+        ax.axhline(2.0, color="black", lw=0.8, ls="-.")
     ax.axvline(1.0, color="grey", lw=0.6)
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
@@ -115,23 +116,24 @@ def _coverage_lines(ax, x, y, style, color, label):
 
 
 def _width_lines(ax, x, ratio, style, color, label, shade):
-    """The median over truths of the width relative to the percentile interval's, with
-    its 10% to 90% range shaded when ``shade``.
+    """The median over truths of the width relative to the oracle interval's; with
+    ``shade``, its 10% to 90% range shaded and the widest truth's dotted.
 
     Parameters
     ----------
     ax, x, style, color, label
         As :func:`_coverage_lines` takes them.
     ratio : numpy.ndarray
-        Width over the percentile interval's, dims (truth, n).
+        Width over the oracle interval's, dims (truth, n).
     shade : bool
-        Shade the range over truths.
+        Shade the range over truths and draw the widest.
     """
     ok = np.isfinite(ratio).any(axis=0)
     lo, mid, hi = np.nanquantile(ratio[:, ok], [0.1, 0.5, 0.9], axis=0)
     ax.plot(x[ok], mid, style, color=color, lw=1.4, label=label)
     if shade:
         ax.fill_between(x[ok], lo, hi, color=color, alpha=0.12, lw=0)
+        ax.plot(x[ok], np.nanmax(ratio[:, ok], axis=0), ":", color=color, lw=0.8)
 
 
 def _finish(fig, axes, used, var, curve):
@@ -156,11 +158,11 @@ def _finish(fig, axes, used, var, curve):
         ax.set_xlabel("n / B")
     for ax in axes[:, 0]:
         ax.set_ylabel("coverage (lowest over truths bold)" if var == "coverage" else
-                      "median width / percentile's")
+                      "median width / oracle's")
     axes[0][0].legend(frameon=False, fontsize=7)
     what = ("coverage of 95% intervals, every truth (thin), the lowest (bold); dashed "
             "line: 0.93" if var == "coverage" else
-            "median width relative to the percentile interval's: median over truths, "
-            "solid lines shaded 10% to 90%; dashed line: 2x")
+            "median width relative to the oracle interval's: median over truths, solid "
+            "lines shaded 10% to 90%, the widest truth dotted; dashed: 1.5x, dash-dot: 2x")
     fig.suptitle(curve + what, fontsize=10)
     fig.tight_layout()

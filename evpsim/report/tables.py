@@ -418,10 +418,21 @@ def check_tables(ds, show_all=False):
                 (f"{v:.3f}", f"{lo:.3f}", f"{hi:.3f}") for v, lo, hi in
                 zip(c["check_coverage"].values, c["check_coverage_lower"].values,
                     c["check_coverage_upper"].values)), ("estimate", "lower", "upper")))
-        tables.append(Table("check", f"self-check of {model} (B = {int(sub['B'])})",
-                            tuple(columns),
-                            ("coverage of the intervals at the KDE's exact curve "
-                             "[Clopper-Pearson 95% bounds, Monte Carlo error only]",)))
+            if "check_width_vs_oracle" in c:
+                columns.append(Column("width / oracle", tuple(
+                    "-" if not np.isfinite(v) else f"{v:.2f}"
+                    for v in c["check_width_vs_oracle"].values)))
+        tables.append(Table(
+            "check", f"self-check of {model} (B = {int(sub['B'])})", tuple(columns),
+            ("coverage of the intervals at the KDE's exact curve [Clopper-Pearson 95% bounds, "
+             "Monte Carlo error only]",),
+            legend(columns, ("width / oracle", "the intervals' mean width over the simulated "
+                                               "searches relative to the oracle interval's, "
+                                               "the width an interval that knew the "
+                                               "estimator's true spread on the KDE would "
+                                               "have (1 is the least that covers as it "
+                                               "should)"),
+                   (MISSING, "no interval there to measure"))))
     return tables
 
 

@@ -42,8 +42,9 @@ import numpy as np
 from .. import _validate as check
 from ..io.results import write_netcdf
 from ..studies.interval_study import (BASELINES, BEYOND, CANDIDATES, CURVES, ESTIMATORS,
-                                      GOAL_BEYOND, GOAL_COVERAGE, GOAL_ORACLE, GOAL_WIDTH, goal,
-                                      of_curve, study_truths, summarise, worst_cells)
+                                      GOAL_BEYOND, GOAL_COVERAGE, GOAL_ORACLE,
+                                      GOAL_ORACLE_BEYOND, TRUTH_GROUPS, goal, of_curve,
+                                      study_truths, summarise, worst_cells)
 from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the mean and median curves at every n"
@@ -58,17 +59,20 @@ SIZES = {False: dict(samples=500, resamples=1000, width_samples=100, oracle_samp
 FULL_SIZE = (f"full size (every truth evpsim knows, and the lattice versions of its KDE truths "
              f"where evpsim has lattice truths; B = 25, 50, 100, mean and median curves; M = "
              f"{SIZES[False]['samples']:,} searches a cell)")
-#: the quick run's grid: a truth of each kind (and a lattice one, when lattice truths
-#: are registered), two budgets
-QUICK = dict(truths=("normal", "tang-small", "data:reuters-mlp"), Bs=(12, 24),
+#: the quick run's grid: a truth of each kind (a search with failed trials among them, and a
+#: lattice one, when lattice truths are registered), two budgets
+QUICK = dict(truths=("normal", "tang-small", "data:reuters-mlp",
+                     "failed:0.1:data:reuters-mlp"), Bs=(12, 24),
              lattice="lattice:1/100:kde:reuters-lstm")
 #: this study takes where its cells run and a checkpoint store (see :func:`run`)
 SWEEPS = True
 #: the environment variable naming a checkpoint folder of the study's cells
 STORE_ENV = "EVPSIM_STUDY_STORE"
 #: the names of the groups of truths in tables: after a count, and in a column of their own
-GROUP_NAMES = {"base": "truths", "lattice": "lattice truths"}
-GROUP_COLUMN = {"base": "evpsim's", "lattice": "lattice"}
+GROUP_NAMES = {"base": "truths", "lattice": "lattice truths", "capped": "rare tied tops",
+               "failed": "searches with failed trials"}
+GROUP_COLUMN = {"base": "evpsim's", "lattice": "lattice", "capped": "rare tied top",
+                "failed": "failed trials"}
 
 
 def data_files():
@@ -134,7 +138,8 @@ def table(summary):
     head = ["truths", "curve", "B", "estimator", "CI method", "cells", "min coverage [95% CP]",
             "worst cell", f"cells surely < {GOAL_COVERAGE:g}",
             f"cells with estimate < {GOAL_COVERAGE:g}", "miss below", "miss above",
-            "width / percentile", "width / LD", "width / oracle"]
+            "width / percentile", "width / LD", "width / oracle (median)",
+            "width / oracle (widest cell)", "cells wider than the goal"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in summary["truths"].values:
         for curve in summary["curve"].values:
@@ -158,7 +163,16 @@ def _row(s):
             _percent(float(s["surely_below_goal"])), _percent(float(s["below_goal"])),
             _percent(float(s["miss_below"])), _percent(float(s["miss_above"])),
             _ratio(float(s["width_vs_percentile"])), _ratio(float(s["width_vs_ld"])),
-            _ratio(float(s["width_vs_oracle"]))]
+            _ratio(float(s["width_vs_oracle"])), _widest_text(s),
+            _percent(float(s["wide_cells"]))]
+
+
+def _widest_text(s):
+    """The widest cell of one summary row: its ratio to the oracle's, truth and n."""
+    ratio = float(s["max_width_vs_oracle"])
+    if not np.isfinite(ratio):
+        return "-"
+    return f"{ratio:.2f} ({s['widest_dist'].item()}, n = {int(s['widest_n'])})"
 
 
 def _count(s, share):
@@ -183,7 +197,8 @@ def _coverage_text(s, share="below_goal"):
 
 
 def _widths_text(within, method, var, Bs):
-    """The largest median width ratio ``var`` of ``method`` per curve, ``mean; median``."""
+    """The largest median width ratio ``var`` of ``method`` on each curve it bounds (over B,
+    estimator and group of truths), ``mean; median``."""
     out = []
     for curve in within["curve"].values:
         s = of_curve(within, str(curve), Bs).sel(ci_method=method)
@@ -191,17 +206,37 @@ def _widths_text(within, method, var, Bs):
     return "; ".join(out)
 
 
-def goal_table(within, beyond, Bs, quick, counts):
-    """The summary's table: a row per method, the goal's criteria side by side.
+def _widest_of(summary, method, curve, Bs, estimators=None):
+    """The widest cell of ``method`` on ``curve`` over B, estimator and group: its ratio to
+    the oracle's, truth, B and n, and how many cells are wider than the goal."""
+    s = of_curve(summary, curve, Bs, estimators).sel(ci_method=method)
+    if int(s["cells"].sum()) == 0:
+        return "-"
+    flat = s["max_width_vs_oracle"].values.ravel()
+    if not np.isfinite(flat).any():
+        return "-"
+    k = int(np.nanargmax(flat))
+    where = s.isel(dict(zip(s["max_width_vs_oracle"].dims,
+                            np.unravel_index(k, s["max_width_vs_oracle"].shape))))
+    return (f"{flat[k]:.2f} ({where['widest_dist'].item()}, B = {int(where['B'])}, n = "
+            f"{int(where['widest_n'])}); {_count(s, 'wide_cells')} of {int(s['cells'].sum())} "
+            f"wider")
+
+
+def goal_table(within, beyond, Bs, quick, counts, curve):
+    """The summary's table for one curve: a row per method that bounds it, the goal's
+    criteria side by side.
 
     Parameters
     ----------
     within, beyond, Bs
         As :func:`~evpsim.studies.interval_study.goal` takes them.
     quick : bool
-        Reduced sizes: the goal columns say "inconclusive".
+        Reduced sizes: the goal column says "inconclusive".
     counts : dict
-        Truths run per group (``{"base": 37, "lattice": 45}``).
+        Truths run per group (``{"base": 37, "lattice": 45, ...}``).
+    curve : str
+        The curve.
 
     Returns
     -------
@@ -209,25 +244,32 @@ def goal_table(within, beyond, Bs, quick, counts):
         The markdown table.
     """
     checks = goal(within, beyond, Bs)
-    curves = [str(c) for c in within["curve"].values]
     groups = [str(g) for g in within["truths"].values]
-    columns = [(c, g) for c in curves for g in groups]
-    head = (["CI method"]
-            + [f"{c}, n <= B, {counts[g]} {GROUP_NAMES[g]}" for c, g in columns]
-            + [f"V, B < n <= 2B (goal >= {GOAL_BEYOND:g})",
-               f"width / oracle ({'; '.join(curves)})",
-               f"width / percentile ({'; '.join(curves)})"]
-            + [f"goal, {c} curve" for c in curves])
+    beyond_of = BEYOND[curve]
+    head = (["CI method"] + [f"n <= B, {counts[g]} {GROUP_NAMES[g]}" for g in groups]
+            + ([f"V, B < n <= 2B (goal >= {GOAL_BEYOND:g})"] if beyond_of else [])
+            + [f"widest cell / oracle, n <= B (goal <= {GOAL_ORACLE:g})"]
+            + ([f"widest cell / oracle, B < n <= 2B (goal <= {GOAL_ORACLE_BEYOND:g})"]
+               if beyond_of else [])
+            + ["width / oracle, median over cells", "width / percentile, median over cells",
+               "goal"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in [str(m) for m in within["ci_method"].values]:
-        row = [m]
-        for c, g in columns:
-            row.append(_coverage_text(of_curve(within, c, Bs).sel(ci_method=m, truths=g)))
-        row.append(_coverage_text(of_curve(beyond, "mean", Bs, BEYOND["mean"]).sel(ci_method=m),
-                                  "below_beyond_goal"))
-        row += [_widths_text(within, m, "width_vs_oracle", Bs),
-                _widths_text(within, m, "width_vs_percentile", Bs)]
-        row += [_goal_word(checks.sel(ci_method=m, curve=c), quick) for c in curves]
+        if not bool(checks["bounds"].sel(ci_method=m, curve=curve)) and int(
+                of_curve(within, curve, Bs).sel(ci_method=m)["cells"].sum()) == 0:
+            continue
+        row = [m] + [_coverage_text(of_curve(within, curve, Bs).sel(ci_method=m, truths=g))
+                     for g in groups]
+        if beyond_of:
+            row.append(_coverage_text(of_curve(beyond, curve, Bs, beyond_of).sel(ci_method=m),
+                                      "below_beyond_goal"))
+        row.append(_widest_of(within, m, curve, Bs))
+        if beyond_of:
+            row.append(_widest_of(beyond, m, curve, Bs, beyond_of))
+        s = of_curve(within, curve, Bs).sel(ci_method=m)
+        row += [_ratio(float(s["width_vs_oracle"].max())),
+                _ratio(float(s["width_vs_percentile"].max())),
+                _goal_word(checks.sel(ci_method=m, curve=curve), quick)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -237,8 +279,8 @@ CRITERIA = {"bounds": "does not bound it everywhere",
             "none_surely_below": f"cells surely < {GOAL_COVERAGE:g}",
             "covers": f"estimates < {GOAL_COVERAGE:g}",
             "covers_beyond": f"V beyond B < {GOAL_BEYOND:g}",
-            "oracle_width": f"width > {GOAL_ORACLE:g}x oracle",
-            "percentile_width": f"width > {GOAL_WIDTH:g}x percentile"}
+            "oracle_width": f"cells wider than {GOAL_ORACLE:g}x oracle (n <= B) or "
+                            f"{GOAL_ORACLE_BEYOND:g}x (beyond)"}
 
 
 def _failed(checks):
@@ -257,9 +299,10 @@ def _goal_word(checks, quick):
 
 
 def _closeness(within, beyond, Bs):
-    """Per curve and method that bounds it, over the goal's B, its estimators and both
-    groups of truths: the lowest coverage, its bounds and cell, the cells surely below
-    the goal and below it, V's lowest beyond B, the largest width ratios.
+    """Per curve and method that bounds it, over the goal's B, its estimators and every
+    group of truths: the lowest coverage, its bounds and cell, the cells surely below
+    the goal and below it, V's lowest beyond B, the width ratios (the largest median
+    over cells, and the widest cell's).
 
     Returns
     -------
@@ -285,7 +328,8 @@ def _closeness(within, beyond, Bs):
                      cells=int(sm["cells"].sum()), surely=_count(sm, "surely_below_goal"),
                      below=_count(sm, "below_goal"),
                      width=float(sm["width_vs_percentile"].max()),
-                     oracle=float(sm["width_vs_oracle"].max()), beyond=np.nan)
+                     oracle=float(sm["width_vs_oracle"].max()),
+                     widest=float(sm["max_width_vs_oracle"].max()), beyond=np.nan)
             if BEYOND[curve]:
                 b = of_curve(beyond, curve, Bs, BEYOND[curve]).sel(ci_method=m)
                 c["beyond"] = float(b["min_coverage"].min())
@@ -299,20 +343,23 @@ def _describe(m, c):
     return (f"{m}: lowest {c['min_coverage']:.3f} [{c['lower']:.3f}, {c['upper']:.3f}] "
             f"({c['estimator']}, {c['dist']}, B = {c['B']}, n = {c['n']}), surely below "
             f"{GOAL_COVERAGE:g} in {c['surely']} of {c['cells']} cells, estimate below it in "
-            f"{c['below']}{beyond}; median width up to {c['oracle']:.2f}x oracle, "
-            f"{c['width']:.2f}x percentile")
+            f"{c['below']}{beyond}; median width up to {c['oracle']:.2f}x oracle "
+            f"({c['width']:.2f}x percentile), its widest cell {c['widest']:.2f}x oracle")
 
 
 def best_tradeoff(close):
     """Among the candidates of one curve (``close``: :func:`_closeness` of it), the one
-    with the highest lowest coverage among those within both width goals (else the one
-    with the smallest width relative to percentile's), and whether it is within them."""
+    nearest the goal, and whether its typical width is within the goal's.
+
+    Among the candidates whose median width over cells is at most
+    :data:`GOAL_ORACLE` times the oracle's (else among all), the one with the
+    fewest cells surely below :data:`GOAL_COVERAGE`, then the highest lowest
+    coverage.
+    """
     cands = {m: c for m, c in close.items() if m in CANDIDATES}
-    narrow = {m: c for m, c in cands.items()
-              if c["width"] <= GOAL_WIDTH and c["oracle"] <= GOAL_ORACLE}
+    narrow = {m: c for m, c in cands.items() if c["oracle"] <= GOAL_ORACLE}
     pool = narrow or cands
-    key = (lambda m: pool[m]["min_coverage"]) if narrow else (lambda m: -pool[m]["width"])
-    return max(pool, key=key), bool(narrow)
+    return min(pool, key=lambda m: (pool[m]["surely"], -pool[m]["min_coverage"])), bool(narrow)
 
 
 def _goal_text(Bs, curve):
@@ -321,9 +368,9 @@ def _goal_text(Bs, curve):
               f"up to 2B" if BEYOND[curve] else "")
     return (f"for n <= B at B = {', '.join(map(str, Bs))}, {', '.join(ESTIMATORS[curve])}, "
             f"every truth run: no cell surely below {GOAL_COVERAGE:g} and every "
-            f"coverage estimate >= {GOAL_COVERAGE:g}{beyond}; median width <= "
-            f"{GOAL_ORACLE:g}x the oracle interval's and <= {GOAL_WIDTH:g}x the percentile "
-            f"interval's")
+            f"coverage estimate >= {GOAL_COVERAGE:g}{beyond}; in every cell a median width "
+            f"<= {GOAL_ORACLE:g}x the oracle interval's for n <= B"
+            + (f", <= {GOAL_ORACLE_BEYOND:g}x beyond" if BEYOND[curve] else ""))
 
 
 def _claims(report, within, beyond, Bs, quick=False):
@@ -349,10 +396,10 @@ def _claims(report, within, beyond, Bs, quick=False):
                      else f"no method reaches it. {detail}"),
             "inconclusive" if quick else ("agrees" if winners else "differs"),
             "the lowest coverage is over every truth run, n <= B and the curve's estimators; "
-            "surely below: the Clopper-Pearson upper bound is below it; widths: the largest "
-            "over B, estimator and group of truths of the median over cells of each cell's "
-            "median width relative to the reference's; the goal table and 'Where the goal "
-            "fails' below give every method's numbers"))
+            "surely below: the Clopper-Pearson upper bound is below it; widths: each cell's "
+            "median width relative to the oracle interval's, the widest cell and the largest "
+            "median over cells (over B, estimator and group of truths); the goal tables and "
+            "'Where the goal fails' below give every method's numbers"))
         if not any(m in CANDIDATES for m in methods):
             continue
         best[curve], within_width = best_tradeoff(methods)
@@ -361,11 +408,12 @@ def _claims(report, within, beyond, Bs, quick=False):
             f"The best trade-off among the candidates for the {curve} curve",
             "the study's question: name it with numbers if none reaches the goal",
             sizes + _describe(best[curve], c)
-            + ("" if within_width else " (no candidate is within the width goal: the "
-                                       "narrowest)"),
+            + ("" if within_width else " (no candidate's median width over cells is within "
+                                       f"{GOAL_ORACLE:g}x the oracle's)"),
             "inconclusive" if quick else ("agrees" if best[curve] in winners else "partly"),
-            f"highest lowest coverage among the candidates with median width <= "
-            f"{GOAL_ORACLE:g}x the oracle's and <= {GOAL_WIDTH:g}x percentile's"))
+            f"among the candidates whose median width over cells is at most {GOAL_ORACLE:g}x "
+            f"the oracle's, the fewest cells surely below {GOAL_COVERAGE:g}, then the highest "
+            f"lowest coverage"))
     return best
 
 
@@ -587,20 +635,24 @@ def run(report, out, files, quick=False, where=None):
     ds = _run_study(report, truths, Bs, sizes, where)
     within, beyond = summarise(ds, "within"), summarise(ds, "beyond")
     goal_Bs = list(Bs)
-    counts = {g: sum(truth_group(t) == g for t in truths) for g in ("base", "lattice")}
+    counts = {g: sum(truth_group(t) == g for t in truths) for g in TRUTH_GROUPS}
     best = _claims(report, within, beyond, goal_Bs, quick)
-    report.sections.append((
-        f"Every method side by side: the goal at B = {', '.join(map(str, goal_Bs))}",
-        goal_table(within, beyond, goal_Bs, quick, counts) + "\n\nEach coverage column: the "
-        "lowest coverage estimate over its cells (truth, n; every B judged and every estimator "
-        "of the curve) with its Clopper-Pearson 95% bounds; then cells surely below "
-        f"{GOAL_COVERAGE:g} (upper bound below it) / cells with estimate below it, of the "
-        f"cells (beyond B: cells with estimate below {GOAL_BEYOND:g}). Widths: the largest, "
-        "over B, estimator and group of truths, of the median over cells of each cell's median "
-        "width relative to the reference's. 'does not bound it': the method's kind bounds the "
-        "other curve only. Full tables (every B, and n beyond B): `intervals.md`."))
-    report.sections[-1] = (report.sections[-1][0], report.sections[-1][1] + " "
-                           + _by_chance(within, goal_Bs, sizes["samples"]))
+    legend = ("Each coverage column: the lowest coverage estimate over its cells (truth, n; "
+              "every B judged and every estimator of the curve) with its Clopper-Pearson 95% "
+              f"bounds; then cells surely below {GOAL_COVERAGE:g} (upper bound below it) / "
+              f"cells with estimate below it, of the cells (beyond B: cells with estimate "
+              f"below {GOAL_BEYOND:g}). Widths: each cell's median width relative to the "
+              f"oracle interval's (the estimator's true sampling law): the widest cell, with "
+              f"how many cells are wider than the goal allows; and the largest, over B, "
+              f"estimator and group of truths, of the median over cells, beside the percentile "
+              f"interval's (not a goal: percentile collapses near n = B). Full tables (every "
+              f"B, and n beyond B): `intervals.md`. " + _by_chance(within, goal_Bs,
+                                                                  sizes["samples"]))
+    for curve in CURVES:
+        report.sections.append((
+            f"The {curve} curve: every method side by side, the goal at B = "
+            f"{', '.join(map(str, goal_Bs))}",
+            goal_table(within, beyond, goal_Bs, quick, counts, curve) + "\n\n" + legend))
     report.sections.append((
         "Where the goal fails" + (" (at these sizes, which decide nothing)" if quick else ""),
         "The criteria each candidate fails and its three worst cells (lowest coverage "

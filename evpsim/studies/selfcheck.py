@@ -34,6 +34,7 @@ from ..io.models import as_models
 from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
+from .oracle import oracle_widths
 
 __all__ = ["self_check", "check_arguments", "check_replicates", "check_warnings",
            "coverage_warnings", "fit_table", "fit_warnings",
@@ -42,6 +43,9 @@ __all__ = ["self_check", "check_arguments", "check_replicates", "check_warnings"
 
 #: coverage this far below the level draws a warning
 SHORTFALL = 0.05
+#: searches of the KDE behind the oracle interval's width, and the width beyond which the
+#: self-check warns (times the oracle's)
+ORACLE_SEARCHES, WIDE = 5000, 3.0
 #: the first look of the stopping rule (simulated searches); the next ones double it
 FIRST_LOOK = 64
 #: the most searches a self-check simulates per model: the Monte Carlo error of a
@@ -422,7 +426,7 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     for k, truth in enumerate(truths):
         cov = _model_coverage(run, k, truth, "lattice_step" in fits[k].attrs)
         done.append(int(cov.attrs["replicates"]))
-        parts.append(_coverage_part(run, cov))
+        parts.append(_coverage_part(run, cov, truth, models[k].scores.size))
     ds = xr.concat(parts, dim="model", join="outer")
     ds["check_searches"] = ("model", done, {"long_name": "searches simulated (the run stops "
                                                          "once every verdict is settled)"})
@@ -560,12 +564,25 @@ def _model_coverage(run, k, truth, on_lattice):
     return cov if ran == names else cov.sel(ci_method=ran).assign_coords(ci_method=names)
 
 
-def _coverage_part(run, cov):
-    """One model's ``check_*`` variables from its coverage run, in the scores' own
-    direction."""
+def _coverage_part(run, cov, truth, B):
+    """One model's ``check_*`` variables from its coverage run on ``truth`` with
+    searches of B, in the scores' own direction; the intervals' mean width beside the
+    oracle interval's (:func:`evpsim.studies.oracle.oracle_widths`, from
+    :data:`ORACLE_SEARCHES` searches)."""
     part = xr.Dataset({f"check_{v}": cov[v] for v in
                        ("coverage", "coverage_lower", "coverage_upper", "coverage_all")})
     part[f"check_{run.target.symbol}"] = run.sign * cov[run.target.symbol]
+    oracle = oracle_widths(truth, B, list(cov["estimator"].values), cov["n"].values,
+                           ORACLE_SEARCHES, run.seed, run.target, run.level)
+    part["check_oracle_width"] = (("estimator", "n"), oracle, {
+        "long_name": f"width of the oracle {run.level:g} interval on the KDE: quantiles of "
+                     f"est - truth over {ORACLE_SEARCHES:,} searches"})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = cov["mean_width"] / part["check_oracle_width"].where(
+            part["check_oracle_width"] > 0)
+    part["check_width_vs_oracle"] = ratio.assign_attrs(
+        long_name="mean width of the intervals over the simulated searches relative to the "
+                  "oracle interval's")
     return part.drop_vars([c for c in part.coords if c not in
                            ("estimator", "ci_method", "n", "ci_method_kind")])
 
@@ -825,10 +842,11 @@ def _ranking_errors(models, truths, estimators, replicates, seed, workers, progr
 
 
 def check_warnings(ds, shortfall=SHORTFALL):
-    """Plain-language warnings: KDEs unlike the scores, and coverage that fell short.
+    """Plain-language warnings: KDEs unlike the scores, coverage that fell short, and
+    intervals far wider than they need be.
 
-    The lines of :func:`fit_warnings`, then those of
-    :func:`coverage_warnings`.
+    The lines of :func:`fit_warnings`, then those of :func:`coverage_warnings` and of
+    :func:`width_warnings`.
 
     Parameters
     ----------
@@ -842,7 +860,8 @@ def check_warnings(ds, shortfall=SHORTFALL):
     -------
     list of str
     """
-    return fit_warnings(_checked(ds)) + coverage_warnings(ds, shortfall)
+    return (fit_warnings(_checked(ds)) + coverage_warnings(ds, shortfall)
+            + width_warnings(ds))
 
 
 def _checked(ds):
@@ -907,4 +926,51 @@ def coverage_warnings(ds, shortfall=SHORTFALL):
                     f"[{float(sub['check_coverage_lower'][worst]):.0%}, "
                     f"{float(sub['check_coverage_upper'][worst]):.0%}] of {M:,} simulated "
                     f"searches from a distribution like yours{lowest}")
+    return out
+
+
+def width_warnings(ds, wide=WIDE):
+    """Plain-language warnings where the self-check's intervals were far wider than the
+    oracle interval.
+
+    One line per model, estimator and CI method whose mean width over the
+    simulated searches was more than ``wide`` times the oracle interval's
+    (the width an interval that knew the estimator's true law would have) at
+    some n, naming those n and the widest.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`self_check` (or :func:`evpsim.curve` merged with
+        one); one without ``check_width_vs_oracle`` (an earlier version's)
+        has no such lines.
+    wide : float
+        The ratio beyond which to warn.
+
+    Returns
+    -------
+    list of str
+    """
+    _checked(ds)
+    if "check_width_vs_oracle" not in ds:
+        return []
+    out = []
+    for model in ds["model"].values:
+        for est in ds["estimator"].values:
+            for meth in ds["ci_method"].values:
+                ratio = ds["check_width_vs_oracle"].sel(model=model, estimator=est,
+                                                        ci_method=meth)
+                values = ratio.values
+                bad = np.flatnonzero(values > wide)
+                if bad.size == 0:
+                    continue
+                worst = bad[np.argmax(values[bad])]
+                who = f"{model}: " if ds.sizes["model"] > 1 else ""
+                # one n too wide: it is the widest; else say where the widest is
+                widest = "" if bad.size == 1 else f" (the widest at n = {int(ratio['n'][worst])})"
+                out.append(f"{who}at n = {spans(ratio['n'].values[bad])}, {meth} intervals of "
+                           f"{est} were on average {'' if bad.size == 1 else 'up to '}"
+                           f"{values[worst]:.1f} times as wide as the oracle interval{widest}, "
+                           f"which knows the estimator's true spread on a distribution like "
+                           f"yours")
     return out
