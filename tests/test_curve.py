@@ -360,7 +360,7 @@ def test_lattice_named_in_the_header_and_the_reading_table(capsys):
     table = reading_table(searches)
     assert table.headers[-1] == "lattice"
     assert table.columns[-1].cells == ("none", "1/9,815; 25 of the best 32 tied")
-    assert any(n.startswith("lattice: the step of the grid") for n in table.notes)
+    assert any(n.startswith("lattice: the step of the grid") for n in table.legend_lines)
     # as losses, the ties are counted among the lowest scores
     low = reading_table(searches, minimize=True).columns[-1].cells[1]
     counts = np.round(searches[1].scores * 9815).astype(int)
@@ -482,7 +482,8 @@ def test_tables_keep_columns_apart_at_any_scale(capsys, tmp_path, scale):
     # the distribution-free bound needs the worst score: 0 is assumed for scores, none
     # for losses
     bound = scale > 0
-    assert table[0].split() == ["n", "V", "sd", "V", "percentile", "V", "basic"] + (
+    assert table[0].split() == ["n", "V", "sd", "of", "best", "(plug-in)", "V", "percentile",
+                                "V", "basic"] + (
         ["95%", "lower", "bound,", "any", "F"] if bound else [])
     for n, line in enumerate(table[1:], start=1):
         cells = line.replace("[", " ").replace("]", " ").replace(",", " ").split()
@@ -612,15 +613,15 @@ def test_default_interval_is_gpd_tail_lattice_where_it_applies(capsys, tmp_path)
     path.write_text("\n".join(map(repr, xs[:9].tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
     assert status == 0, err
-    assert "percentile: the interval here, as gpd-tail-lattice, the default, needs B >= 10 " \
-           "trials (B = 9)" in out
+    assert "percentile: in place of gpd-tail-lattice, the default, which needs B >= 10 " \
+           "trials (the smallest B here is 9)" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200", "--curve", "median")
     assert "95% intervals from order-statistic" in out
-    assert "the interval here" not in out
+    assert "in place of" not in out
     path.write_text("\n".join(map(repr, xs.tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
     assert "95% intervals from gpd-tail-lattice with 200 resamples" in out
-    assert "the interval here" not in out
+    assert "in place of" not in out
 
 
 def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):

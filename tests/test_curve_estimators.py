@@ -229,8 +229,8 @@ def test_import_a_module_and_run_its_estimator_in_curve(tmp_path):
     lines = out.stdout.splitlines()
     head = next(ln for ln in lines if ln.split()[:1] == ["n"])
     assert "V gpd-tail-lattice" in head and "my-python-estimator percentile" in head
-    assert "gpd-tail-lattice,percentile: the intervals here, as gpd-tail-lattice, the " \
-           "default, reweights" in out.stdout
+    assert "gpd-tail-lattice,percentile: percentile runs my-python-estimator on each " \
+           "resample: the default, gpd-tail-lattice, works for L-statistics only" in out.stdout
     assert "my-python-estimator (python estimator): percentile from the estimator run on " \
            "each of 2,000 resamples" in out.stdout
     xs = read_results(["data:reuters-mlp"])[0].scores

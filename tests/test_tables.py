@@ -114,7 +114,7 @@ def test_csv_holds_the_printed_numbers_a_block_per_table(written):
     assert_ranking_printed(blocks[-1][2:], out)
     # a table of the self-check: coverage, its lower and upper bound, as printed
     assert blocks[5][1] == ["n", "KDE theta", "V percentile", "V percentile lower",
-                            "V percentile upper"]
+                            "V percentile upper", "width / oracle"]
 
 
 def test_latex_is_booktabs_with_the_printed_numbers(written):
