@@ -396,8 +396,9 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
         KDE's theta at n = 1 and n = B) to set beside ``check_sample_mean``
         and ``check_best_observed``,
         ``check_best_quantile`` (the share of the KDE's searches of B
-        trials whose best is at most the best observed: near 0 or 1, the
-        KDE's best of B is unlike yours), ``check_mass_dropped`` (KDE mass
+        trials whose best is at most the best observed: below
+        :data:`FIT_TAIL` or above 1 minus it, the KDE's best of B is unlike
+        yours), ``check_mass_dropped`` (KDE mass
         outside the bounds, dropped before renormalising; the part below
         their lower end in ``check_mass_dropped_below``) and
         ``check_unlike`` (True where :func:`fit_warnings` warns).
