@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..io.searchfiles import TIME_REDUCTIONS, read_searches
+from ..io.formats.durations import TIME_REDUCTIONS
+from ..io.searchfiles import read_searches
 from ..io.trials import PRUNED_RULES
 from .common import default
 

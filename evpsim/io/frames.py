@@ -14,8 +14,9 @@ import math
 import numbers
 
 from .. import _validate as check
-from .searchfiles import STATE_FIELDS, _seconds
+from .formats.durations import seconds
 from .trackers._common import Trials, searches, trial
+from .trials import STATE_FIELDS
 
 __all__ = ["read_frame", "is_frame"]
 
@@ -136,4 +137,4 @@ def _duration(value, number, column):
     """Seconds of a Timedelta, a number or a duration's text."""
     if hasattr(value, "total_seconds"):
         return math.nan if _missing(value) else value.total_seconds()
-    return _seconds(None if _missing(value) else value, f"row {number}", column)
+    return seconds(None if _missing(value) else value, f"row {number}", column)

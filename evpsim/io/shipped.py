@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validate as check
-from .searchfiles import describe_dropped, read_searches
+from .search import describe_dropped
+from .searchfiles import read_searches
 
 __all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "read_results",
            "package_data", "user_data_dir", "find_search_file", "shipped_scores",
@@ -109,7 +110,7 @@ def shipped_scores(name):
 
 
 def shipped_search(name):
-    """The shipped search ``name`` as read (a :class:`~.searchfiles.Search`), failed
+    """The shipped search ``name`` as read (a :class:`~.search.Search`), failed
     trials dropped."""
     return read_searches([search_path(name)], field=SEARCHES[name][3], failed="drop")[0]
 

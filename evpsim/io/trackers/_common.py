@@ -1,5 +1,5 @@
 """What the readers of tracking tools share: the optional package, a trial's record, and
-one model's trials made a :class:`~evpsim.io.searchfiles.Search` by the rules of score
+one model's trials made a :class:`~evpsim.io.search.Search` by the rules of score
 files."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ... import _validate as check
-from ..searchfiles import (DIVERGED, DIVERGED_RULES, FIELD_MISSING, REDUCTIONS, _bounds,
-                           _count_failed,
-                           _enough, _failed_rule, _File, _Record, _reduce, _search, _state_flag,
-                           diverged_rule)
-from ..trials import apply_states, direction, pruned_rule, state_kind
+from ..formats.jsonlines import REDUCTIONS, reduce_curve
+from ..records import DIVERGED, FIELD_MISSING, File, Record
+from ..search import enough, make_search
+from ..trials import (DIVERGED_RULES, apply_states, check_bounds, count_failed, direction,
+                      diverged_rule, failed_rule, pruned_rule, state_flag, state_kind)
 
 __all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
            "not_open"]
@@ -36,7 +36,7 @@ class Trials:
         One record per trial (:func:`trial`), in the tool's order.
     sampler : str
         The search's sampler where the tool records it (see
-        :attr:`~evpsim.io.searchfiles.Search.sampler`).
+        :attr:`~evpsim.io.search.Search.sampler`).
     minimize : bool or None
         The direction the tool recorded, or None.
     timed : bool
@@ -79,18 +79,18 @@ def trial(number, score, state="", *, duration=math.nan, missing="", reduce=None
     :func:`~evpsim.io.searchfiles.read_searches`); its state as recorded
     under ``key`` (``state``, ``status``); its duration in seconds.
     """
-    record = _Record(number, duration=duration)
+    record = Record(number, duration=duration)
     where = f"trial {number}"
     if score is None:
         record.drop(FIELD_MISSING, missing)
     elif isinstance(score, list):
-        _reduce(record, score, field, reduce, where)
+        reduce_curve(record, score, field, reduce, where)
     elif not math.isfinite(score):
         record.drop(DIVERGED, f"{field} is {score!r}, not a finite number")
     else:
         record.score = check.file_score(score, where, field)
     if state:
-        record.flag = _state_flag([(key, state)], named=True)
+        record.flag = state_flag([(key, state)], named=True)
         record.state = state_kind(state)
     return record
 
@@ -101,7 +101,7 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
     :func:`~evpsim.io.searchfiles.read_searches` (``failed``, ``diverged``, ``bounds``,
     ``minimize``) and :mod:`evpsim.io.trials` (``pruned``); a model's recorded direction
     is its own (see :func:`~evpsim.io.trials.direction`)."""
-    failed = _failed_rule(failed)
+    failed = failed_rule(failed)
     diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
     pruned = pruned_rule(pruned)
     minimize = direction(models, check.boolean(minimize, "minimize"))
@@ -109,13 +109,14 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
         apply_states(model.records, pruned)
         for record in model.records:
             diverged_rule(record, diverged)
-    bounds = _bounds(bounds, [r for m in models for r in m.records], failed)
+    bounds = check_bounds(bounds, [r for m in models for r in m.records], failed)
     out = []
     for model in models:
-        where = _File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
-        count = _count_failed(where, model.records, None, None, failed, bounds, minimize)
-        _enough(where, model.records, None, None)
-        search = _search(model.label, where, model.metric, model.records, model.timed, *count)
+        where = File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
+        count = count_failed(where, model.records, None, None, failed, bounds, minimize)
+        enough(where, model.records, None, None)
+        search = make_search(model.label, where, model.metric, model.records, model.timed,
+                             *count)
         out.append(replace(search, source=model.source, sampler=model.sampler,
                            minimize=model.minimize,
                            pruned=search.pruned if model.pruning else None))
