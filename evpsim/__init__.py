@@ -55,4 +55,10 @@ from .plugins import load_plugins as _load_plugins
 
 _moved.install()  # the module paths of earlier versions (evpsim.kde, evpsim.batteries, ...)
 
+
+def __getattr__(name):
+    """``evpsim.kde`` and the other modules of earlier versions, as attributes."""
+    return _moved.attribute(__name__, name)
+
+
 _load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

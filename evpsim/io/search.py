@@ -197,6 +197,9 @@ def enough(f, records, group, value):
     if kept >= MIN_SCORES:
         return
     who = f.name if group is None else f"{f.name} ({group} {value!r})"
+    if not records:  # a tool's study or experiment that ran no trial yet
+        raise check.InvalidArgument("path", f"{who} holds no trial; a search needs at least "
+                                            f"{MIN_SCORES} scores")
     dropped = [r for r in records if r.score is None]
     if not dropped:
         raise check.InvalidArgument("path", f"{who} holds 1 score; a search needs at least "

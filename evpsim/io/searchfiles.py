@@ -257,7 +257,8 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
                                pruned=pruned, time_reduce=time_reduce)
     files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
              for item, fd, col in zip(options.items, options.fields, options.columns)]
-    _check_applicable(files, group=group, reduce=reduce, time_field=time_field)
+    _check_applicable(files, group=group, reduce=reduce, time_field=time_field,
+                      time_reduce=time_reduce)
     if time_field is None:
         for f in files:
             f.implied_time = implied_time(f)
@@ -546,16 +547,19 @@ def _file_list(files):
     return ", ".join(f.name for f in files)
 
 
-def _check_applicable(files, *, group, reduce, time_field):
+def _check_applicable(files, *, group, reduce, time_field, time_reduce):
     """Refuse an option that applies to none of the files, or to a plain-text file."""
+    shared = {"reduce": reduce, "time_reduce": time_reduce}  # the others are per file
     for name, fmt, what in (("field", "jsonl", "JSON Lines files"),
                             ("reduce", "jsonl", "JSON Lines fields"),
+                            ("time_reduce", "jsonl", "JSON Lines time fields"),
                             ("column", "csv", "CSV files")):
-        given = [f for f in files if (reduce if name == "reduce" else getattr(f, name))
+        given = [f for f in files if (shared[name] if name in shared else getattr(f, name))
                  is not None]
         if given and fmt not in {f.fmt for f in given}:
+            why = " (a CSV cell holds one time)" if name == "time_reduce" else ""
             raise check.InvalidArgument(name, f"{name} applies to {what}, and "
-                                              f"{_file_list(given)} holds none")
+                                              f"{_file_list(given)} holds none{why}")
     for f in files:
         if f.fmt == "jsonl" and f.field is None:
             raise check.InvalidArgument("field", f"field must name the score's key: {f.name} is "

@@ -77,7 +77,7 @@ def csv_records(f, column, group, time_field, strict):
                                                      f"the row's model is unknown")
         if time_cols is not None:
             record.duration = duration([row[i] if i < len(row) else None for i in time_cols],
-                                       f"{f.name} line {line}", time_field)
+                                       f"{f.name} line {line}", *_time_named(f, time_field))
         if state_col is not None and state_col < len(row):
             record.flag = state_flag([(header[state_col], row[state_col])])
             record.state = state_kind(row[state_col])
@@ -111,6 +111,15 @@ def _csv_index(f, header, width, key, argument):
     known = f"columns: {header}" if header else \
         f"it has no header row, so give a 0-based index below {width}"
     raise check.InvalidArgument(argument, f"{f.name} has no column {key!r}; {known}")
+
+
+def _time_named(f, time_field):
+    """How a message names the time column, and the argument it blames: the file itself
+    when the column is W&B's ``Runtime``, taken without a time field given."""
+    if f.implied_time:
+        return (f"{time_field} (a W&B runs export's run time, read as the trial's duration)",
+                None, "path")
+    return time_field, None, "time_field"
 
 
 def implied_time(f):

@@ -32,10 +32,11 @@ _ISO_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+
                            re.IGNORECASE)
 
 
-def seconds(value, where, what, how=None):
+def seconds(value, where, what, how=None, argument="time_field"):
     """A duration in seconds: a number, AllenNLP's ``str(timedelta)``, pandas'
     ``str(Timedelta)`` or ISO 8601's ``PnDTnHnMnS``, or a list of them reduced by ``how``
-    (see ``time_reduce``); NaN when missing."""
+    (see ``time_reduce``); NaN when missing. ``argument`` is blamed for a value that is
+    no duration."""
     if value is MISSING or value is None:
         return math.nan
     if isinstance(value, list):
@@ -44,7 +45,7 @@ def seconds(value, where, what, how=None):
                                                        f"holds a list of {len(value)} times (one "
                                                        f"per checkpoint); choose "
                                                        f"{', '.join(TIME_REDUCTIONS)}")
-        times = [seconds(v, where, what) for v in value]
+        times = [seconds(v, where, what, argument=argument) for v in value]
         if not times or all(math.isnan(t) for t in times):
             return math.nan
         return float(times[-1] if how == "last" else np.nansum(times) if how == "sum"
@@ -66,10 +67,10 @@ def seconds(value, where, what, how=None):
     if is_number(number) and math.isnan(number):
         return math.nan
     if not is_number(number) or not 0 <= number < math.inf:
-        raise check.InvalidArgument("time_field", f"{where}: {what} is {show(value)}, not a "
-                                                  f"duration (seconds, H:MM:SS[.ffffff] after "
-                                                  f"'N days, ' or 'N days ' beyond a day, or "
-                                                  f"ISO 8601's PnDTnHnMnS)")
+        raise check.InvalidArgument(argument, f"{where}: {what} is {show(value)}, not a "
+                                              f"duration (seconds, H:MM:SS[.ffffff] after "
+                                              f"'N days, ' or 'N days ' beyond a day, or ISO "
+                                              f"8601's PnDTnHnMnS)")
     return float(number)
 
 
@@ -79,10 +80,11 @@ def time_keys(time_field):
         else [time_field]
 
 
-def duration(values, where, what, how=None):
-    """Seconds of a duration (one value, see :func:`seconds`) or between two timestamps."""
+def duration(values, where, what, how=None, argument="time_field"):
+    """Seconds of a duration (one value, see :func:`seconds`) or between two timestamps;
+    ``argument`` is blamed for a value that is no duration."""
     if len(values) == 1:
-        return seconds(values[0], where, what, how)
+        return seconds(values[0], where, what, how, argument)
     if len(values) != 2:
         raise check.InvalidArgument("time_field", f"time_field {what!r} names {len(values)} "
                                                   f"fields: give one (a duration) or two "

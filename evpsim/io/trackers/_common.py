@@ -4,8 +4,10 @@ files."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
+import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from ..trials import (DIVERGED_RULES, apply_states, check_bounds, count_failed, 
                       diverged_rule, failed_rule, pruned_rule, state_flag, state_kind)
 
 __all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
-           "not_open"]
+           "not_open", "named_once", "no_location", "sqlite_store"]
 
 
 @dataclass
@@ -58,6 +60,11 @@ class Trials:
 
 #: the package each extra of the readers brings
 EXTRAS = {"optuna": "optuna", "mlflow": "mlflow-skinny", "tensorboard": "tensorboard"}
+#: the tables that make a SQLite file each tool's store, and the store as messages name it
+STORES = {"optuna": ({"studies", "trials"}, "an Optuna storage"),
+          "mlflow": ({"experiments", "runs"}, "an MLflow tracking store")}
+#: seconds to wait for a SQLite file another program holds locked
+LOCK_WAIT = 1.0
 
 
 def need(module, extra, what):
@@ -159,3 +166,61 @@ def not_open(where, err, what):
     own message."""
     first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
     return check.InvalidArgument("path", f"{where} does not open as {what} ({first[:200]})")
+
+
+def named_once(names, argument):
+    """Refuse a list of studies or experiments that names one twice (its models would be
+    one model read twice)."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise check.InvalidArgument(argument, f"{argument} names {name!r} twice: name "
+                                                  f"each once")
+        seen.add(name)
+    return names
+
+
+def no_location(prefix, what, form, examples):
+    """The error for ``prefix`` (``optuna:``) given with nothing after it: what it names
+    (``what``), written as ``prefix + form``, such as ``prefix + e`` of ``examples``."""
+    return check.InvalidArgument("path", f"{prefix!r} names no {what}: give {prefix}{form}, "
+                                         f"such as {' or '.join(prefix + e for e in examples)}")
+
+
+def sqlite_store(path, where, kind):
+    """Refuse a SQLite file that is not ``kind``'s store (a key of :data:`STORES`),
+    read without writing to it: one that is not there, not a database, empty, locked by
+    another program, or holding another program's tables (the other tool's store is
+    named, with how to read it)."""
+    tables, what = STORES[kind]
+    if not path.is_file():
+        shown = "is a folder, not a database" if path.is_dir() else "does not exist"
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} {shown}")
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                                timeout=LOCK_WAIT)) as db:
+            found = {row[0] for row in db.execute("SELECT name FROM sqlite_master "
+                                                  "WHERE type = 'table'")}
+    except sqlite3.OperationalError as err:
+        if "locked" not in str(err):
+            raise not_open(where, err, what) from None
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is locked by another "
+                                            f"program (SQLite: {err}): read it once that "
+                                            f"program is done") from None
+    except sqlite3.DatabaseError as err:
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is not a SQLite database "
+                                            f"({err}), so not {what}") from None
+    if tables <= found:
+        return
+    other = next((k for k, (t, _) in STORES.items() if k != kind and t <= found), None)
+    if other is not None:
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is {STORES[other][1]}, "
+                                            f"not {what}: read it as "
+                                            f"{other}:sqlite:///{path}")
+    if not found:
+        size = "0 bytes" if path.stat().st_size == 0 else "no tables"
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is an empty SQLite "
+                                            f"database ({size}), not {what}")
+    raise check.InvalidArgument("path", f"{where}: {str(path)!r} is not {what}: it holds "
+                                        f"another program's tables "
+                                        f"({', '.join(sorted(found)[:10])})")
