@@ -18,7 +18,8 @@ from .estimators.family import (Estimator, estimate, estimator_weights, get_esti
 from .intervals import ld_band
 from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_methods,
                                register_ci_method, unregister_ci_method)
-from .io.searchfiles import Search, read_scores, read_searches
+from .io.search import Search
+from .io.searchfiles import read_scores, read_searches
 from .io.shipped import list_searches, search_path
 from .report.curves import plot_curve
 from .studies.bias import bias
@@ -55,5 +56,11 @@ from . import _moved
 from .plugins import load_plugins as _load_plugins
 
 _moved.install()  # the module paths of earlier versions (evpsim.kde, evpsim.batteries, ...)
+
+
+def __getattr__(name):
+    """``evpsim.kde`` and the other modules of earlier versions, as attributes."""
+    return _moved.attribute(__name__, name)
+
 
 _load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

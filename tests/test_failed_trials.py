@@ -20,8 +20,9 @@ import pytest
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
-from evpsim.io.searchfiles import (DIVERGED, EMPTY_CURVE, NOT_NUMBER, describe_reading,
-                                read_searches)
+from evpsim.io.records import DIVERGED, EMPTY_CURVE, NOT_NUMBER
+from evpsim.io.search import describe_reading
+from evpsim.io.searchfiles import read_searches
 from evpsim.io.trials import RUNNING
 
 

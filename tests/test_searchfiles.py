@@ -14,7 +14,7 @@ import pytest
 
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
-from evpsim.io.searchfiles import (
+from evpsim.io.records import (
     DIVERGED,
     EMPTY_CELL,
     EMPTY_CURVE,
@@ -22,13 +22,9 @@ from evpsim.io.searchfiles import (
     NOT_JSON,
     NOT_NUMBER,
     NOT_OBJECT,
-    Search,
-    describe_dropped,
-    describe_reading,
-    read_jsonl_scores,
-    read_scores,
-    read_searches,
 )
+from evpsim.io.search import Search, describe_dropped, describe_reading
+from evpsim.io.searchfiles import read_jsonl_scores, read_scores, read_searches
 
 DATA = Path(__file__).resolve().parent / "data"
 ALLENTUNE = DATA / "results.jsonl"

@@ -15,7 +15,7 @@ from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_
                                 KINDS, curve_ci_method, no_interval)
 from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
-from ..io.searchfiles import describe_reading
+from ..io.search import describe_reading
 from ..io.trials import direction
 from ..report.curvefigure import LOG_X_FROM, plot_check_coverage, plot_curve_figure
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,

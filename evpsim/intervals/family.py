@@ -70,7 +70,7 @@ from typing import Callable
 import numpy as np
 
 from .. import _validate as check
-from .._kernels.bootstrap import ABOVE, BELOW, HIT, NSLOTS, WIDTH
+from .._kernels.tallies import ABOVE, BELOW, HIT, NSLOTS, WIDTH
 from ..engine.registry import Registry
 from ..estimators.family import resolve_estimators
 from ..estimators.pyrun import search_counts
