@@ -329,8 +329,9 @@ def _no_tail_lines(ds, searches):
     lines = []
     for model, s in zip(ds["model"].values, searches):
         xs = np.sort(sign * s.scores)
-        for tail in ("gpd-tail", "gpd-tail-lattice"):
-            if tail in ds["ci_method"].values and no_interval(tail, xs):
+        for tail in ("gpd-tail", "gpd-tail-lattice", "gpd-tail-bounded"):
+            if tail in ds["ci_method"].values and no_interval(tail, xs) and bool(
+                    ds[optimistic].sel(model=model, ci_method=tail).isnull().any()):
                 lines.append(f"{tail}: no interval for {model}: {no_interval(tail, xs)}; "
                              f"--ci-methods percentile gives one")
         if "order-statistic" in ds["ci_method"].values and no_interval("order-statistic", xs) \

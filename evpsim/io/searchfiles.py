@@ -176,9 +176,14 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         What a failed trial counts as: the worst score (the default), no
         score (dropped), or the score given, which must lie within
         ``bounds``.
-    bounds : (float, float), optional
+    bounds : (float, float) or "none", optional
         The metric's range (e.g. ``(0, 1)``); its lower end (upper, with
         ``minimize``) is the worst score. It must contain every score read.
+        Not given, a model whose scores all lie in [0, 1] on a lattice of
+        step 1/N (an accuracy on N examples) counts its failed trials at the
+        worst end of [0, 1] (:func:`evpsim.io.lattice.unit_scale`), and any
+        other at its worst score observed; ``"none"`` takes no range from
+        the scores.
     minimize : bool
         The scores are losses: the worst score is the highest.
     pruned : {"last", "worst", "drop"}

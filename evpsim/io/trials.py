@@ -33,13 +33,17 @@ import math
 import numpy as np
 
 from .. import _validate as check
+from .lattice import UNIT, unit_scale
 from .records import COLUMN_MISSING, DIVERGED, EMPTY_CELL, EMPTY_CURVE, FIELD_MISSING, FLAGGED
 
 __all__ = ["PRUNED_RULES", "PRUNED", "RUNNING", "WAITING", "RANDOM_SAMPLERS", "NOT_RECORDED",
            "DIVERGED_FLAGS", "DIVERGED_RULES", "FAILED_RULES", "STATE_FIELDS", "FAILED_STATES",
            "state_kind", "state_flag", "pruned_rule", "apply_states", "pruned_kept",
            "failed_rule", "check_bounds", "diverged_rule", "count_failed", "describe_sampler",
-           "direction"]
+           "direction", "NO_BOUNDS"]
+
+#: ``bounds`` that say the metric has no known range: nothing is taken from the scores
+NO_BOUNDS = "none"
 
 #: JSON Lines fields whose value ``true`` flags a run that diverged (opda's results files)
 DIVERGED_FLAGS = ("nan_train_loss",)
@@ -155,9 +159,11 @@ def failed_rule(failed):
 
 
 def check_bounds(bounds, records, failed):
-    """``bounds`` checked against every score read, and a ``failed`` score within them."""
-    if bounds is None:
-        return None
+    """``bounds`` checked against every score read, and a ``failed`` score within them;
+    None (the range found from the scores, :func:`count_failed`) and :data:`NO_BOUNDS`
+    pass as they are."""
+    if bounds is None or (isinstance(bounds, str) and bounds == NO_BOUNDS):
+        return bounds
     scores = [r.score for r in records if r.score is not None]
     lo, hi = check.bounds(bounds, min(scores, default=math.inf), max(scores, default=-math.inf),
                           "the scores")
@@ -203,7 +209,7 @@ def count_failed(f, records, group, value, failed, bounds, minimize):
         score, basis = None, ""
     elif failed != "worst":
         score, basis = failed, "given"
-    elif bounds is not None:
+    elif bounds is not None and bounds != NO_BOUNDS:
         score, basis = (bounds[1], "the upper end of bounds") if minimize else \
             (bounds[0], "the lower end of bounds")
     else:
@@ -217,8 +223,15 @@ def count_failed(f, records, group, value, failed, bounds, minimize):
                                                   f"bounds=(lo, hi) (the worst score is then "
                                                   f"its {'upper' if minimize else 'lower'} "
                                                   f"end), or failed=SCORE")
-        score, basis = (max(observed), "the highest observed") if minimize else \
-            (min(observed), "the lowest observed")
+        scale = unit_scale(observed) if bounds is None else None
+        if scale is not None:
+            end = "upper" if minimize else "lower"
+            score = UNIT[1] if minimize else UNIT[0]
+            basis = (f"the {end} end of [0, 1], the range of scores on a lattice of step "
+                     f"{scale.step_text}")
+        else:
+            score, basis = (max(observed), "the highest observed") if minimize else \
+                (min(observed), "the lowest observed")
     counts = {}
     for record, why in failures:
         counts[why] = counts.get(why, 0) + 1
