@@ -24,3 +24,5 @@ May import: :mod:`evpsim.estimators`, :mod:`evpsim.truths`,
 from .bands import ld_band  # noqa: F401  (evpsim.ld_band)
 from .family import *  # noqa: F401,F403
 from .family import __all__
+from .runs import (RUN_CI_METHODS, RUN_CURVES, coverage_job,  # noqa: F401,E402
+                   resolve_run_methods, unpack_tallies)
