@@ -60,9 +60,10 @@ NSLOTS = 6
 
 @njit(**_OPTS)
 def _resampled(d, k, counts, perm, v, ref, tol, means, ts, meds):
-    """One budget's resamples: their means (about the sample mean, ``d`` the
-    deviations from it), t statistics and medians (``v`` the sorted values,
-    ``perm`` the runs in that order)."""
+    """One budget's resamples: their means less the sample mean (``d`` the runs'
+    deviations from it), t statistics about ``ref`` (the sample's own mean of ``d``,
+    0 but for rounding) and medians (``v`` the sorted values, ``perm`` the runs in
+    that order)."""
     lo_rank, hi_rank = (k - 1) // 2, k // 2
     root = math.sqrt(k)
     for b in range(counts.shape[0]):
@@ -97,8 +98,8 @@ def _unbounded(q):
 
 
 @njit(**_OPTS)
-def _mean_intervals(m, ref, se, skew, level, tq, tail, means, ts, below, ties, ps, qs, ranks,
-                    out, j):
+def _mean_intervals(m, se, skew, level, tq, tail, means, ts, below, ties, ps, qs, ranks, out,
+                    j):
     """Rows 0-4 of ``out[:, j]``: the mean curve's intervals at one budget."""
     alpha = 0.5 * (1.0 - level)
     R = means.shape[0]
@@ -114,11 +115,10 @@ def _mean_intervals(m, ref, se, skew, level, tq, tail, means, ts, below, ties, p
     ps[2], ps[3] = tail, 1.0 - tail
     ps[4], ps[5] = p1, p2
     quantiles_by_selection(means, ps, qs, ranks)
-    shift = m - ref
-    out[PERCENTILE, j, 0], out[PERCENTILE, j, 1] = qs[0] + shift, qs[1] + shift
-    out[EXPANDED, j, 0], out[EXPANDED, j, 1] = qs[2] + shift, qs[3] + shift
+    out[PERCENTILE, j, 0], out[PERCENTILE, j, 1] = qs[0] + m, qs[1] + m
+    out[EXPANDED, j, 0], out[EXPANDED, j, 1] = qs[2] + m, qs[3] + m
     if p1 == p1 and p2 == p2 and se > 0:
-        out[BCA, j, 0], out[BCA, j, 1] = qs[4] + shift, qs[5] + shift
+        out[BCA, j, 0], out[BCA, j, 1] = qs[4] + m, qs[5] + m
     else:
         out[BCA, j, 0], out[BCA, j, 1] = np.nan, np.nan
 
@@ -200,10 +200,10 @@ def intervals_of(x, k, counts, level, const, est, out, boot, keep):
                 below += 1
         if keep:
             for b in range(R):
-                boot[b, 0, j] = means[b] + m - ref
+                boot[b, 0, j] = means[b] + m
                 boot[b, 1, j] = meds[b]
-        _mean_intervals(m, ref, se, skew, level, tq, tail, means, ts, below, ties, ps, qs,
-                        ranks, out, j)
+        _mean_intervals(m, se, skew, level, tq, tail, means, ts, below, ties, ps, qs, ranks,
+                        out, j)
         _median_intervals(v, k, level, order, lam, meds, ps, qs, ranks, out, j)
 
 

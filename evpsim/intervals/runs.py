@@ -24,6 +24,7 @@ job (:func:`coverage_job`) is built here, so that no study imports them.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -216,7 +217,7 @@ def best_so_far(runs, *, minimize=False, name="runs"):
     if isinstance(runs, (str, bytes, dict)) or not hasattr(runs, "__len__"):
         raise check.InvalidType(name, f"{name} must be a sequence of runs, each a sequence "
                                       f"of scores in trial order, got {type(runs).__name__}")
-    if np.ndim(runs) == 1 and len(runs) and np.isscalar(runs[0]):
+    if len(runs) and all(isinstance(r, (numbers.Number, np.number)) for r in runs):
         raise check.InvalidArgument(name, f"{name} must be a sequence of runs, each a "
                                           f"sequence of scores; got one sequence of "
                                           f"{len(runs)} numbers (one run?)")

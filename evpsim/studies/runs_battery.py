@@ -57,7 +57,7 @@ SEARCHES = ("random", "local")
 KS = (5, 10, 20)
 #: the local search: grid side, restart probability, step radius, and noise in units of
 #: the pool's standard deviation
-GRID, RESTART, RADIUS, NOISE = 64, 0.1, 2, 0.1
+GRID, RESTART, RADIUS, NOISE = 64, 0.1, 4, 0.1
 #: the landscape's peaks on the unit torus: centre x, centre y, width, height
 PEAKS = ((0.20, 0.30, 0.10, 1.00), (0.70, 0.75, 0.08, 0.90), (0.75, 0.20, 0.12, 0.80),
          (0.35, 0.80, 0.06, 0.85), (0.50, 0.50, 0.25, 0.50))
