@@ -35,8 +35,8 @@ from .._kernels import acrossruns as K
 from ..engine.montecarlo import Job
 
 __all__ = ["RunMethod", "RUN_CI_METHODS", "DEFAULTS", "RUN_CURVES", "best_so_far",
-           "run_constants", "run_intervals", "resolve_run_methods", "coverage_job",
-           "unpack_tallies", "MIN_RUNS"]
+           "order_index", "run_constants", "run_intervals", "resolve_run_methods",
+           "coverage_job", "unpack_tallies", "MIN_RUNS"]
 
 #: the curves across runs, in the order of the kernels' rows
 RUN_CURVES = ("mean", "median")
@@ -107,8 +107,8 @@ def resolve_run_methods(ci_methods):
 
     Parameters
     ----------
-    ci_methods : None, str or sequence of str
-        Names, as a list or comma-separated.
+    ci_methods : None, str or sequence
+        Names (or RunMethod objects), as a list or comma-separated.
 
     Returns
     -------
@@ -124,6 +124,7 @@ def resolve_run_methods(ci_methods):
         except TypeError:
             raise check.InvalidType("ci_methods", f"ci_methods must be a name or a list of "
                                                   f"names, got {ci_methods!r}") from None
+    names = [n.name if isinstance(n, RunMethod) else n for n in names]
     if not names:
         raise check.InvalidArgument("ci_methods", "ci_methods: no CI method names given")
     unknown = [n for n in names if n not in _BY_NAME]
@@ -201,7 +202,8 @@ def best_so_far(runs, *, minimize=False, name="runs"):
     minimize : bool
         The scores are losses: the best is the lowest.
     name : str
-        The argument's name in messages.
+        How messages name the runs (``runs['TPE']``: the runs of one search
+        given as ``runs``, the argument named).
 
     Returns
     -------
@@ -214,23 +216,25 @@ def best_so_far(runs, *, minimize=False, name="runs"):
     [[0.3, 0.5, 0.5], [0.6, 0.6]]
     """
     minimize = check.boolean(minimize, "minimize")
+    argument = name.split("[")[0]  # runs['TPE'] names the argument runs
     if isinstance(runs, (str, bytes, dict)) or not hasattr(runs, "__len__"):
-        raise check.InvalidType(name, f"{name} must be a sequence of runs, each a sequence "
-                                      f"of scores in trial order, got {type(runs).__name__}")
+        raise check.InvalidType(argument, f"{name} must be a sequence of runs, each a "
+                                          f"sequence of scores in trial order, got "
+                                          f"{type(runs).__name__}")
     if len(runs) and all(isinstance(r, (numbers.Number, np.number)) for r in runs):
-        raise check.InvalidArgument(name, f"{name} must be a sequence of runs, each a "
-                                          f"sequence of scores; got one sequence of "
-                                          f"{len(runs)} numbers (one run?)")
+        raise check.InvalidArgument(argument, f"{name} must be a sequence of runs, each a "
+                                              f"sequence of scores; got one sequence of "
+                                              f"{len(runs)} numbers (one run?)")
     if len(runs) < MIN_RUNS:
-        raise check.InvalidArgument(name, f"{name}: an interval across runs needs at least "
-                                          f"{MIN_RUNS} runs, got {len(runs)}")
+        raise check.InvalidArgument(argument, f"{name}: an interval across runs needs at "
+                                              f"least {MIN_RUNS} runs, got {len(runs)}")
     curves = []
     for r, run in enumerate(runs):
         try:
             xs = check.scores(run, f"{name}[{r}]", min_size=1)
         except check.InvalidArgument as err:
             what = str(err).removeprefix(f"{name}[{r}] ")
-            raise type(err)(name, f"{name}: run {r} {what}") from None
+            raise type(err)(argument, f"{name}: run {r} {what}") from None
         curves.append(np.minimum.accumulate(xs) if minimize else np.maximum.accumulate(xs))
     return curves
 
@@ -360,14 +364,19 @@ def unpack_tallies(total, nk, J, nbins):
 
     Returns
     -------
-    tallies : (methods, nk, J, slots) array
-        Covered, below, above, undefined, unbounded, sum of finite widths
-        (rows of :data:`evpsim._kernels.acrossruns.METHODS`).
+    tallies : dict
+        ``hit``, ``below``, ``above`` (intervals covering, entirely below,
+        entirely above), ``undefined``, ``unbounded`` (counts) and ``width``
+        (sum of the finite widths), each (methods, nk, J), methods in the
+        kernels' rows (:data:`evpsim._kernels.acrossruns.METHODS`).
     histograms : (methods, nk, J, nbins + 2) array
     errors : (2, nk, J, 2) array
         Sums of ``estimate - truth`` and its square, mean and median.
     """
     M = K.NMETHODS
     a, h = M * nk * J * K.NSLOTS, M * nk * J * (nbins + 2)
-    return (total[:a].reshape(M, nk, J, K.NSLOTS), total[a:a + h].reshape(M, nk, J, nbins + 2),
-            total[a + h:].reshape(2, nk, J, 2))
+    t = total[:a].reshape(M, nk, J, K.NSLOTS)
+    slots = {"hit": K.HIT, "below": K.BELOW, "above": K.ABOVE, "undefined": K.UNDEFINED,
+             "unbounded": K.UNBOUNDED, "width": K.WIDTH}
+    return ({name: t[..., slot] for name, slot in slots.items()},
+            total[a:a + h].reshape(M, nk, J, nbins + 2), total[a + h:].reshape(2, nk, J, 2))

@@ -363,37 +363,38 @@ def _oracle(sim, ns, ks, truths, options, stream0):
 
 def _coverage_dataset(tallies, hists, methods, ks, ns, M):
     """The coverage variables (curve, ci_method, k, n) of one search from the tallies of
-    :func:`evpsim.intervals.coverage_job`."""
-    from .._kernels.acrossruns import ABOVE, BELOW, HIT, UNBOUNDED, UNDEFINED, WIDTH
+    :func:`evpsim.intervals.coverage_job` (:func:`evpsim.intervals.unpack_tallies`)."""
     from ..engine.summaries import add_rate
     from ..intervals import RUN_CURVES
 
     shape = (len(RUN_CURVES), len(methods), ks.size, ns.size)
-    t = np.zeros((*shape, tallies.shape[-1]))
+    t = {name: np.zeros(shape) for name in tallies}
     ratio = np.full(shape, np.nan)
     bounds = np.zeros(shape[:2], dtype=bool)
     for c, curve in enumerate(RUN_CURVES):
         for i, m in enumerate(methods):
             if curve in m.rows:
                 bounds[c, i] = True
-                t[c, i] = tallies[m.rows[curve]]
+                for name in tallies:
+                    t[name][c, i] = tallies[name][m.rows[curve]]
                 ratio[c, i] = np.apply_along_axis(_median_ratio, -1, hists[m.rows[curve]])
     where = np.broadcast_to(bounds[:, :, None, None], shape)
     dims = ("curve", "ci_method", "k", "n")
     ds = xr.Dataset(coords={"curve": list(RUN_CURVES), "ci_method": [m.name for m in methods],
                             "k": ks, "n": ns,
                             "bounds_curve": (("curve", "ci_method"), bounds)})
-    add_rate(ds, "coverage", t[..., HIT].astype(np.int64), M, LEVEL, dims,
+    add_rate(ds, "coverage", t["hit"].astype(np.int64), M, LEVEL, dims,
              f"{LEVEL:g} intervals across runs containing the true curve", where=where)
-    for key, slot, text in (("miss_below", BELOW, "entirely below the true curve"),
-                            ("miss_above", ABOVE, "entirely above the true curve"),
-                            ("undefined", UNDEFINED, "that could not be formed"),
-                            ("unbounded", UNBOUNDED, "with an infinite end")):
-        ds[key] = (dims, np.where(where, t[..., slot] / M, np.nan),
-                   {"long_name": f"fraction of intervals {text}"})
-    finite = t[..., HIT] + t[..., BELOW] + t[..., ABOVE] - t[..., UNBOUNDED]
+    for key, text in (("below", "entirely below the true curve"),
+                      ("above", "entirely above the true curve"),
+                      ("undefined", "that could not be formed"),
+                      ("unbounded", "with an infinite end")):
+        ds["miss_" + key if key in ("below", "above") else key] = (
+            dims, np.where(where, t[key] / M, np.nan), {"long_name": f"fraction of intervals "
+                                                                     f"{text}"})
+    finite = t["hit"] + t["below"] + t["above"] - t["unbounded"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        ds["mean_width"] = (dims, np.where(where & (finite > 0), t[..., WIDTH] / finite, np.nan),
+        ds["mean_width"] = (dims, np.where(where & (finite > 0), t["width"] / finite, np.nan),
                             {"long_name": "mean width of the bounded intervals"})
     ds["width_vs_oracle"] = (dims, ratio, {
         "long_name": "median width of the intervals (unbounded ones included) over the "
