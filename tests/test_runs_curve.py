@@ -156,3 +156,42 @@ def test_bad_input(call, kind, words):
     with pytest.raises(kind) as err:
         call()
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.slow  # about half a minute: 600 pairs of searches
+def test_the_difference_interval_of_the_mean_curves_covers():
+    """Welch's interval of the difference of the mean curves of random search on two truths
+    covers theta_a(n) - theta_b(n) (exact) at least 0.93 of the time at k = 5 and 10 runs
+    (Clopper-Pearson 99.9%)."""
+    a, b = evpsim.make_truth("normal"), evpsim.make_truth("tang-small")
+    ns = np.array([1, 3, 10, 30])
+    truth = a.theta(ns) - b.theta(ns)
+    M = 600
+    for k in (5, 10):
+        hits = np.zeros(ns.size, dtype=int)
+        for i in range(M):
+            runs = {label: t.sample(k * 30, seed=11, stream=2 * (k * M + i) + j).reshape(k, 30)
+                    for j, (label, t) in enumerate((("a", a), ("b", b)))}
+            ds = evpsim.runs_curve(runs, resamples=20, ci_methods="student-t")
+            lo = ds["difference_lower"].sel(curve="mean", n=ns).isel(pair=0).values
+            hi = ds["difference_upper"].sel(curve="mean", n=ns).isel(pair=0).values
+            hits += (lo <= truth) & (truth <= hi)
+        upper = evpsim.clopper_pearson(hits, M, 0.999)[1]
+        assert (upper >= 0.93).all(), (k, hits / M)
+
+
+@pytest.mark.slow  # about twenty seconds: the study at reduced sizes
+def test_the_quick_study_writes_its_files_and_decides_nothing(tmp_path):
+    from evpsim.reproduce import PAPERS, reproduce
+
+    assert PAPERS["runs"] == "runs"
+    report = reproduce("runs", tmp_path, quick=True)
+    assert set(report.files) == {"runs.nc", "runs.md", "summary.md"}
+    text = (tmp_path / "summary.md").read_text()
+    assert text.splitlines()[0].endswith("run without --quick to decide)")
+    assert [c.verdict for c in report.claims[:4]] == ["inconclusive"] * 4
+    table = text.split("## Every method side by side")[1].split("\n\n")[1].splitlines()
+    assert len(table) == 2 + 5 + 3  # the mean curve's five methods, the median's three
+    ds = evpsim.io.results.read_netcdf(tmp_path / "runs.nc")
+    assert dict(ds["coverage"].sizes) == {"dist": 2, "B": 1, "search": 2, "curve": 2,
+                                          "ci_method": 7, "k": 3, "n": 7}

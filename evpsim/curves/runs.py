@@ -115,9 +115,10 @@ def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_meth
     ...                  "B": [[0.65, 0.70, 0.72], [0.70, 0.71, 0.73], [0.66, 0.69, 0.75]]},
     ...                 resamples=500)
     >>> [round(float(v), 4) for v in ds["estimate"].sel(model="A", curve="mean")]
-    [0.6733, 0.8, 0.8333]
-    >>> str(ds["leader"].sel(curve="mean").item()), int(ds["ahead_from"].sel(curve="mean"))
-    ('A', 1)
+    [0.6733, 0.7967, 0.8333]
+    >>> mean = ds.sel(curve="mean").isel(pair=0)
+    >>> str(mean["leader"].item()), int(mean["ahead_from"]), float(mean["surely_ahead_from"])
+    ('A', 1, nan)
     """
     groups = _groups(runs, labels)
     minimize = check.boolean(minimize, "minimize")
