@@ -108,14 +108,15 @@ def runs_at(st, K, B, kind, sampler, pool, params, ns, buf, values):
 
 
 @njit(**_OPTS)
-def _bin(v, lo, width, nbins):
-    """Histogram slot of ``v``: 0 below ``lo``, ``nbins + 1`` at or above the top."""
-    b = math.floor((v - lo) / width)
-    if b < 0:
+def _bin(v, lo, hi, nbins):
+    """Histogram slot of ``v`` among ``nbins`` equal bins from ``lo`` to ``hi``: 0 below
+    ``lo``, ``nbins + 1`` above ``hi``, the last bin holding ``hi`` itself (a discrete
+    truth's top atom)."""
+    if v < lo:
         return 0
-    if b >= nbins:
+    if v > hi:
         return nbins + 1
-    return int(b) + 1
+    return min(int(math.floor((v - lo) / ((hi - lo) / nbins))), nbins - 1) + 1
 
 
 @njit(**_OPTS)
@@ -125,7 +126,7 @@ def truth_chunks(span, B, kind, sampler, pool, params, ns, centers, edges, nbins
     Row j of a chunk's result holds, for budget ``ns[j]``: the sums of
     ``d`` and ``d**2`` with ``d = value - centers[j]``, then the counts of a
     histogram of ``nbins`` equal bins from ``edges[j, 0]`` to ``edges[j, 1]``
-    with a slot below and one above (``nbins + 2`` counts).
+    (both included) with a slot below and one above (``nbins + 2`` counts).
 
     Returns
     -------
@@ -144,8 +145,7 @@ def truth_chunks(span, B, kind, sampler, pool, params, ns, centers, edges, nbins
                 d = v - centers[j]
                 out[c, j, 0] += d
                 out[c, j, 1] += d * d
-                width = (edges[j, 1] - edges[j, 0]) / nbins
-                out[c, j, 2 + _bin(v, edges[j, 0], width, nbins)] += 1.0
+                out[c, j, 2 + _bin(v, edges[j, 0], edges[j, 1], nbins)] += 1.0
     return out
 
 

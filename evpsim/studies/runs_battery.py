@@ -450,7 +450,9 @@ def summarise(ds):
         (``worst_dist``, ``worst_n``); ``surely_below`` (cells whose
         Clopper-Pearson upper bound, simultaneous over the cells of the
         method and curve in every group, search and k, is below
-        :data:`GOAL_COVERAGE`), ``below_goal`` (cells whose estimate is);
+        :data:`GOAL_COVERAGE`), ``below_goal`` (cells whose estimate is),
+        ``truths_held`` (truths none of whose cells is surely below, of
+        ``truths_run``);
         ``miss_below``, ``miss_above`` (means over cells), ``undefined``
         and ``unbounded`` (largest over cells); ``width_median`` (median
         over cells of the median width over the oracle interval's),
@@ -490,6 +492,9 @@ def _summarise_group(ds, upper):
     out["worst_n"] = xr.DataArray(c["n"].values[worst.values], dims=worst.dims)
     u = upper.stack(cell=("dist", "B", "n"))
     out["surely_below"] = (u < GOAL_COVERAGE).where(have).sum("cell")
+    run = ds["coverage"].notnull().any(("B", "n"))
+    out["truths_run"] = run.sum("dist")
+    out["truths_held"] = (~(upper < GOAL_COVERAGE).any(("B", "n")) & run).sum("dist")
     out["below_goal"] = (cov < GOAL_COVERAGE).where(have).sum("cell")
     out["miss_below"] = c["miss_below"].mean("cell")
     out["miss_above"] = c["miss_above"].mean("cell")
@@ -504,6 +509,7 @@ def _summarise_group(ds, upper):
             ("surely_below", f"cells whose simultaneous Clopper-Pearson upper bound is below "
                              f"{GOAL_COVERAGE:g}"),
             ("below_goal", f"cells whose coverage estimate is below {GOAL_COVERAGE:g}"),
+            ("truths_held", "truths none of whose cells is surely below the goal"),
             ("width_median", "median over cells of the median width over the oracle's"),
             ("width_worst_n", "median over truths of the width ratio at each truth's worst n"),
             ("width_worst", "largest width ratio over the cells")):
