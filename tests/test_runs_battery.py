@@ -266,3 +266,38 @@ def test_the_order_statistic_interval_covers_what_the_binomial_says():
         hits = np.round(got.values * 3000).astype(int)
         lo, hi = stats.binom.interval(1 - 1e-4, 3000, exact)
         assert ((hits >= lo) & (hits <= hi)).all(), (k, got.values, exact)
+
+
+# --- the full run, shipped -------------------------------------------------------------------
+
+SHIPPED = __import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "runs" / \
+    "runs_battery"
+
+
+def _rows(text, section):
+    """The table rows of a section of the shipped summary, as lists of cells."""
+    part = text.split(section, 1)[1].split("\n## ", 1)[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in part.splitlines()
+            if line.startswith("| ") and not line.startswith("|---")]
+
+
+def test_the_defaults_are_the_full_runs_choice():
+    text = (SHIPPED / "summary.md").read_text()
+    assert "Run at full size" in text.splitlines()[2]
+    claims = {row[0]: row for row in _rows(text, "| claim |")}
+    for curve, method in ir.DEFAULTS.items():
+        assert claims[f"The default interval for the {curve} curve"][2].startswith(f"{method}:")
+
+
+def test_what_runs_notes_says_of_the_mean_curve_is_the_full_runs():
+    import re
+
+    from evpsim.curves.runs import MEAN_CAUTION
+
+    text = (SHIPPED / "summary.md").read_text()
+    quoted = re.findall(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]", MEAN_CAUTION)
+    assert len(quoted) == 2 and all(q in text for q in quoted)
+    table = {(r[0], r[1]): r for r in _rows(text, "## Every method side by side")}
+    assert table[("mean", "student-t")][6].startswith("random 39/82")
+    assert table[("median", "order-statistic")][6] == "; ".join(
+        ["random 82/82, local 82/82"] * 3)

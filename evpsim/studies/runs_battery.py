@@ -545,10 +545,11 @@ def goal(summary):
 def choose(summary):
     """Each curve's default method, and why.
 
-    The narrowest (largest ``width_median`` over groups, searches and k)
-    among the methods that meet the goal (:func:`goal`); without one, the
-    method with the highest lowest coverage among those within the width
-    goal, else overall.
+    Coverage first: the narrowest (largest ``width_median`` over groups,
+    searches and k) among the methods that meet the goal (:func:`goal`);
+    without one, the narrowest among those with no cell surely below
+    :data:`GOAL_COVERAGE`; without one, the method with the highest lowest
+    coverage among those within the width goal, else overall.
 
     Returns
     -------
@@ -560,19 +561,21 @@ def choose(summary):
     out = {}
     for curve in [str(c) for c in summary["curve"].values]:
         s = summary.sel(curve=curve)
-        names = [str(m) for m in s["ci_method"].values if bool(checks["bounds"].sel(
-            ci_method=m, curve=curve))]
-        met = [m for m in names if bool(checks["met"].sel(ci_method=m, curve=curve))]
-        if met:
-            width = {m: float(s["width_median"].sel(ci_method=m).max(over)) for m in met}
-            best = min(met, key=width.get)
-            out[curve] = (best, "the narrowest of the methods that meet the goal "
-                                f"({', '.join(met)})")
-            continue
-        narrow = [m for m in names if bool(checks["oracle_width"].sel(ci_method=m, curve=curve))]
-        pool = narrow or names
-        low = {m: float(s["min_coverage"].sel(ci_method=m).min(over)) for m in pool}
-        best = max(pool, key=low.get)
-        out[curve] = (best, "no method meets the goal: the highest lowest coverage among "
-                            + ("those within the width goal" if narrow else "all"))
+        chk = checks.sel(curve=curve)
+        names = [str(m) for m in s["ci_method"].values if bool(chk["bounds"].sel(ci_method=m))]
+        width = {m: float(s["width_median"].sel(ci_method=m).max(over)) for m in names}
+        low = {m: float(s["min_coverage"].sel(ci_method=m).min(over)) for m in names}
+        for var, reason in (("met", "the narrowest of the methods that meet the goal"),
+                            ("none_surely_below", "no method meets the goal: the narrowest "
+                                                  "of those that meet its coverage")):
+            pool = [m for m in names if bool(chk[var].sel(ci_method=m))]
+            if pool:
+                out[curve] = (min(pool, key=width.get), f"{reason} ({', '.join(pool)})")
+                break
+        else:
+            narrow = [m for m in names if bool(chk["oracle_width"].sel(ci_method=m))]
+            out[curve] = (max(narrow or names, key=low.get),
+                          "no method meets the goal or its coverage: the highest lowest "
+                          "coverage among " + ("those within the width goal" if narrow
+                                               else "all"))
     return out
