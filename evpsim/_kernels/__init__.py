@@ -7,7 +7,11 @@
 * :mod:`.comparisons`: sign counts and paired A/B searches (false
   conclusions, model comparisons), sampling from finite pools;
 * :mod:`.bootstrap`: bootstrap resamples by multinomial counts, quantiles
-  by selection, CI coverage tallies.
+  by selection, CI coverage tallies;
+* :mod:`.runs`: simulated runs of a search (random search, a local search
+  over a pool), trial by trial, and their best-so-far curves;
+* :mod:`.acrossruns`: intervals across runs of the mean and median
+  best-so-far curves, and the runs battery's coverage tallies.
 
 Shared numba options live in :mod:`.options`. Two rules keep a first run's
 compilation short: kernels are serial (``nogil``; :mod:`evpsim.engine.threads`

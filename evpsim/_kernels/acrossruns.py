@@ -39,7 +39,6 @@ from .bootstrap import multinomial_counts, ndtr, ndtri, quantiles_by_selection
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, chunk_stream, rng_init
 from .runs import runs_at, sorted_median
-from .sampling import insertion_sort
 
 (STUDENT_T, BOOTSTRAP_T, PERCENTILE, EXPANDED, BCA, ORDER_STATISTIC, INTERPOLATED,
  MEDIAN_PERCENTILE) = range(8)

@@ -277,9 +277,9 @@ def _claims(report, ds, summary, quick):
         report.claims.append(Claim(
             f"The default interval for the {CURVE_WORDS[curve]}",
             "chosen from the table",
-            sizes + f"{best}: " + "; ".join(f"k = {k}: lowest {_cov(c.sel(k=k))}, width at the "
-                                            f"worst n {float(c['width_worst_n'].sel(k=k).max()):.2f}x "
-                                            f"the oracle's" for k in KS),
+            sizes + f"{best}: " + "; ".join(
+                f"k = {k}: lowest {_cov(c.sel(k=k))}, width at the worst n "
+                f"{float(c['width_worst_n'].sel(k=k).max()):.2f}x the oracle's" for k in KS),
             "inconclusive" if quick else ("agrees" if best in met else "partly"), why))
     text, ok = checks_text(ds)
     report.claims.append(Claim(
