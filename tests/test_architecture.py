@@ -76,7 +76,8 @@ CI_KINDS = ("evpsim._kernels.bootstrap", "evpsim._kernels.resamples", "evpsim._k
             "evpsim._kernels.tallies", "evpsim._kernels.resampling", "evpsim._kernels.bands",
             "evpsim._kernels.tails", "evpsim._kernels.calibrated", "evpsim.intervals.bootstrap",
             "evpsim.intervals.bands", "evpsim.intervals.resampling",
-            "evpsim.intervals.calibrated", "evpsim.intervals.kind")
+            "evpsim.intervals.calibrated", "evpsim.intervals.kind", "evpsim._kernels.acrossruns",
+            "evpsim.intervals.runs")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith(
