@@ -505,6 +505,10 @@ class IntervalPlan:
             if ms or kind.estimates:
                 kind.intervals(ms, self.setup, kind.prepare(ms, self.setup), sample, limits,
                                cols)
+        if sample.bounds is not None:  # theta lies within the metric's range: so do the ends
+            lo, hi = sample.bounds
+            np.clip(limits.lower, lo, hi, out=limits.lower)
+            np.clip(limits.upper, lo, hi, out=limits.upper)
         return limits
 
 
