@@ -228,7 +228,7 @@ def coverage_phases(repeat=3):
 
 
 def _draws_only(B):
-    from evpsim._kernels import bootstrap as K
+    from evpsim._kernels.resamples import _draw_terms64
     from evpsim._kernels.rng import rng_init
 
     @njit(cache=False)
@@ -240,7 +240,7 @@ def _draws_only(B):
         s0, s1, s2, s3 = st[0], st[1], st[2], st[3]
         total = 0
         for _ in range(R):
-            t, top, s0, s1, s2, s3 = K._draw_terms64(s0, s1, s2, s3, xs, counts, gaps, rows)
+            t, top, s0, s1, s2, s3 = _draw_terms64(s0, s1, s2, s3, xs, counts, gaps, rows)
             total += t
         return total
 
@@ -258,9 +258,9 @@ class _one_thread:
 
 #: the hot loops, as module.function of evpsim._kernels, with what each does
 HOT = {
-    "bootstrap.tile_estimates": "coverage: a block of resamples' estimates at every n",
-    "bootstrap._filter_ranks": "coverage: the quantiles' filtering pass",
-    "bootstrap._draw_terms64": "coverage: a resample's counts and terms (the random stream)",
+    "resamples.tile_estimates": "coverage: a block of resamples' estimates at every n",
+    "quantiles._filter_ranks": "coverage: the quantiles' filtering pass",
+    "resamples._draw_terms64": "coverage: a resample's counts and terms (the random stream)",
     "moments._network_sort4": "bias: four searches sorted at once",
     "moments._estimates4": "bias: four searches' estimates",
     "moments._accumulate4": "bias: power sums of four searches",
@@ -270,7 +270,7 @@ HOT = {
 ASM = """
 import json, re, sys
 import evpsim
-from evpsim._kernels import bootstrap, comparisons, moments, resampling
+from evpsim._kernels import comparisons, moments, quantiles, resamples, resampling
 xs = evpsim.make_truth("normal").sample(50, seed=1)
 evpsim.bootstrap_intervals(xs, "U,V,W", ci_methods="percentile,bca", resamples=3000, seed=2)
 evpsim.bias("normal", 30, method="mc", replicates=1000)

@@ -11,6 +11,7 @@ _startup.guard()  # Ctrl-C while the evpsim command imports: one line, not a tra
 
 from ._version import __version__
 from .curves.curve import budget_to_reach, curve, evp_curve
+from .curves.runs import runs_curve
 from .engine.summaries import clopper_pearson
 from .engine.sweeps import sweep
 from .estimators.family import (Estimator, estimate, estimator_weights, get_estimator,
@@ -18,7 +19,8 @@ from .estimators.family import (Estimator, estimate, estimator_weights, get_esti
 from .intervals import ld_band
 from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_methods,
                                register_ci_method, unregister_ci_method)
-from .io.searchfiles import Search, read_scores, read_searches
+from .io.search import Search
+from .io.searchfiles import read_scores, read_searches
 from .io.shipped import list_searches, search_path
 from .report.curves import plot_curve
 from .studies.bias import bias
@@ -42,7 +44,7 @@ __all__ = [
     "read_scores", "read_searches", "Search",
     "order_statistic_means", "order_statistic_moments", "lstatistic_moments",
     "curve", "self_check", "check_warnings", "plot_curve", "list_searches", "search_path",
-    "evp_curve", "budget_to_reach",
+    "evp_curve", "budget_to_reach", "runs_curve",
     "bias", "falseconc", "monte_carlo_theta", "compare_curves", "comparison_errors",
     "coverage", "bootstrap_intervals", "sweep",
     "clopper_pearson", "get_ci_method", "list_ci_methods", "register_ci_method",
@@ -55,5 +57,11 @@ from . import _moved
 from .plugins import load_plugins as _load_plugins
 
 _moved.install()  # the module paths of earlier versions (evpsim.kde, evpsim.batteries, ...)
+
+
+def __getattr__(name):
+    """``evpsim.kde`` and the other modules of earlier versions, as attributes."""
+    return _moved.attribute(__name__, name)
+
 
 _load_plugins()  # estimators and CI methods of installed packages (evpsim.plugins)

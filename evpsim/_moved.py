@@ -2,7 +2,8 @@
 
 ``import evpsim.kde`` gives :mod:`evpsim.truths.kde` itself (the same module
 object, so that patching one patches the other), through a finder that
-:func:`install` puts first on :data:`sys.meta_path`. Only the paths in
+:func:`install` puts first on :data:`sys.meta_path`; ``evpsim.kde`` after a
+bare ``import evpsim`` gives it too (:func:`attribute`). Only the paths in
 :data:`MOVED` are served; the new homes are where the code is read and
 documented. ``evpsim.estimators``, ``evpsim.intervals``, ``evpsim.truths``
 and ``evpsim.curves`` need no entry: they are packages now, which hand on
@@ -16,7 +17,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["MOVED", "install"]
+__all__ = ["MOVED", "install", "attribute"]
 
 #: old module path -> the module's home now
 MOVED = {
@@ -81,3 +82,17 @@ def install():
     """Serve the old paths (once per process)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
+
+
+def attribute(package, name):
+    """The module that the old path ``package.name`` names, for the package's module
+    ``__getattr__`` (``evpsim.kde`` after ``import evpsim``).
+
+    Raises
+    ------
+    AttributeError
+        When ``package.name`` is no old path, as for any attribute missing.
+    """
+    if f"{package}.{name}" not in MOVED:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    return importlib.import_module(f"{package}.{name}")

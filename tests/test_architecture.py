@@ -2,8 +2,8 @@
 
 Batteries are peers over the engine kit; the command line and the
 reproductions are thin layers on top that nothing below imports; nothing
-takes names from the package's face (``evpsim/__init__.py``); one module
-reads score files; and ``import evpsim`` stays light.
+takes names from the package's face (``evpsim/__init__.py``); score files are
+read in one place; and ``import evpsim`` stays light.
 """
 
 import ast
@@ -72,10 +72,12 @@ def test_kernels_import_nothing_of_the_package_above_them():
 
 #: the CI-method kernels, and the modules of the kinds of CI method: only the family
 #: (evpsim.intervals) imports them
-CI_KINDS = ("evpsim._kernels.bootstrap", "evpsim._kernels.resampling", "evpsim._kernels.bands",
+CI_KINDS = ("evpsim._kernels.bootstrap", "evpsim._kernels.resamples", "evpsim._kernels.quantiles",
+            "evpsim._kernels.tallies", "evpsim._kernels.resampling", "evpsim._kernels.bands",
             "evpsim._kernels.tails", "evpsim._kernels.calibrated", "evpsim.intervals.bootstrap",
             "evpsim.intervals.bands", "evpsim.intervals.resampling",
-            "evpsim.intervals.calibrated", "evpsim.intervals.kind")
+            "evpsim.intervals.calibrated", "evpsim.intervals.kind", "evpsim._kernels.acrossruns",
+            "evpsim.intervals.runs")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith(
@@ -91,14 +93,17 @@ def test_the_ci_kinds_are_known():
     assert set(CI_KINDS) <= set(MODULES)
 
 
-def test_score_files_are_read_in_one_module():
-    """evpsim.io.searchfiles reads every score file, and evpsim.io.trackers what the
-    tracking tools write: no other module parses CSV or calls the file checks of
-    _validate."""
+def test_score_files_are_read_in_one_place():
+    """evpsim.io.searchfiles opens every score file and reads it by the module of its
+    format (evpsim.io.formats), and evpsim.io.trackers reads what the tracking tools
+    write: no other module parses CSV or calls the file checks of _validate."""
     readers = {"evpsim.io.searchfiles", "evpsim._validate"}
+    assert {"evpsim.io.formats.plaintext", "evpsim.io.formats.csvfiles",
+            "evpsim.io.formats.jsonlines"} <= set(MODULES)
     for path in PACKAGE.rglob("*.py"):
         module = _module_name(path)
-        if module in readers or module.startswith("evpsim.io.trackers."):
+        if module in readers or module.startswith(("evpsim.io.trackers.",
+                                                   "evpsim.io.formats.")):
             continue
         tree = ast.parse(path.read_text())
         used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}

@@ -1742,7 +1742,8 @@ C("file", "curve-optuna-not-storage", "curve optuna:{d}/good.txt",
 C("file", "curve-mlflow-missing", "curve mlflow:{d}/nofolder --field metrics.acc",
   "nofolder' does not exist")
 C("file", "curve-mlflow-not-store", "curve mlflow:sqlite:///{d}/good.txt --field metrics.acc",
-  "does not open as an MLflow tracking store")
+  "good.txt' is not a SQLite database (file is not a database), so not an MLflow tracking "
+  "store")
 C("file", "curve-empty-folder", "curve {d}/folder",
   "is a folder, not a file, and holds neither Ray Tune trials")
 C("usage", "curve-study-no-optuna", "curve {d}/good.txt --study a",

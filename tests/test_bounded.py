@@ -260,3 +260,31 @@ def test_capped_truth_ties_its_best_in_one_atom():
 def test_bad_truth_specs_are_refused(spec, words):
     with pytest.raises(InvalidArgument, match=words.replace("(", r"\(").replace(")", r"\)")):
         make_truth(spec)
+
+
+# --- the scale found from the scores -----------------------------------------------------------
+
+def _accuracies(seed, size=30, n=143):
+    """Accuracies on a dev set of n examples, near the top: the case where ends passed 1."""
+    rng = np.random.default_rng(seed)
+    return np.clip(np.round(rng.normal(0.95, 0.04, size) * n), 0, n) / n
+
+
+@pytest.mark.parametrize("curve, methods", [
+    ("mean", None), ("mean", "percentile,basic,bca"), ("median", None)])
+def test_no_end_lies_outside_the_scale_found_from_a_lattice(curve, methods):
+    """Accuracies on 1/143, run as a user runs them (no bounds): the range is taken as [0, 1],
+    said in bounds_from, and no end of any interval passes it at any n, the curves
+    extended to 100 budgets included."""
+    for seed in range(3):
+        ds = evpsim.curve(_accuracies(seed), ci_methods=methods, curve=curve, resamples=500,
+                          n_max=100)
+        assert str(ds["bounds_from"].values) == "lattice 1/143"
+        assert (float(ds["bounds_lo"]), float(ds["bounds_hi"])) == (0.0, 1.0)
+        assert bool((ds["upper"] <= 1).all()) and bool((ds["lower"] >= 0).all())
+        assert int(ds["upper"].count()) > 0
+    # without the range, the same intervals pass 1 (the test can fail)
+    ds = evpsim.curve(_accuracies(0), ci_methods=methods, curve=curve, resamples=500,
+                      n_max=100, bounds="none")
+    assert str(ds["bounds_from"].values) == "none" and np.isnan(float(ds["bounds_hi"]))
+    assert bool((ds["upper"] > 1).any())

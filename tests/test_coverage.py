@@ -12,6 +12,10 @@ from scipy import special, stats
 
 import evpsim
 from evpsim._kernels import bootstrap as K
+from evpsim._kernels import quantiles as Q
+from evpsim._kernels import resamples as RS
+from evpsim._kernels.bands import band_intervals
+from evpsim._kernels.rng import rng_init
 from evpsim.cli import main
 from evpsim.estimators import resolve_estimators
 from evpsim.intervals.bands import dkw_band, ks_band
@@ -42,7 +46,7 @@ def evpsim_statistic(names, n, B):
         out = np.empty(flat.shape[0])
         est = np.empty(m)
         for i, row in enumerate(flat):
-            K.sample_estimates(row, tabs[m], est)
+            RS.sample_estimates(row, tabs[m], est)
             out[i] = est[min(n, m) - 1]
         return out.reshape(xs.shape[:-1])
 
@@ -61,7 +65,7 @@ def test_selection_places_every_rank():
         hi = int(rng.integers(lo + 1, n + 1))
         k = int(rng.integers(lo, hi))
         b = a.copy()
-        K.select_inplace(b, lo, hi, k)
+        Q.select_inplace(b, lo, hi, k)
         ref = np.sort(a[lo:hi])
         assert b[k] == ref[k - lo]
         assert np.all(b[lo:k] <= b[k]) and np.all(b[k + 1:hi] >= b[k])
@@ -80,7 +84,7 @@ def test_quantiles_equal_scipy_quantile_exactly():
         ps = rng.random(4)
         ps[trial % 4] = [np.nan, 0.0, 1.0, ps[(trial + 1) % 4]][trial % 4]
         b = a.copy()
-        K.quantiles_by_selection(b, ps, out, ranks)
+        Q.quantiles_by_selection(b, ps, out, ranks)
         for q in range(4):
             if np.isnan(ps[q]):
                 assert np.isnan(out[q])
@@ -111,9 +115,9 @@ def test_resample_estimates_equal_the_expanded_resample(names):
     scratch = np.empty(B, dtype=np.int64), np.empty(B, dtype=np.int64)
     for _ in range(200):
         counts = rng.multinomial(B, np.full(B, 1 / B))
-        K.resample_estimates(xs, counts, ptab, out, *scratch)
+        RS.resample_estimates(xs, counts, ptab, out, *scratch)
         np.testing.assert_allclose(out, ws @ np.repeat(xs, counts), rtol=0, atol=1e-14)
-    K.sample_estimates(xs, ptab, out)
+    RS.sample_estimates(xs, ptab, out)
     np.testing.assert_allclose(out, ws @ xs, rtol=0, atol=1e-14)
 
 
@@ -129,14 +133,14 @@ def test_blocked_estimates_equal_one_resample_at_a_time():
     for scale in (1.0, 1e-300):
         xs = np.sort(rng.normal(size=B)) * scale
         boot = np.empty((E, R))
-        K.bootstrap_intervals(K.rng_init(4, 2), xs, ptab, jws, R, 0.95, np.array([0]), False,
+        K.bootstrap_intervals(rng_init(4, 2), xs, ptab, jws, R, 0.95, np.array([0]), False,
                               boot, np.empty(E), np.zeros((E, B)), np.empty((1, E, 2)))
         par = _bootstrap_one(xs, 4, 2, ptab, jws, R, 0.95, np.array([0]), False)[0]
         assert np.array_equal(par, boot)
-        st = K.rng_init(4, 2)
+        st = rng_init(4, 2)
         for r in range(R):
-            K.multinomial_counts(st, counts)
-            K.resample_estimates(xs, counts, ptab, out, *scratch)
+            RS.multinomial_counts(st, counts)
+            RS.resample_estimates(xs, counts, ptab, out, *scratch)
             assert np.array_equal(boot[:, r], out), (scale, r)
 
 
@@ -147,7 +151,7 @@ def test_jackknife_estimates_leave_one_out():
     _, jws = weight_tables(ests, B)
     xs = np.sort(rng.random(B))
     jack = np.empty((jws.shape[0], B))
-    K.jackknife_estimates(xs, jws, jack)
+    RS.jackknife_estimates(xs, jws, jack)
     rows = np.minimum(np.arange(B), B - 2)  # budget n uses min(n, B - 1)
     wj = np.concatenate([e.weight_matrix(B - 1)[rows] for e in ests])
     for i in range(B):
@@ -155,12 +159,12 @@ def test_jackknife_estimates_leave_one_out():
 
 
 def test_multinomial_counts_are_uniform():
-    st = K.rng_init(5, 0)
+    st = rng_init(5, 0)
     B, R = 7, 20_000
     counts = np.empty(B, dtype=np.int64)
     total = np.zeros(B)
     for _ in range(R):
-        K.multinomial_counts(st, counts)
+        RS.multinomial_counts(st, counts)
         assert counts.sum() == B
         total += counts
     # each count is Binomial(B, 1/B); the total over R resamples has SD sqrt(R B p (1-p))
@@ -290,7 +294,7 @@ def test_band_intervals_integrate_the_band():
     xs = np.sort(rng.beta(5, 2, B))
     lower, upper = ks_band(B, 0.9)
     ivs = np.empty((1, B, 2))
-    K.band_intervals(xs, lo, hi, lower[None], upper[None], ivs)
+    band_intervals(xs, lo, hi, lower[None], upper[None], ivs)
     edges = np.concatenate([[lo], xs, [hi]])
     for n in (1, 5, B):
         # theta = hi - int F^n: a larger CDF gives a smaller expected maximum

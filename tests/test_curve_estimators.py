@@ -55,7 +55,7 @@ def test_python_u_gives_us_bootstrap(u_py, B):
 def test_python_u_percentile_is_the_quantile_of_its_resamples(u_py):
     """The percentile interval against numpy's quantile of U on resamples drawn as the
     bootstrap draws them (B uniform indices into the sorted sample)."""
-    from evpsim._kernels.bootstrap import resample_indices
+    from evpsim._kernels.resamples import resample_indices
 
     xs = np.sort(np.random.default_rng(5).uniform(size=20))
     idx = np.empty((400, 20), dtype=np.int64)
@@ -168,7 +168,7 @@ def test_n_max_refused_where_it_cannot_apply():
 def test_opda_parametric_in_curve():
     """opda's fit as opda gives it, on the scores and on each resample, beyond B too."""
     from opda.parametric import NoisyQuadraticDistribution
-    from evpsim._kernels.bootstrap import resample_indices
+    from evpsim._kernels.resamples import resample_indices
 
     xs = np.random.default_rng(4).normal(0.8, 0.03, size=10)
     ns = np.arange(1, 21)

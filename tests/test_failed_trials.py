@@ -20,8 +20,9 @@ import pytest
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
-from evpsim.io.searchfiles import (DIVERGED, EMPTY_CURVE, NOT_NUMBER, describe_reading,
-                                read_searches)
+from evpsim.io.records import DIVERGED, EMPTY_CURVE, NOT_NUMBER
+from evpsim.io.search import describe_reading
+from evpsim.io.searchfiles import read_searches
 from evpsim.io.trials import RUNNING
 
 
@@ -51,7 +52,8 @@ def curves(tmp_path):
 # --- which records are failed trials ------------------------------------------------------
 
 def test_empty_and_nan_learning_curves_count_at_the_lowest_score(curves):
-    s, = read_searches(curves, field="lc.acc", reduce="max")
+    # with no range known (bounds="none"), at the lowest score observed
+    s, = read_searches(curves, field="lc.acc", reduce="max", bounds="none")
     assert s.scores.tolist() == [0.5, 0.6, 0.35, 0.35, 0.4, 0.7, 0.35, 0.35, 0.45]
     assert s.failed == {EMPTY_CURVE: 3} and s.dropped == {}
     assert (s.failed_score, s.failed_basis) == (0.35, "the lowest observed")
@@ -59,13 +61,29 @@ def test_empty_and_nan_learning_curves_count_at_the_lowest_score(curves):
     assert describe_reading(s) == ("; 3 failed (empty learning curve) counted at the worst "
                                    "score 0.35 (the lowest observed)")
     # a curve whose last checkpoint is NaN, reduced by its last: a run that diverged
-    s, = read_searches(curves, field="lc.acc", reduce="last")
+    s, = read_searches(curves, field="lc.acc", reduce="last", bounds="none")
     assert s.scores.tolist() == [0.5, 0.6, 0.35, 0.35, 0.4, 0.7, 0.35, 0.35, 0.35]
     assert s.failed == {EMPTY_CURVE: 3, DIVERGED: 1}
     assert describe_reading(s) == ("; 4 failed (3 empty learning curve; 1 NaN, infinite or "
                                    "null (diverged)) counted at the worst score 0.35 (the "
                                    "lowest observed)")
 
+
+def test_failed_trials_count_at_the_worst_end_of_the_scores_lattice(curves):
+    """Scores in [0, 1] on a lattice of step 1/N (here 1/20) are taken as an accuracy's:
+    failed trials count at 0 (at 1 for losses); scores off every lattice, or beyond [0, 1],
+    at the worst observed."""
+    s, = read_searches(curves, field="lc.acc", reduce="max")
+    assert s.scores.tolist() == [0.5, 0.6, 0.0, 0.0, 0.4, 0.7, 0.0, 0.35, 0.45]
+    assert (s.failed_score, s.failed_basis) == (
+        0.0, "the lower end of [0, 1], the range of scores on a lattice of step 1/20")
+    s, = read_searches(curves, field="lc.acc", reduce="max", minimize=True)
+    assert s.failed_score == 1.0 and s.failed_basis.startswith("the upper end of [0, 1]")
+    for scores in ("0.7\n1.5\nnan\n0.9\n", "0.71234567\n0.9\nnan\n0.8311\n"):
+        path = curves.parent / "off.txt"
+        path.write_text(scores)
+        s, = read_searches(path)
+        assert s.failed_basis == "the lowest observed"
 
 def test_null_and_nan_scores_are_failed_text_is_not(tmp_path):
     path = _jsonl(tmp_path, "r.jsonl", [{"acc": 0.6}, {"acc": None}, '{"acc": NaN}',
@@ -80,7 +98,7 @@ def test_null_and_nan_scores_are_failed_text_is_not(tmp_path):
 def test_plain_text_nan_is_a_failed_trial(tmp_path):
     path = tmp_path / "scores.txt"
     path.write_text("0.7\nnan\n0.9\nNaN\nabc\n0.8\n")
-    s, = read_searches(path)
+    s, = read_searches(path, bounds="none")
     assert s.scores.tolist() == [0.7, 0.7, 0.9, 0.7, 0.8]
     assert s.failed == {DIVERGED: 2} and s.dropped == {NOT_NUMBER: 1}
 
@@ -91,7 +109,7 @@ def test_csv_state_column_marks_failed_trials(tmp_path, column, fail):
     path = tmp_path / "optuna.csv"
     path.write_text(f"number,value,{column}\n0,0.61,COMPLETE\n1,,{fail}\n2,0.72,COMPLETE\n"
                     f"3,,RUNNING\n4,0.55,{fail}\n")
-    s, = read_searches(path, column="value")
+    s, = read_searches(path, column="value", bounds="none")
     # a failed row without a value is a failed trial; a running trial is dropped and counted
     # as such; a failed row with a value keeps it
     assert s.scores.tolist() == [0.61, 0.55, 0.72, 0.55]

@@ -14,7 +14,7 @@ import pytest
 
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
-from evpsim.io.searchfiles import (
+from evpsim.io.records import (
     DIVERGED,
     EMPTY_CELL,
     EMPTY_CURVE,
@@ -22,13 +22,9 @@ from evpsim.io.searchfiles import (
     NOT_JSON,
     NOT_NUMBER,
     NOT_OBJECT,
-    Search,
-    describe_dropped,
-    describe_reading,
-    read_jsonl_scores,
-    read_scores,
-    read_searches,
 )
+from evpsim.io.search import Search, describe_dropped, describe_reading
+from evpsim.io.searchfiles import read_jsonl_scores, read_scores, read_searches
 
 DATA = Path(__file__).resolve().parent / "data"
 ALLENTUNE = DATA / "results.jsonl"
@@ -65,9 +61,17 @@ def test_allentune_models_are_read_apart_with_their_drops_counted():
     mlp, lstm = read_searches(ALLENTUNE, field="best_validation_accuracy", group="model")
     assert isinstance(mlp, Search)
     assert mlp.label == "mlp" and lstm.label == "reg_lstm"
-    # the 4th is null: a failed trial, counted at the lowest score observed
+    # the 4th is null: a failed trial, counted at the worst score: 0, as the other F1
+    # scores lie in [0, 1] on a lattice of step 1/10,000; with bounds="none", at the
+    # lowest score observed
+    assert mlp.scores.tolist() == MLP_10[:3] + [0.0] + MLP_10[4:]
+    assert mlp.failed_basis == ("the lower end of [0, 1], the range of scores on a lattice of "
+                                "step 1/10,000")
+    free, _ = read_searches(ALLENTUNE, field="best_validation_accuracy", group="model",
+                            bounds="none")
     worst = min(MLP_10[:3] + MLP_10[4:])
-    assert mlp.scores.tolist() == MLP_10[:3] + [worst] + MLP_10[4:]
+    assert free.scores.tolist() == MLP_10[:3] + [worst] + MLP_10[4:]
+    assert free.failed_basis == "the lowest observed"
     assert lstm.scores.tolist() == LSTM_8[:5] + LSTM_8[6:]  # the 6th has no such key
     assert (mlp.records, mlp.dropped, mlp.failed) == (10, {}, {DIVERGED: 1})
     assert (lstm.records, lstm.dropped, lstm.failed) == (8, {FIELD_MISSING: 1}, {})
@@ -293,8 +297,11 @@ def test_plain_text_drops_are_counted(tmp_path):
     s, = read_searches(path, failed="drop")
     assert s.scores.tolist() == [0.5, 0.7, 0.6] and s.records == 6
     assert s.dropped == {NOT_NUMBER: 1, DIVERGED: 2}
-    s, = read_searches(path)  # "acc" cannot be read; nan and -inf are failed trials
-    assert s.scores.tolist() == [0.5, 0.5, 0.7, 0.5, 0.6] and s.dropped == {NOT_NUMBER: 1}
+    s, = read_searches(path)  # "acc" cannot be read; nan and -inf are failed trials,
+    # counted at 0: the others lie in [0, 1] on a lattice of step 1/10
+    assert s.scores.tolist() == [0.5, 0.0, 0.7, 0.0, 0.6] and s.dropped == {NOT_NUMBER: 1}
+    s, = read_searches(path, bounds="none")  # no range: at the lowest score observed
+    assert s.scores.tolist() == [0.5, 0.5, 0.7, 0.5, 0.6]
     _error("line 2: 'acc' is not a number", "path", read_scores, path)  # strict
 
 

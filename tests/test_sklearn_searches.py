@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from evpsim.io.shipped import package_data
-from evpsim.io.searchfiles import DIVERGED, read_searches
+from evpsim.io.records import DIVERGED
+from evpsim.io.searchfiles import read_searches
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "kde_fits" / "sklearn_searches.py"

@@ -246,7 +246,7 @@ def test_what_was_read_shows_the_sampler_and_pruned_trials_where_recorded():
 
     import numpy as np
 
-    from evpsim.io.searchfiles import Search
+    from evpsim.io.search import Search
     from evpsim.report.tables import reading_table
 
     @dataclass(frozen=True, eq=False)

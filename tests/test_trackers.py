@@ -257,7 +257,7 @@ def test_optuna_bad_input(capsys, tmp_path, monkeypatch, storage):
     refused(capsys, tmp_path, monkeypatch, f"optuna:sqlite:///{folder}/missing.db",
             "missing.db' does not exist", watched=[folder])
     refused(capsys, tmp_path, monkeypatch, f"optuna:{DATA / 'mlp.txt'}",
-            "does not open as an Optuna storage", watched=[DATA])
+            "is not an Optuna journal file (its lines are not JSON)", watched=[DATA])
     monkeypatch.setitem(__import__("sys").modules, "optuna", None)
     refused(capsys, tmp_path, monkeypatch, f"{url}", "needs optuna, evpsim's 'optuna' extra",
             "pip install optuna")
@@ -368,7 +368,8 @@ def test_mlflow_bad_input(capsys, tmp_path, monkeypatch, mlflow_store, storage):
             "--field 'metrics.loss' is in no run", "metrics.acc, params.model",
             watched=[folder])
     refused(capsys, tmp_path, monkeypatch, f"mlflow:sqlite:///{storage['db']} --field "
-                                           f"metrics.acc", "is not an MLflow tracking store",
+                                           f"metrics.acc", "is an Optuna storage, not an MLflow "
+                                                          "tracking store: read it as optuna:",
             watched=[storage["folder"]])
     refused(capsys, tmp_path, monkeypatch, f"mlflow:sqlite:///{folder}/none.db --field "
                                            f"metrics.acc", "none.db' does not exist",

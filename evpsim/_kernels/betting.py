@@ -34,10 +34,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .bootstrap import NSLOTS, _tally
 from .options import OPTS as _OPTS
 from .rng import below, chunk_bounds, rng_init, rng_uniform
 from .sampling import draw_sorted
+from .tallies import NSLOTS, tally
 
 #: candidate means on a grid over [0, 1] before the edges are refined by bisection
 GRID = 400
@@ -159,5 +159,5 @@ def coverage_betting_chunks(span, B, sampler, lo, hi, ns, thetas, level):
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             betting_curve(st, xs, lo, hi, ns, level, ivs[0])
-            _tally(out[c], ivs, thetas, 1, N)
+            tally(out[c], ivs, thetas, 1, N)
     return out

@@ -26,7 +26,7 @@ The method :data:`BOUNDED` (``gpd-tail-bounded``) is ``gpd-tail-lattice``
   ``lo`` the method is the tail method on the whole sample, top kept.
 * *Valid bounds.* The two-sided Learned-Miller-DeStefano band at the same
   level bounds theta_n at every n, whatever the distribution
-  (:func:`.bootstrap.band_intervals`); an end beyond the band's is cut to
+  (:func:`.bands.band_intervals`); an end beyond the band's is cut to
   it, and where the tail cannot be fitted (fewer than ``2 K_MIN``
   successes, or their best all tied off a lattice) the band's interval
   is the method's.
@@ -39,13 +39,15 @@ import math
 import numpy as np
 from numba import njit
 
-from .bootstrap import NSLOTS, _tally, band_intervals, quantiles_by_selection
+from .bands import band_intervals
 from .options import OPTS as _OPTS
+from .quantiles import quantiles_by_selection
 from .resampling import (GPD_LATTICE, GPD_TAIL, TINY, Tables, blocks, effective, estimates,
                          finish, method_seed, pivots, setup, total_resamples)
 from .rng import chunk_bounds, rng_beta, rng_init
 from .sampling import draw_sorted
 from .tails import K_MIN, binomial_bands, tail_tied
+from .tallies import NSLOTS, tally
 
 #: the method's code, beside the resampling methods' (0-4) and the calibration's (8, 9)
 BOUNDED = 5
@@ -213,5 +215,5 @@ def coverage_bounded_chunks(span, B, sampler, tabs, thetas, resamples, level, lo
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             bounded_intervals(st, xs, tabs, resamples, level, lo, hi, band_lo, band_hi, ivs[0])
-            _tally(out[c], ivs, thetas, E, N)
+            tally(out[c], ivs, thetas, E, N)
     return out

@@ -56,7 +56,8 @@ References
 import numpy as np
 from numba import njit
 
-from .bootstrap import _tally, quantiles_by_selection
+from .quantiles import quantiles_by_selection
+from .tallies import tally
 from .options import OPTS as _OPTS
 from .resampling import (_TAIL_PARAMS, GPD_TAIL, _gpd_block, _ratio, blocks, estimates,
                          method_seed, pivots, setup)
@@ -259,5 +260,5 @@ def coverage_calibrated_chunks(span, B, sampler, tabs, ctabs, imap_lo, imap_hi, 
             for g in range(M):
                 sample_calibrated(st, xs, tabs, ctabs, imap_lo, imap_hi, imap_w, codes[g],
                                   samples[g], inner_pivots[g], resamples, level, lo, hi, ivs[g])
-            _tally(out[c], ivs, thetas, E, N)
+            tally(out[c], ivs, thetas, E, N)
     return out

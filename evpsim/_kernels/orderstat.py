@@ -36,11 +36,12 @@ import math
 import numpy as np
 from numba import njit
 
-from .bootstrap import NSLOTS, _tally, quantiles_by_selection
 from .lattice import lattice_of
 from .options import OPTS as _OPTS
+from .quantiles import quantiles_by_selection
 from .rng import chunk_bounds, rng_init
 from .sampling import draw_sorted
+from .tallies import NSLOTS, tally
 from .tails import K_MIN, draw_semiparametric, fit_tail, tail_threshold, tail_tied
 
 
@@ -148,5 +149,5 @@ def coverage_orderstat_chunks(span, B, sampler, ls, us, ps, thetas, resamples, l
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             orderstat_intervals(st, xs, ls, us, ps, resamples, level, lo, hi, ivs[0])
-            _tally(out[c], ivs, thetas, 1, N)
+            tally(out[c], ivs, thetas, 1, N)
     return out

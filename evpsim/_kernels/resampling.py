@@ -67,7 +67,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .bootstrap import _tally, multinomial_counts, quantiles_by_selection
+from .quantiles import quantiles_by_selection
+from .resamples import multinomial_counts
+from .tallies import tally
 from .options import OPTS as _OPTS
 from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted
@@ -487,7 +489,7 @@ def coverage_resampling_chunks(span, B, sampler, tabs, thetas, codes, resamples,
     Returns
     -------
     (nchunks, M, E, N + 1, 4) array
-        See :func:`.bootstrap._tally`.
+        See :func:`.tallies.tally`.
     """
     K = tabs.wt.shape[1]
     N = thetas.shape[0]
@@ -502,5 +504,5 @@ def coverage_resampling_chunks(span, B, sampler, tabs, thetas, codes, resamples,
             st = rng_init(span.seed, span.stream0 + first + t)
             draw_sorted(st, xs, sampler)
             sample_intervals(st, xs, tabs, codes, resamples, level, lo, hi, ivs)
-            _tally(out[c], ivs, thetas, E, N)
+            tally(out[c], ivs, thetas, E, N)
     return out

@@ -131,7 +131,8 @@ def add_failed_args(parser):
     Their defaults are :func:`evpsim.read_searches`'; ``--bounds`` and
     ``--minimize``, which set the worst score, are the command's own.
     """
-    from ..io.searchfiles import DIVERGED_RULES, FAILED_RULES, read_searches
+    from ..io.searchfiles import read_searches
+    from ..io.trials import DIVERGED_RULES, FAILED_RULES
 
     rule = name_or_number(FAILED_RULES, " nor ".join(FAILED_RULES), "a score")
     parser.add_argument("--failed", type=rule, default=default(read_searches, "failed"),

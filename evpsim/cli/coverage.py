@@ -87,7 +87,10 @@ NO_INTERVAL = {"bca": "the jackknife estimates are all equal, or every bootstrap
                       "on one side of the estimate",
                "gpd-tail": "their best scores are tied, leaving no tail to fit",
                "gpd-tail-lattice": "they lie on no lattice and their best scores are tied, "
-                                   "leaving no tail to fit"}
+                                   "leaving no tail to fit",
+               "gpd-tail-bounded": "they lie on no lattice and their best scores are tied, "
+                                   "leaving no tail to fit, and no range is known for the LD "
+                                   "band to stand in"}
 
 
 def _no_interval_lines(ds):

@@ -15,7 +15,7 @@ from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_
                                 KINDS, curve_ci_method, no_interval)
 from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
-from ..io.searchfiles import describe_reading
+from ..io.search import describe_reading
 from ..io.trials import direction
 from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverage,
                                   plot_curve_figure)
@@ -372,8 +372,9 @@ def _no_tail_lines(ds, searches):
     lines = []
     for model, s in zip(ds["model"].values, searches):
         xs = np.sort(sign * s.scores)
-        for tail in ("gpd-tail", "gpd-tail-lattice"):
-            if tail in ds["ci_method"].values and no_interval(tail, xs):
+        for tail in ("gpd-tail", "gpd-tail-lattice", "gpd-tail-bounded"):
+            if tail in ds["ci_method"].values and no_interval(tail, xs) and bool(
+                    ds[optimistic].sel(model=model, ci_method=tail).isnull().any()):
                 lines.append(f"{tail}: no interval for {model}: {no_interval(tail, xs)}; "
                              f"--ci-methods percentile gives one")
         if "order-statistic" in ds["ci_method"].values and no_interval("order-statistic", xs) \

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from .._format import interval, number
-from ..io.searchfiles import REDUCTIONS, describe_reading
+from ..io.formats.jsonlines import REDUCTIONS
+from ..io.search import describe_reading
 from ..studies.selfcheck import FIT_DROPPED, mass_lost
 from ..truths.kde import CONSTRUCTIONS, RULES, check_name, fit_kde, load_kde, mass_outside
 from .common import (UserError, add_failed_args, add_subcommand, check_outputs, default, integer,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ..io.searchfiles import TIME_REDUCTIONS, read_searches
+from ..io.formats.durations import TIME_REDUCTIONS
+from ..io.searchfiles import read_searches
 from ..io.trials import PRUNED_RULES
-from .common import default
+from .common import default, given
 
 #: how the results' positional help names the trackers' sources
 SOURCES_HELP = ("optuna:STORAGE (an Optuna storage: sqlite:///study.db, a journal file), "
@@ -37,12 +38,14 @@ def add_tracker_args(group):
 
 
 def tracker_options(args):
-    """The reading options of the flags above."""
+    """The reading options of the flags above (``pruned`` None unless given: the readers
+    refuse it given where nothing records a pruned trial)."""
     def split(text):
         return None if text is None else [t.strip() for t in text.split(",")]
 
     return {"studies": split(args.study), "experiments": split(args.experiment),
-            "pruned": args.pruned, "time_reduce": args.time_reduce}
+            "pruned": args.pruned if given(args, "pruned") else None,
+            "time_reduce": args.time_reduce}
 
 
 def tracker_inputs(args):

@@ -26,8 +26,9 @@ from ..estimators.targets import Target, as_target
 from ..intervals.family import (bootstrap_intervals, curve_ci_method, free_lower_bound,
                                 interval_estimators, resolve_ci_methods)
 from ..intervals.family import interval_notes as family_notes
+from ..io.lattice import UNIT, unit_scale
 from ..io.models import Model, as_models
-from ..io.trials import direction
+from ..io.trials import NO_BOUNDS, direction
 from ..io.results import provenance
 
 __all__ = ["curve", "evp_curve", "budget_to_reach", "Model", "as_models", "first_reaching",
@@ -197,18 +198,20 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         ``opda-parametric``, your own), which the bootstrap methods run
         on each resample (:func:`evpsim.intervals.bootstrap_intervals`).
     ci_methods : str or sequence, optional
-        CI methods. Default ``"gpd-tail-lattice"`` for the mean curve (it
+        CI methods. Default ``"gpd-tail-bounded"`` for the mean curve (it
         reaches beyond the best score observed with a generalized Pareto
         tail fitted to the top scores, to the scores jittered within their
         lattice cells where they lie on a lattice, as accuracies on a dev
-        set do, and is ``gpd-tail`` where they lie on none: see ``evpsim
-        reproduce intervals``), ``"percentile"`` (Tang et al. 2020) when a model has
-        fewer than 10 trials, ``"order-statistic"`` (exact intervals between
-        order statistics, a fitted tail beyond them) for a quantile curve
-        (:func:`evpsim.intervals.family.curve_ci_method`); with an estimator that
-        is not an L-statistic, ``"gpd-tail-lattice,percentile"``: gpd-tail-lattice for the
-        L-statistics, percentile for every estimator (percentile alone
-        when none is an L-statistic). Band methods
+        set do; given the metric's range, the tail ends at its top, failed
+        trials at its bottom are a point mass of their own and no end
+        passes the LD band's: see ``evpsim reproduce intervals``),
+        ``"percentile"`` (Tang et al. 2020) when a model has fewer than 10
+        trials, ``"order-statistic"`` (exact intervals between order
+        statistics, a fitted tail beyond them) for a quantile curve
+        (:func:`evpsim.intervals.family.curve_ci_method`); with an
+        estimator that is not an L-statistic, ``"gpd-tail-bounded,percentile"``:
+        gpd-tail-bounded for the L-statistics, percentile for every
+        estimator (percentile alone when none is an L-statistic). Band methods
         (``dkw``, ``ks``, ``ld-equal-tailed``, ``ld-highest-density``) need
         ``bounds`` and do not use the estimator; the resampling methods
         bound the mean curve of L-statistics only (NaN, and ``applies``
@@ -220,10 +223,17 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
         Resamples per model and method (at least 2).
     seed : int
         Seed; model k (0-based) resamples from stream ``(seed, k)``.
-    bounds : (float, float), optional
-        Known range of the metric (e.g. ``(0, 1)`` for accuracy), needed by
-        band methods; a study's or DataFrame's failed trials count at its
-        worst end, as the command line's ``--bounds`` makes them.
+    bounds : (float, float) or "none", optional
+        Known range of the metric (e.g. ``(0, 1)`` for accuracy): the worst
+        and best scores possible. Intervals never end outside it, band
+        methods need it, ``gpd-tail-bounded`` ends its tail at its top and
+        takes the scores at its bottom as failed trials, and a study's or
+        DataFrame's failed trials count at its worst end, as the command
+        line's ``--bounds`` makes them. Not given, it is ``(0, 1)`` where
+        every model's scores lie in [0, 1] on a lattice of step 1/N (an
+        accuracy on N examples, a share printed to a few decimals:
+        :func:`evpsim.io.lattice.unit_scale`; coordinate ``bounds_from``
+        says so), else unknown; ``"none"`` leaves it unknown.
     minimize : bool
         The scores are losses: curves of the expected *minimum*; "ahead"
         and "reaches" mean lower.
@@ -271,7 +281,7 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
           at every n at once whatever the distribution
           (:func:`evpsim.intervals.free_lower_bound`); it needs the worst
           score possible (scalar coordinate ``free_bound_worst``): the
-          metric's low end from ``bounds``, else 0 when no score is
+          metric's low end from ``bounds`` (given or found), else 0 when no score is
           negative (``free_bound_assumed`` True), else it is NaN;
         * coordinates ``B``, ``best_observed``, ``worst_observed`` per
           model, ``ci_method_kind`` and ``ci_method_assumes`` (what each
@@ -309,7 +319,9 @@ def curve(scores, *, score=None, group=None, state=None, time=None, labels=None,
           dropped while reading, by reason (empty for scores given
           directly);
         * scalar coordinates ``minimize`` (bool), ``bounds_lo``,
-          ``bounds_hi`` and ``target`` (NaN when not given);
+          ``bounds_hi`` (NaN when unknown), ``bounds_from`` (``"given"``,
+          ``"lattice 1/N"`` where found from the scores' lattice, or
+          ``"none"``) and ``target`` (NaN when not given);
         * attributes: ``level``, ``resamples``, ``seed``, ``metric`` and
           the provenance of every evpsim result (package versions, thread
           count, creation time, command line, platform). The command line
@@ -378,6 +390,7 @@ class _CurveRun:
     metric: str
     bounds: tuple | None  # in the scores' own direction
     ybounds: tuple | None  # larger is better
+    bounds_from: str  # "given", "lattice 1/N" (found from the scores) or "none"
 
 
 def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, level,
@@ -417,13 +430,28 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
         metric = found.pop() if len(found) == 1 else "score"
     metric = check.string(metric, "metric")
     sign = -1.0 if minimize else 1.0
+    bounds, bounds_from = _scale(bounds, models)
+    ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
+    return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
+                     resamples, seed, target, metric, bounds, ybounds, bounds_from)
+
+
+def _scale(bounds, models):
+    """The metric's range and where it comes from: ``(bounds, "given")`` when given
+    (checked against every score), ``(UNIT, "lattice 1/N, ...")`` when not given and every
+    model's scores lie in [0, 1] on a lattice of step 1/N
+    (:func:`evpsim.io.lattice.unit_scale`), else ``(None, "none")``."""
+    if isinstance(bounds, str) and bounds == NO_BOUNDS:
+        return None, "none"
     if bounds is not None:
         lo = min(m.scores.min() for m in models)
         hi = max(m.scores.max() for m in models)
-        bounds = check.bounds(bounds, lo, hi, "every score")
-    ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
-    return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
-                     resamples, seed, target, metric, bounds, ybounds)
+        return check.bounds(bounds, lo, hi, "every score"), "given"
+    found = [unit_scale(m.scores) for m in models]
+    if any(lattice is None for lattice in found):
+        return None, "none"
+    steps = list(dict.fromkeys(lattice.step_text for lattice in found))
+    return UNIT, "lattice " + ", ".join(steps)
 
 
 def _check_printable(models, labels):
@@ -492,6 +520,9 @@ def _add_settings(ds, run):
                                                                            "low end"}),
         bounds_hi=((), nan if bounds is None else bounds[1], {"long_name": "metric's range, "
                                                                            "high end"}),
+        bounds_from=((), run.bounds_from, {"long_name": "where the metric's range comes "
+                                                        "from: given, the scores' lattice "
+                                                        "(in [0, 1], of step 1/N), or none"}),
         target=((), nan if target is None else target, {"long_name": "score to reach"}),
         n_max=((), 0 if n_max is None else n_max, {"long_name": "curves extended to this "
                                                                 "budget (0: to each B)"}))

@@ -20,11 +20,16 @@ stream ``s``                                 drawn by
                                              give the same searches in all three)
 ``2**62 + k * 2**40 + j``                    chunk ``j`` of Monte Carlo truth number
                                              ``k`` (``k < 1024``)
+``3 * 2**61 + (4 s + p) * 2**40 + j``        chunk ``j`` of part ``p`` (``p < 4``) of the
+                                             runs battery's search number ``s``
+                                             (``s < 16``): its coverage replicates, its
+                                             oracle's, its Monte Carlo truth's
 ==========================================  ===========================================
 
 Families that one experiment combines never overlap: searches of every
-``2 <= B < 2**30`` lie between ``2**33`` and ``2**62``, and Monte Carlo
-truths above it. The bias and coverage batteries share the first family:
+``2 <= B < 2**30`` lie between ``2**33`` and ``2**62``, Monte Carlo
+truths above it, below ``2**62 + 2**50``, and the runs battery's parts
+from ``3 * 2**61`` up to ``3 * 2**61 + 2**46``. The bias and coverage batteries share the first family:
 they are separate experiments, never combined in one estimate; so does
 :func:`evpsim.curve`, which simulates nothing and resamples fixed scores.
 """
@@ -34,7 +39,7 @@ from __future__ import annotations
 from .. import _validate as check
 
 __all__ = ["MAX_CHUNKS", "MAX_TRUTH_STREAMS", "bias_streams", "coverage_streams",
-           "search_streams", "truth_streams"]
+           "search_streams", "truth_streams", "runs_streams"]
 
 #: chunks (or replicates) one family can hold
 MAX_CHUNKS = 1 << 32
@@ -44,6 +49,9 @@ _SEARCH_SHIFT = 32
 _MAX_SEARCH_B = 1 << 30
 _TRUTH_BASE = 1 << 62
 _TRUTH_SHIFT = 40
+_RUNS_BASE = 3 << 61
+#: the runs battery's parts of one search, and its searches
+RUNS_PARTS, RUNS_SEARCHES = 4, 16
 
 
 def bias_streams():
@@ -68,3 +76,10 @@ def truth_streams(k):
     """First stream of the chunks of Monte Carlo truth number ``k``."""
     k = check.integer(k, "stream", minimum=0, maximum=MAX_TRUTH_STREAMS - 1)
     return _TRUTH_BASE + (k << _TRUTH_SHIFT)
+
+
+def runs_streams(search, part):
+    """First stream of part ``part`` of the runs battery's search number ``search``."""
+    search = check.integer(search, "search", minimum=0, maximum=RUNS_SEARCHES - 1)
+    part = check.integer(part, "part", minimum=0, maximum=RUNS_PARTS - 1)
+    return _RUNS_BASE + ((RUNS_PARTS * search + part) << _TRUTH_SHIFT)

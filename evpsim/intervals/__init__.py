@@ -11,7 +11,9 @@ order-statistic and calibrated kinds).
 * :mod:`.orderstat`: exact intervals between order statistics for a
   quantile curve;
 * :mod:`.calibrated`: the GPD tail's interval at levels calibrated through
-  its fitted model (prepivoting, the fast double bootstrap).
+  its fitted model (prepivoting, the fast double bootstrap);
+* :mod:`.runs`: intervals across runs (seeds) of a search, for the mean and
+  median best-so-far curves, and the runs battery's coverage job.
 
 Everything outside this package asks the family (this package or
 :mod:`.family`), never a kind's module or a CI-method kernel, so that a new
@@ -24,3 +26,6 @@ May import: :mod:`evpsim.estimators`, :mod:`evpsim.truths`,
 from .bands import ld_band  # noqa: F401  (evpsim.ld_band)
 from .family import *  # noqa: F401,F403
 from .family import __all__
+from .runs import (DEFAULTS, RUN_CI_METHODS, RUN_CURVES, best_so_far,  # noqa: F401,E402
+                   coverage_job, order_index, resolve_run_methods, run_intervals,
+                   unpack_tallies)

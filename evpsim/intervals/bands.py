@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from .. import _validate as check
-from .._kernels import bootstrap as _K
+from .._kernels import bands as _K
 from ..engine.montecarlo import Job
 from ..engine.streams import coverage_streams
 from .kind import Kind

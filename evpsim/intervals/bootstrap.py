@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _validate as check
 from .._kernels import bootstrap as _K
+from .._kernels.resamples import resample_indices, sample_estimates
 from ..engine.montecarlo import Job
 from ..engine.registry import jit_function
 from ..engine.streams import coverage_streams
@@ -108,7 +109,7 @@ def _general_runs(estimator, order, xs, ns, context, R, seed, stream, need_jack,
     B, N = xs.size, ns.size
     est = estimator.estimates(order, ns, context)[0]
     idx = np.empty((R, B), dtype=np.int64)
-    _K.resample_indices(seed, stream, idx)
+    resample_indices(seed, stream, idx)
     step = 1 if estimator.max_replicates is not None else max(1, R // 20)
     bar = Progress(f"{estimator.name} on {R:,} resamples", R, enabled=progress)
     boot = np.empty((R, N))
@@ -226,7 +227,7 @@ class BootstrapKind(Kind):
         xs, level = sample.xs, setup.level
         if not (codes.size or user):
             lest = np.empty(len(lstats) * N)
-            _K.sample_estimates(xs, ptab, lest)
+            sample_estimates(xs, ptab, lest)
         else:
             lboot, lest, jack, ivs = _bootstrap_one(xs, sample.seed, sample.stream, ptab, jws,
                                                     setup.resamples, level, codes, bool(user))

@@ -70,7 +70,7 @@ from typing import Callable
 import numpy as np
 
 from .. import _validate as check
-from .._kernels.bootstrap import ABOVE, BELOW, HIT, NSLOTS, WIDTH
+from .._kernels.tallies import ABOVE, BELOW, HIT, NSLOTS, WIDTH
 from ..engine.registry import Registry
 from ..estimators.family import resolve_estimators
 from ..estimators.pyrun import search_counts
@@ -311,12 +311,12 @@ def no_interval(ci_method, xs):
 
 # --- the family, prepared for a study or a sample -----------------------------------------
 
-#: the interval of ``curve`` and ``self_check`` when none is named: gpd-tail, bit for bit,
-#: where the scores lie on no lattice, and where they do (accuracies on a dev set of N
-#: examples) its tail fitted to the scores jittered within their lattice cells, which covers
-#: coarse lattice-valued truths better than gpd-tail ('evpsim reproduce intervals'); where
-#: it does not apply, the percentile bootstrap
-CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail-lattice", "percentile"
+#: the interval of ``curve`` and ``self_check`` when none is named: gpd-tail-lattice told
+#: the metric's range (its tail ends at the best score possible, failed trials at the worst
+#: are a point mass, its ends within the LD band's), and gpd-tail-lattice bit for bit where
+#: the range is unknown ('evpsim reproduce intervals'); where it does not apply, the
+#: percentile bootstrap
+CURVE_CI_METHOD, CURVE_FALLBACK = "gpd-tail-bounded", "percentile"
 #: the interval of ``curve`` and ``self_check`` for a quantile curve when none is named
 CURVE_QUANTILE_CI_METHOD = "order-statistic"
 
@@ -506,6 +506,10 @@ class IntervalPlan:
             if ms or kind.estimates:
                 kind.intervals(ms, self.setup, kind.prepare(ms, self.setup), sample, limits,
                                cols)
+        if sample.bounds is not None:  # theta lies within the metric's range: so do the ends
+            lo, hi = sample.bounds
+            np.clip(limits.lower, lo, hi, out=limits.lower)
+            np.clip(limits.upper, lo, hi, out=limits.upper)
         return limits
 
 

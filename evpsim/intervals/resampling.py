@@ -264,10 +264,12 @@ class ResamplingKind(Kind):
         return int(len(methods) > bounded) + int(bounded)
 
     def no_interval(self, method, xs):
-        """``gpd-tail``'s missing tail (:func:`no_tail`), and ``gpd-tail-lattice``'s where
-        the scores lie on no lattice."""
-        tail = method.code in (_R.GPD_TAIL, _R.GPD_LATTICE)
-        return no_tail(xs) if tail and _R.effective(method.code, xs)[0] == _R.GPD_TAIL else ""
+        """``gpd-tail``'s missing tail (:func:`no_tail`), and ``gpd-tail-lattice``'s and
+        ``gpd-tail-bounded``'s where the scores lie on no lattice (with a known range,
+        ``gpd-tail-bounded`` has the LD band's interval there)."""
+        code = _R.GPD_LATTICE if method.code == _BD.BOUNDED else method.code
+        tail = code in (_R.GPD_TAIL, _R.GPD_LATTICE)
+        return no_tail(xs) if tail and _R.effective(code, xs)[0] == _R.GPD_TAIL else ""
 
 
 #: the resampling kind

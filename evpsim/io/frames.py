@@ -14,8 +14,9 @@ import math
 import numbers
 
 from .. import _validate as check
-from .searchfiles import STATE_FIELDS, _seconds
+from .formats.durations import seconds
 from .trackers._common import Trials, searches, trial
+from .trials import STATE_FIELDS
 
 __all__ = ["read_frame", "is_frame"]
 
@@ -63,6 +64,14 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
     list of Search
         One per value of ``group``, in the order they first appear (or one).
 
+    Raises
+    ------
+    ValueError
+        :class:`~evpsim._validate.InvalidArgument` for a column that is not
+        the DataFrame's, or that several of its columns are named (by their
+        labels as text: ``1`` and ``"1"`` are one name), naming the
+        argument; a score that is not a number; the rules' errors.
+
     Examples
     --------
     >>> import pandas as pd
@@ -78,14 +87,18 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
     columns = [str(c) for c in frame.columns]
     score = _score_column(frame, columns) if score is None else _column(score, columns, "score")
     group = None if group is None else _column(group, columns, "group")
-    state = next((c for c in columns if c.lower() in STATE_FIELDS), None) if state is None \
-        else _column(state, columns, "state")
-    if time is None and OPTUNA_TIME in columns and str(frame[OPTUNA_TIME].dtype).startswith(
-            "timedelta"):
+    if state is None:
+        state = next((c for c in columns if c.lower() in STATE_FIELDS), None)
+    state = None if state is None else _column(state, columns, "state")
+    if time is None and OPTUNA_TIME in columns and str(
+            frame.iloc[:, columns.index(OPTUNA_TIME)].dtype).startswith("timedelta"):
         time = OPTUNA_TIME
     time = None if time is None else _column(time, columns, "time")
+    cells = {name: frame.iloc[:, columns.index(name)].tolist()
+             for name in (score, group, state, time) if name is not None}
     models = {}
-    for number, row in enumerate(frame.to_dict("records"), start=1):
+    for number in range(1, len(frame) + 1):
+        row = {name: values[number - 1] for name, values in cells.items()}
         value = row[score]
         value = None if value is None or _missing(value) else value
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
@@ -107,21 +120,29 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
 
 
 def _column(name, columns, argument):
-    if str(name) not in columns:
+    """The column ``name`` (any label, as text) of ``columns``, the frame's column labels
+    as text; one that several columns bear is refused, as the CSV reader refuses it."""
+    at = [i for i, c in enumerate(columns) if c == str(name)]
+    if not at:
         raise check.InvalidArgument(argument, f"{argument} {name!r} is not a column of the "
                                               f"DataFrame; its columns: {', '.join(columns)}")
+    if len(at) > 1:
+        raise check.InvalidArgument(argument, f"{argument} {name!r} is ambiguous: the "
+                                              f"DataFrame has {len(at)} columns of that name, "
+                                              f"at 0-based positions "
+                                              f"{', '.join(map(str, at))}; rename them apart")
     return str(name)
 
 
 def _score_column(frame, columns):
     """Optuna's ``value``, else the only numeric column."""
     if OPTUNA_SCORE in columns:
-        return OPTUNA_SCORE
-    numeric = [str(c) for c in frame.columns if frame[c].dtype.kind in "fiu"]
+        return _column(OPTUNA_SCORE, columns, "score")
+    numeric = [c for i, c in enumerate(columns) if frame.iloc[:, i].dtype.kind in "fiu"]
     if len(numeric) != 1:
         raise check.InvalidArgument("score", f"score must name the column of the scores: the "
                                              f"DataFrame's columns: {', '.join(columns)}")
-    return numeric[0]
+    return _column(numeric[0], columns, "score")
 
 
 def _missing(value):
@@ -136,4 +157,4 @@ def _duration(value, number, column):
     """Seconds of a Timedelta, a number or a duration's text."""
     if hasattr(value, "total_seconds"):
         return math.nan if _missing(value) else value.total_seconds()
-    return _seconds(None if _missing(value) else value, f"row {number}", column)
+    return seconds(None if _missing(value) else value, f"row {number}", column)

@@ -19,7 +19,12 @@ import numpy as np
 from .. import _validate as check
 from .._kernels.lattice import CHANCE, EPS64, MAX_MULTIPLE, denominator, lattice_of
 
-__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "MAX_MULTIPLE", "CHANCE"]
+__all__ = ["Lattice", "find_lattice", "grid", "top_ties", "step_text", "unit_scale", "UNIT",
+           "MAX_MULTIPLE", "CHANCE"]
+
+#: the range taken for scores that lie in it on a lattice of step 1/N: an accuracy on N
+#: examples, an F1 or a share printed to a few decimals
+UNIT = (0.0, 1.0)
 
 #: the floating-point precision of a step of 1/N
 _EPS = EPS64
@@ -221,3 +226,41 @@ def find_lattice(scores, minimize=False):
     top, tied = top_ties(-snapped if minimize else snapped)
     return Lattice(lattice.step, lattice.origin, lattice.denominator, int(distinct), xs.size,
                    top, tied)
+
+
+def unit_scale(scores):
+    """The lattice that makes the scores an accuracy-like share, or None.
+
+    Scores that all lie in [0, 1] on a lattice of step 1/N (an accuracy on
+    N examples is a multiple of 1/N; a share printed to four decimals, of
+    1/10,000) are taken to be bounded by :data:`UNIT`: ``curve`` then knows
+    the worst and the best score possible without being told.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        The scores (finite).
+
+    Returns
+    -------
+    Lattice or None
+        The scores' lattice (its ``denominator`` N), where every score is a
+        multiple of 1/N in [0, 1]; else None.
+
+    Examples
+    --------
+    >>> unit_scale(np.array([130, 131, 133, 140]) / 143).step_text
+    '1/143'
+    >>> unit_scale(np.array([0.2, 0.35, 1.05])) is None  # beyond 1
+    True
+    >>> unit_scale(np.random.default_rng(0).random(50)) is None  # on no lattice
+    True
+    """
+    xs = np.asarray(scores, dtype=float)
+    if xs.size == 0 or xs.min() < UNIT[0] or xs.max() > UNIT[1]:
+        return None
+    lattice = find_lattice(xs)
+    if lattice is None or lattice.denominator is None:
+        return None
+    k = lattice.origin * lattice.denominator
+    return lattice if abs(k - round(k)) <= 1e-9 * max(1.0, abs(k)) else None

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validate as check
-from .searchfiles import describe_dropped, read_searches
+from .search import describe_dropped
+from .searchfiles import read_searches
 
 __all__ = ["SEARCHES", "DATA_ENV", "list_searches", "search_path", "read_results",
            "package_data", "user_data_dir", "find_search_file", "shipped_scores",
@@ -109,7 +110,7 @@ def shipped_scores(name):
 
 
 def shipped_search(name):
-    """The shipped search ``name`` as read (a :class:`~.searchfiles.Search`), failed
+    """The shipped search ``name`` as read (a :class:`~.search.Search`), failed
     trials dropped."""
     return read_searches([search_path(name)], field=SEARCHES[name][3], failed="drop")[0]
 
@@ -140,6 +141,10 @@ def read_results(results, *, field=None, column=None, studies=None, experiments=
         ``group``, ``select``, ``reduce``, ``time_field``, ``time_reduce``,
         ``labels``, ``diverged``, ``failed``, ``pruned``, ``bounds``,
         ``minimize`` (see :func:`~evpsim.io.searchfiles.read_searches`).
+        An option that applies to none of the results is refused: ``column``
+        with no file, ``pruned`` where nothing records a pruned trial (an
+        Optuna study does; so does a state column of a CSV or JSON Lines
+        file).
 
     Returns
     -------
@@ -150,16 +155,30 @@ def read_results(results, *, field=None, column=None, studies=None, experiments=
     >>> [s.metric for s in read_results(["data:reuters-mlp", "data:sklearn-svm"])]
     ['', 'best_validation_accuracy']
     """
-    from .trackers.sources import read_sources, source_kind
+    from .trackers.sources import not_for, read_sources, source_kind
 
     items = list(results) if isinstance(results, (list, tuple)) else [results]
     kinds = [source_kind(item) for item in items]
+    pruned = options.get("pruned")
+    if pruned is None:  # not given: each reader's own default
+        options.pop("pruned", None)
+    if column is not None and items and all(kinds):  # no file for it
+        raise not_for("column", items[0], kinds[0])
     if any(kinds) or studies is not None or experiments is not None:
-        return read_sources(items, kinds, functools.partial(_read_files, field=field,
-                                                            column=column),
-                            field=field if any(kinds) else None, studies=studies,
-                            experiments=experiments, **options)
-    return _read_files(items, field=field, column=column, **options)
+        out = read_sources(items, kinds, functools.partial(_read_files, field=field,
+                                                           column=column),
+                           field=field if any(kinds) else None, studies=studies,
+                           experiments=experiments, **options)
+    else:
+        out = _read_files(items, field=field, column=column, **options)
+    if pruned is not None and all(s.pruned is None for s in out):
+        sources = list(dict.fromkeys(s.source for s in out))
+        raise check.InvalidArgument("pruned", f"pruned applies to trials recorded as pruned "
+                                              f"(an Optuna study's, or a CSV or JSON Lines "
+                                              f"file's state column), and {', '.join(sources)} "
+                                              f"record{'s' if len(sources) == 1 else ''} no "
+                                              f"such state: drop it")
+    return out
 
 
 def _read_files(items, *, field, column, **options):

@@ -1,13 +1,20 @@
-"""What a trial's state makes of it: scored, pruned, or left out as unfinished.
+"""What a trial's record makes of it: scored, failed, pruned, or left out.
 
 Hyperparameter-search tools record each trial's state: Optuna's
 ``COMPLETE``, ``FAIL``, ``PRUNED``, ``RUNNING`` and ``WAITING``; MLflow's
 ``FINISHED``, ``FAILED``, ``KILLED``, ``RUNNING`` and ``SCHEDULED``; W&B's
 ``finished``, ``failed``, ``crashed``, ``killed`` and ``running``; Ray Tune's
-``TERMINATED``, ``ERROR``, ``RUNNING`` and ``PENDING``. A trial that failed
-follows the failed-trial rule of :func:`evpsim.read_searches`; this module
-says what becomes of the others:
+``TERMINATED``, ``ERROR``, ``RUNNING`` and ``PENDING``. Every reader applies
+the same rules to its records (:class:`evpsim.io.records.Record`):
 
+* a *failed* trial, one that ran but gave no score (a NaN or null score, an
+  empty learning curve, a failed state or a diverged flag without a score),
+  is a trial the search spent: by :data:`FAILED_RULES` it counts at the
+  worst score (:func:`count_failed`) or is dropped, or it counts at a score
+  given (see :func:`evpsim.read_searches`);
+* a record flagged as diverged (:data:`DIVERGED_FLAGS`) or failed (a state
+  of :data:`FAILED_STATES`) is kept or dropped by :data:`DIVERGED_RULES`
+  (:func:`diverged_rule`);
 * a *pruned* trial (stopped early by the search's pruner) is a trial the
   search ran and paid for, stopped before its end: by default
   (``pruned="last"``) it counts at its last intermediate value, the score
@@ -17,19 +24,44 @@ says what becomes of the others:
   value is a failed trial under ``"last"`` too.
 * a trial still *running* or *waiting* has no result yet: it is left out and
   counted.
-
-Records here are the readers' own (:mod:`.searchfiles`): objects with
-``score``, ``reason``, ``failed`` and ``state`` attributes and a ``drop``
-method.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import _validate as check
+from .lattice import UNIT, unit_scale
+from .records import COLUMN_MISSING, DIVERGED, EMPTY_CELL, EMPTY_CURVE, FIELD_MISSING, FLAGGED
 
 __all__ = ["PRUNED_RULES", "PRUNED", "RUNNING", "WAITING", "RANDOM_SAMPLERS", "NOT_RECORDED",
-           "state_kind", "pruned_rule", "apply_states", "pruned_kept", "describe_sampler",
-           "direction"]
+           "DIVERGED_FLAGS", "DIVERGED_RULES", "FAILED_RULES", "STATE_FIELDS", "FAILED_STATES",
+           "state_kind", "state_flag", "pruned_rule", "apply_states", "pruned_kept",
+           "failed_rule", "check_bounds", "diverged_rule", "count_failed", "describe_sampler",
+           "direction", "NO_BOUNDS"]
+
+#: ``bounds`` that say the metric has no known range: nothing is taken from the scores
+NO_BOUNDS = "none"
+
+#: JSON Lines fields whose value ``true`` flags a run that diverged (opda's results files)
+DIVERGED_FLAGS = ("nan_train_loss",)
+#: what becomes of a flagged record (see :func:`evpsim.read_searches`)
+DIVERGED_RULES = ("keep", "drop")
+#: what becomes of a failed trial, besides a score to count it at (see
+#: :func:`evpsim.read_searches`)
+FAILED_RULES = ("worst", "drop")
+#: CSV columns and JSON Lines fields (any case) holding a trial's state (Optuna: state;
+#: W&B: State; MLflow, Ray Tune: status)
+STATE_FIELDS = ("state", "status")
+#: states (any case, after an optional ``TrialState.``) of a trial that failed
+FAILED_STATES = ("fail", "failed", "error", "crashed", "killed")
+# reasons for which a record without a score is a failed trial; the other reasons
+# (text that is not a number, a line that is not JSON ...) are records that cannot be read
+FAILED_REASONS = (EMPTY_CURVE, DIVERGED)
+# reasons that make a flagged record (diverged, a failed state) a failed trial too
+NO_SCORE = (FIELD_MISSING, COLUMN_MISSING, EMPTY_CELL)
 
 #: what becomes of a pruned trial (see the module's docstring)
 PRUNED_RULES = ("last", "worst", "drop")
@@ -60,6 +92,20 @@ def state_kind(state):
         return ""
     bare = state.strip().lower().removeprefix("trialstate.")
     return next((kind for kind, names in _KINDS.items() if bare in names), "")
+
+
+def state_flag(items, *, named=False):
+    """``"state FAIL"`` when one of ``(key, value)`` is a state field saying the trial
+    failed (see :data:`STATE_FIELDS`; any key when ``named``: a field named as the
+    trials' state), else ``""``."""
+    for key, value in items:
+        if isinstance(key, str) and (named or key.lower() in STATE_FIELDS) \
+                and isinstance(value, str):
+            state = value.strip()
+            bare = state.lower().removeprefix("trialstate.")
+            if bare in FAILED_STATES:
+                return f"{key} {state}"
+    return ""
 
 
 def pruned_rule(pruned):
@@ -94,6 +140,103 @@ def pruned_kept(records):
     if all(r.state is None for r in records):
         return None
     return sum(r.state == PRUNED and r.score is not None and not r.failed for r in records)
+
+
+# --- failed trials -------------------------------------------------------------------------
+
+def failed_rule(failed):
+    """``failed``: ``"worst"``, ``"drop"``, or a finite score."""
+    if isinstance(failed, str):
+        return check.choice(failed, "failed", FAILED_RULES)
+    if isinstance(failed, (bool, np.bool_)) or not isinstance(failed, (int, float, np.number)):
+        raise check.InvalidType("failed", f"failed must be 'worst', 'drop' or a score, got "
+                                          f"{failed!r}")
+    value = check.number(failed, "failed")
+    if abs(value) > check.MAX_SCORE:
+        raise check.InvalidArgument("failed", f"failed must lie within +-{check.MAX_SCORE:.0e}, "
+                                              f"got {failed!r}")
+    return value
+
+
+def check_bounds(bounds, records, failed):
+    """``bounds`` checked against every score read, and a ``failed`` score within them;
+    None (the range found from the scores, :func:`count_failed`) and :data:`NO_BOUNDS`
+    pass as they are."""
+    if bounds is None or (isinstance(bounds, str) and bounds == NO_BOUNDS):
+        return bounds
+    scores = [r.score for r in records if r.score is not None]
+    lo, hi = check.bounds(bounds, min(scores, default=math.inf), max(scores, default=-math.inf),
+                          "the scores")
+    if not isinstance(failed, str) and not lo <= failed <= hi:
+        raise check.InvalidArgument("failed", f"failed {failed:g} lies outside bounds ({lo:g}, "
+                                              f"{hi:g}): a failed trial counts at a score the "
+                                              f"metric can take")
+    return lo, hi
+
+
+def diverged_rule(record, diverged):
+    """Drop a record flagged as diverged or failed when ``diverged`` is ``"drop"``."""
+    if record.flag and diverged == "drop" and (record.score is not None or _failure(record)):
+        record.score = None
+        record.drop(f"{FLAGGED} ({record.flag})",
+                    f"{record.flag} is true (the run diverged)"
+                    if record.flag in DIVERGED_FLAGS else f"{record.flag} (the run failed)")
+
+
+def _failure(record):
+    """Why a record is a failed trial (a trial that ran but gave no score), or ``""``."""
+    if record.score is not None or record.reason.startswith(FLAGGED):
+        return ""
+    if record.reason in FAILED_REASONS:
+        return record.reason
+    if record.failed:  # made a failed trial by its state (a pruned trial, apply_states)
+        return record.failed
+    return f"{record.flag}, no score" if record.flag and record.reason in NO_SCORE else ""
+
+
+def count_failed(f, records, group, value, failed, bounds, minimize):
+    """Count a model's failed trials by ``failed``: ``(counts, score, basis)``.
+
+    Each failed record is given the score it counts at, or left dropped.
+    ``f`` (its ``name``), ``group`` and ``value`` say whose trials they are
+    in a message.
+    """
+    failures = [(r, _failure(r)) for r in records]
+    failures = [(r, why) for r, why in failures if why]
+    if not failures:
+        return {}, None, ""
+    if failed == "drop":
+        score, basis = None, ""
+    elif failed != "worst":
+        score, basis = failed, "given"
+    elif bounds is not None and bounds != NO_BOUNDS:
+        score, basis = (bounds[1], "the upper end of bounds") if minimize else \
+            (bounds[0], "the lower end of bounds")
+    else:
+        observed = [r.score for r in records if r.score is not None]
+        if not observed:
+            who = f.name if group is None else f"{f.name} ({group} {value!r})"
+            every = "its only trial" if len(records) == 1 else \
+                f"all {len(records)} of its trials"
+            raise check.InvalidArgument("failed", f"{who}: {every} failed, so no score was "
+                                                  f"observed to count failed trials at: give "
+                                                  f"bounds=(lo, hi) (the worst score is then "
+                                                  f"its {'upper' if minimize else 'lower'} "
+                                                  f"end), or failed=SCORE")
+        scale = unit_scale(observed) if bounds is None else None
+        if scale is not None:
+            end = "upper" if minimize else "lower"
+            score = UNIT[1] if minimize else UNIT[0]
+            basis = (f"the {end} end of [0, 1], the range of scores on a lattice of step "
+                     f"{scale.step_text}")
+        else:
+            score, basis = (max(observed), "the highest observed") if minimize else \
+                (min(observed), "the lowest observed")
+    counts = {}
+    for record, why in failures:
+        counts[why] = counts.get(why, 0) + 1
+        record.score, record.failed = score, why
+    return counts, score, basis
 
 
 def describe_sampler(sampler):

@@ -475,7 +475,7 @@ def reading_table(searches, minimize=False):
 
     Parameters
     ----------
-    searches : list of evpsim.io.searchfiles.Search
+    searches : list of evpsim.io.search.Search
         Their ``pruned`` (``{reason: count}`` or a count) and ``sampler`` (its
         name) are shown where a search has them, as the readers of tools that
         record them (a study's pruned trials, its sampler) set them; elsewhere

@@ -35,7 +35,7 @@ __all__ = ["PAPERS", "reproduce", "Claim", "Report"]
 
 #: paper key -> module name in this package
 PAPERS = {"dodge2019": "dodge2019", "dodge2021": "dodge2021", "tang2020": "tang2020",
-          "kde-validity": "kde_validity", "intervals": "intervals"}
+          "kde-validity": "kde_validity", "intervals": "intervals", "runs": "runs"}
 
 
 def reproduce(paper, out, *, data=None, quick=False, verbose=False, workers=1, scheduler=None,
@@ -72,7 +72,7 @@ def reproduce(paper, out, *, data=None, quick=False, verbose=False, workers=1, s
         Checkpoint folder of its cells: a run again with the same grid
         resumes from them. ``workers``, ``scheduler``, ``cluster`` and
         ``store`` apply to the papers whose cells run on the sweep engine
-        (``intervals``).
+        (``intervals``, ``runs``).
 
     Returns
     -------

@@ -10,6 +10,8 @@ its arguments, builds kernel jobs, runs them and shapes a Dataset.
 * :mod:`.coverage`: coverage of confidence intervals;
 * :mod:`.leaderboard`: every estimator and CI method on every truth;
 * :mod:`.interval_study`: CI methods against their goals near n = B;
+* :mod:`.runs_battery`: intervals across runs (seeds) of random and adaptive
+  searches, at 5, 10 and 20 runs;
 * :mod:`.selfcheck`: ``curve``'s intervals checked on truths fitted to one's
   own searches;
 * :mod:`.sweepable`: the studies a sweep runs by name.

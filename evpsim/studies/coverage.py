@@ -139,7 +139,7 @@ def coverage(truth="normal", B=50, *, estimators=None, ci_methods=None, level=0.
     -----
     Each resample is a vector of multinomial counts over the sorted sample,
     and every budget of every estimator is read off a table of cumulative
-    weights (see :mod:`evpsim._kernels.bootstrap`), so estimators must be
+    weights (see :mod:`evpsim._kernels.resamples`), so estimators must be
     L-statistics; general ones are rejected.
 
     BCa's acceleration comes from the jackknife of each budget's estimator

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..engine.sweeps.grid import Battery, register_battery
 from ..truths.distributions import make_truth
 from .interval_study import BASELINES, CANDIDATES
+from .runs_battery import KS
 
 __all__ = []
 
@@ -35,6 +36,10 @@ for _battery in [
             make_truth, {"ci_methods": list(BASELINES + CANDIDATES), "samples": 1000,
                          "resamples": 1000, "width_samples": 250, "oracle_samples": 20_000},
             "coverage", True),
+    Battery("runs", "evpsim.studies.runs_battery.cell", ("dist", "B"), TRUTH, make_truth,
+            {"ks": list(KS), "ci_methods": None, "replicates": 2000, "resamples": 1000,
+             "oracle_samples": 20_000, "truth_samples": 2**21, "check_samples": 2**18},
+            "coverage"),
     Battery("compare", "evpsim.studies.compare.comparison_errors", ("a", "b", "B"),
             {"a": "_a", "b": "_b"}, make_truth, {"estimators": None, "curve": "mean",
                                                  "pool": False, "replicates": 50_000,

@@ -31,7 +31,9 @@ from scipy.special import ndtr, ndtri
 
 from .. import _validate as check
 from .._kernels import sampling as K
-from ..io.searchfiles import JSONL_SUFFIXES, describe_dropped, read_jsonl_scores, read_scores
+from ..io.formats.jsonlines import JSONL_SUFFIXES
+from ..io.search import describe_dropped
+from ..io.searchfiles import read_jsonl_scores, read_scores
 from ..io.shipped import PREFIX as SHIPPED
 from ..io.shipped import shipped_search
 

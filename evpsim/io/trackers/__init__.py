@@ -1,7 +1,7 @@
 """Searches read where researchers keep them: Optuna studies, MLflow runs, Ray Tune
 experiments and TensorBoard logs.
 
-Each reader returns :class:`~evpsim.io.searchfiles.Search` objects, one per
+Each reader returns :class:`~evpsim.io.search.Search` objects, one per
 model, read by the same rules as score files: a failed trial follows the
 ``failed`` rule, a trial flagged as failed the ``diverged`` rule, a pruned
 trial the ``pruned`` rule and an unfinished one is dropped and counted

@@ -1,23 +1,25 @@
 """What the readers of tracking tools share: the optional package, a trial's record, and
-one model's trials made a :class:`~evpsim.io.searchfiles.Search` by the rules of score
+one model's trials made a :class:`~evpsim.io.search.Search` by the rules of score
 files."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
+import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ... import _validate as check
-from ..searchfiles import (DIVERGED, DIVERGED_RULES, FIELD_MISSING, REDUCTIONS, _bounds,
-                           _count_failed,
-                           _enough, _failed_rule, _File, _Record, _reduce, _search, _state_flag,
-                           diverged_rule)
-from ..trials import apply_states, direction, pruned_rule, state_kind
+from ..formats.jsonlines import REDUCTIONS, reduce_curve
+from ..records import DIVERGED, FIELD_MISSING, File, Record
+from ..search import enough, make_search
+from ..trials import (DIVERGED_RULES, apply_states, check_bounds, count_failed, direction,
+                      diverged_rule, failed_rule, pruned_rule, state_flag, state_kind)
 
 __all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
-           "not_open"]
+           "not_open", "named_once", "no_location", "sqlite_store"]
 
 
 @dataclass
@@ -36,7 +38,7 @@ class Trials:
         One record per trial (:func:`trial`), in the tool's order.
     sampler : str
         The search's sampler where the tool records it (see
-        :attr:`~evpsim.io.searchfiles.Search.sampler`).
+        :attr:`~evpsim.io.search.Search.sampler`).
     minimize : bool or None
         The direction the tool recorded, or None.
     timed : bool
@@ -58,6 +60,11 @@ class Trials:
 
 #: the package each extra of the readers brings
 EXTRAS = {"optuna": "optuna", "mlflow": "mlflow-skinny", "tensorboard": "tensorboard"}
+#: the tables that make a SQLite file each tool's store, and the store as messages name it
+STORES = {"optuna": ({"studies", "trials"}, "an Optuna storage"),
+          "mlflow": ({"experiments", "runs"}, "an MLflow tracking store")}
+#: seconds to wait for a SQLite file another program holds locked
+LOCK_WAIT = 1.0
 
 
 def need(module, extra, what):
@@ -79,18 +86,18 @@ def trial(number, score, state="", *, duration=math.nan, missing="", reduce=None
     :func:`~evpsim.io.searchfiles.read_searches`); its state as recorded
     under ``key`` (``state``, ``status``); its duration in seconds.
     """
-    record = _Record(number, duration=duration)
+    record = Record(number, duration=duration)
     where = f"trial {number}"
     if score is None:
         record.drop(FIELD_MISSING, missing)
     elif isinstance(score, list):
-        _reduce(record, score, field, reduce, where)
+        reduce_curve(record, score, field, reduce, where)
     elif not math.isfinite(score):
         record.drop(DIVERGED, f"{field} is {score!r}, not a finite number")
     else:
         record.score = check.file_score(score, where, field)
     if state:
-        record.flag = _state_flag([(key, state)], named=True)
+        record.flag = state_flag([(key, state)], named=True)
         record.state = state_kind(state)
     return record
 
@@ -101,7 +108,7 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
     :func:`~evpsim.io.searchfiles.read_searches` (``failed``, ``diverged``, ``bounds``,
     ``minimize``) and :mod:`evpsim.io.trials` (``pruned``); a model's recorded direction
     is its own (see :func:`~evpsim.io.trials.direction`)."""
-    failed = _failed_rule(failed)
+    failed = failed_rule(failed)
     diverged = check.choice(diverged, "diverged", DIVERGED_RULES)
     pruned = pruned_rule(pruned)
     minimize = direction(models, check.boolean(minimize, "minimize"))
@@ -109,13 +116,14 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
         apply_states(model.records, pruned)
         for record in model.records:
             diverged_rule(record, diverged)
-    bounds = _bounds(bounds, [r for m in models for r in m.records], failed)
+    bounds = check_bounds(bounds, [r for m in models for r in m.records], failed)
     out = []
     for model in models:
-        where = _File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
-        count = _count_failed(where, model.records, None, None, failed, bounds, minimize)
-        _enough(where, model.records, None, None)
-        search = _search(model.label, where, model.metric, model.records, model.timed, *count)
+        where = File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
+        count = count_failed(where, model.records, None, None, failed, bounds, minimize)
+        enough(where, model.records, None, None)
+        search = make_search(model.label, where, model.metric, model.records, model.timed,
+                             *count)
         out.append(replace(search, source=model.source, sampler=model.sampler,
                            minimize=model.minimize,
                            pruned=search.pruned if model.pruning else None))
@@ -158,3 +166,61 @@ def not_open(where, err, what):
     own message."""
     first = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
     return check.InvalidArgument("path", f"{where} does not open as {what} ({first[:200]})")
+
+
+def named_once(names, argument):
+    """Refuse a list of studies or experiments that names one twice (its models would be
+    one model read twice)."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise check.InvalidArgument(argument, f"{argument} names {name!r} twice: name "
+                                                  f"each once")
+        seen.add(name)
+    return names
+
+
+def no_location(prefix, what, form, examples):
+    """The error for ``prefix`` (``optuna:``) given with nothing after it: what it names
+    (``what``), written as ``prefix + form``, such as ``prefix + e`` of ``examples``."""
+    return check.InvalidArgument("path", f"{prefix!r} names no {what}: give {prefix}{form}, "
+                                         f"such as {' or '.join(prefix + e for e in examples)}")
+
+
+def sqlite_store(path, where, kind):
+    """Refuse a SQLite file that is not ``kind``'s store (a key of :data:`STORES`),
+    read without writing to it: one that is not there, not a database, empty, locked by
+    another program, or holding another program's tables (the other tool's store is
+    named, with how to read it)."""
+    tables, what = STORES[kind]
+    if not path.is_file():
+        shown = "is a folder, not a database" if path.is_dir() else "does not exist"
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} {shown}")
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                                timeout=LOCK_WAIT)) as db:
+            found = {row[0] for row in db.execute("SELECT name FROM sqlite_master "
+                                                  "WHERE type = 'table'")}
+    except sqlite3.OperationalError as err:
+        if "locked" not in str(err):
+            raise not_open(where, err, what) from None
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is locked by another "
+                                            f"program (SQLite: {err}): read it once that "
+                                            f"program is done") from None
+    except sqlite3.DatabaseError as err:
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is not a SQLite database "
+                                            f"({err}), so not {what}") from None
+    if tables <= found:
+        return
+    other = next((k for k, (t, _) in STORES.items() if k != kind and t <= found), None)
+    if other is not None:
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is {STORES[other][1]}, "
+                                            f"not {what}: read it as "
+                                            f"{other}:sqlite:///{path}")
+    if not found:
+        size = "0 bytes" if path.stat().st_size == 0 else "no tables"
+        raise check.InvalidArgument("path", f"{where}: {str(path)!r} is an empty SQLite "
+                                            f"database ({size}), not {what}")
+    raise check.InvalidArgument("path", f"{where}: {str(path)!r} is not {what}: it holds "
+                                        f"another program's tables "
+                                        f"({', '.join(sorted(found)[:10])})")

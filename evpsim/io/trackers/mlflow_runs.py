@@ -12,20 +12,28 @@ and ``KILLED`` are failed states (a run that logged the metric before it
 stopped is kept at that value, one that did not is a failed trial, as the
 ``diverged`` and ``failed`` rules say); ``RUNNING`` and ``SCHEDULED`` are
 dropped and counted. The start and end times give each run's duration.
-MLflow records no sampler.
+MLflow records no sampler, and no pruned run. A database store keeps an
+infinite metric as the largest float (``1.797e308``): it is read back as
+infinite, a run that diverged (a failed trial).
+
+A tracking server is given :data:`TIMEOUT` seconds to answer each request
+(``MLFLOW_HTTP_REQUEST_TIMEOUT``, if set, instead), and is asked once: one
+that does not answer is an error within seconds, not minutes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
-import sqlite3
+import sys
 from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import Trials, need, no_field, not_open, searches, trial, unknown_name
+from ._common import (Trials, named_once, need, no_field, no_location, not_open, searches,
+                      sqlite_store, trial, unknown_name)
 
 __all__ = ["read_mlflow", "PREFIX"]
 
@@ -35,6 +43,10 @@ PREFIX = "mlflow:"
 HISTORY = ("max", "min", "last")
 #: what a run's score or group can be read from
 KINDS = ("metrics", "params", "tags")
+#: seconds a tracking server is given to answer a request
+TIMEOUT = 5
+#: how a database store keeps an infinite metric
+STORED_INFINITY = sys.float_info.max
 
 
 def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, pruned="last",
@@ -50,7 +62,8 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
         has runs).
     field : str
         The score: ``"metrics.KEY"``, the metric's last value (or, with
-        ``reduce``, its history's max, min or last).
+        ``reduce``, its history's max, min or last). Missing, the error
+        lists the metrics and params the runs logged.
     group : str, optional
         ``"params.KEY"`` or ``"tags.KEY"``: one model per value in each
         experiment, labelled by the value (``experiment/value`` when
@@ -70,46 +83,95 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
     ------
     ValueError
         :class:`~evpsim._validate.InvalidArgument`: a store that does not
-        exist or does not open (``path``), an experiment not in it
-        (``experiments``, listing those that are), a field or group that no
-        run has (listing those seen), the rules' errors; MLflow not
-        installed.
+        exist, does not open or holds no MLflow experiment (``path``: a
+        file that is not a SQLite database, another program's, one another
+        program holds locked, a folder without experiments), a tracking
+        server that does not answer, an experiment not in it or named twice
+        (``experiments``, listing those that are), a missing field or a
+        field or group that no run has (listing those seen), the rules'
+        errors; MLflow not installed.
     """
     mlflow = need("mlflow", "mlflow", "an MLflow tracking store")
     where = f"{PREFIX}{uri}"
-    field = _key(field, "field", ("metrics",))
+    field = None if field is None else _key(field, "field", ("metrics",))
     group = None if group is None else _key(group, "group", ("params", "tags"))
     if reduce is not None:
         check.choice(reduce, "reduce", HISTORY)
-    with _quiet(uri):
+    with _quiet(uri), _no_trash_left(uri):
         client = _client(mlflow, uri, where)
         try:
             every = client.search_experiments()
         except Exception as err:  # the store's own errors
-            raise not_open(where, err, "an MLflow tracking store") from None
-        known = [e.name for e in every]
-        if experiments is None:
-            chosen = [e for e in every if _runs(client, e.experiment_id, 1)]
-            if not chosen:
-                raise check.InvalidArgument("path", f"{where} holds no run")
-        else:
-            names = [experiments] if isinstance(experiments, str) else list(experiments)
-            for name in names:
-                if name not in known:
-                    raise unknown_name("experiments", name, known, where)
-            chosen = [next(e for e in every if e.name == name) for name in names]
-        models = []
-        for experiment in chosen:
-            models += _models(client, experiment, field, group, reduce, where,
-                              several=len(chosen) > 1)
+            raise _unreadable(where, uri, err) from None
+        try:
+            chosen = _chosen(client, every, experiments, where)
+            if field is None:
+                raise _no_metric(client, chosen, where)
+            models = []
+            for experiment in chosen:
+                models += _models(client, experiment, field, group, reduce, where,
+                                  several=len(chosen) > 1)
+        except mlflow.exceptions.MlflowException as err:  # a server that stops answering
+            raise _unreadable(where, uri, err) from None
     return searches(models, failed=failed, diverged=diverged, pruned=pruned, bounds=bounds,
                     minimize=minimize)
 
 
+def _chosen(client, every, experiments, where):
+    """The experiments named (each once), or every experiment that has runs."""
+    if experiments is None:
+        chosen = [e for e in every if _runs(client, e.experiment_id, 1)]
+        if not chosen:
+            raise check.InvalidArgument("path", f"{where} holds no run")
+        return chosen
+    names = named_once([experiments] if isinstance(experiments, str) else list(experiments),
+                       "experiments")
+    known = [e.name for e in every]
+    for name in names:
+        if name not in known:
+            raise unknown_name("experiments", name, known, where)
+    return [next(e for e in every if e.name == name) for name in names]
+
+
+def _no_metric(client, chosen, where):
+    """The error for a missing ``field``: the metrics and params the runs logged."""
+    runs = [r for e in chosen for r in _runs(client, e.experiment_id)]
+    one = len(chosen) == 1
+    whose = f"experiment {chosen[0].name!r}" if one else f"the {len(chosen)} experiments"
+    if not runs:
+        return check.InvalidArgument("experiments", f"{whose} of {where} hold"
+                                                    f"{'s' if one else ''} no run")
+    seen = {kind: sorted({f"{kind}.{k}" for r in runs for k in getattr(r.data, kind)})
+            for kind in ("metrics", "params")}
+    return check.InvalidArgument("field", f"field must name the score, metrics.KEY: the runs "
+                                          f"of {whose} of {where} logged "
+                                          f"{', '.join(seen['metrics'][:40]) or 'no metric'} "
+                                          f"(params: {', '.join(seen['params'][:40]) or 'none'})")
+
+
+def _unreadable(where, uri, err):
+    """The error for a store whose experiments cannot be listed: a tracking server that
+    does not answer, or the store's own error."""
+    text = str(err)
+    if uri.startswith(("http://", "https://")):
+        if "timed out" in text or "Timeout" in text:
+            wait = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT", TIMEOUT)
+            return check.InvalidArgument("path", f"{where}: no MLflow tracking server answered "
+                                                 f"within {wait} s: is it running? (set "
+                                                 f"MLFLOW_HTTP_REQUEST_TIMEOUT to wait longer)")
+        if "refused" in text:
+            return check.InvalidArgument("path", f"{where}: nothing answers there (connection "
+                                                 f"refused): is the tracking server running?")
+        if "resolve" in text or "not known" in text:
+            return check.InvalidArgument("path", f"{where}: its host name is unknown (it does "
+                                                 f"not resolve): is the tracking URI right?")
+    return not_open(where, err, "an MLflow tracking store")
+
+
 def _key(value, name, kinds):
     """``KIND.KEY`` checked: a kind of ``kinds`` and a key."""
-    value = check.string(value, name) if value is not None else None
-    if value is None or value.split(".", 1)[0] not in kinds or "." not in value:
+    value = check.string(value, name)
+    if value.split(".", 1)[0] not in kinds or "." not in value:
         allowed = " or ".join(f"{k}.KEY" for k in kinds)
         raise check.InvalidArgument(name, f"{name} must be {allowed} for MLflow runs, got "
                                           f"{value!r}")
@@ -118,58 +180,76 @@ def _key(value, name, kinds):
 
 @contextlib.contextmanager
 def _quiet(uri):
-    """MLflow's and its database's info logs silenced; a legacy folder allowed."""
+    """MLflow's and its database's info logs silenced; a legacy folder allowed; a tracking
+    server asked once, given :data:`TIMEOUT` seconds (unless the user set them)."""
     loggers = [logging.getLogger(name) for name in ("mlflow", "alembic")]
     levels = [lg.level for lg in loggers]
-    before = os.environ.get("MLFLOW_ALLOW_FILE_STORE")
+    settings = {"MLFLOW_ALLOW_FILE_STORE": "true",  # read an old mlruns folder as it is
+                "MLFLOW_HTTP_REQUEST_TIMEOUT": os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT",
+                                                              str(TIMEOUT)),
+                "MLFLOW_HTTP_REQUEST_MAX_RETRIES": os.environ.get(
+                    "MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")}
+    before = {name: os.environ.get(name) for name in settings}
     for lg in loggers:
         lg.setLevel(logging.WARNING)
-    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # read an old mlruns folder as it is
+    os.environ.update(settings)
     try:
         yield
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
-        if before is None:
-            os.environ.pop("MLFLOW_ALLOW_FILE_STORE", None)
-        else:
-            os.environ["MLFLOW_ALLOW_FILE_STORE"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
+def _no_trash_left(uri):
+    """An mlruns folder left as it was: MLflow makes its ``.trash`` folder when it opens
+    one without it, which is taken away again (when still empty)."""
+    folder = _folder(uri)
+    trash = None if folder is None else folder / ".trash"
+    made = trash is not None and folder.is_dir() and not trash.exists()
+    try:
+        yield
+    finally:
+        if made and trash.is_dir() and not any(trash.iterdir()):
+            trash.rmdir()
+
+
+def _folder(uri):
+    """The mlruns folder a tracking URI names, or None for a database or a server."""
+    if isinstance(uri, str) and uri and ("://" not in uri or uri.startswith("file:")):
+        return Path(uri.removeprefix("file://"))
+    return None
 
 
 def _client(mlflow, uri, where):
-    """The client of a store that exists (a SQLite file holding MLflow's tables, a folder)."""
+    """The client of a store that exists (a SQLite file holding MLflow's tables, a folder
+    of experiments); MLflow would create them."""
+    if uri == "":
+        raise no_location(PREFIX, "tracking store", "TRACKING_URI",
+                          ("sqlite:///mlflow.db", "mlruns", "http://localhost:5000"))
     uri = check.string(uri, "path")
-    path = None
     if uri.startswith("sqlite:"):
-        path = Path(uri.split("://", 1)[-1].split("?", 1)[0].removeprefix("/"))
-        _sqlite_store(path, where)
-    elif "://" not in uri or uri.startswith("file:"):
-        path = Path(uri.removeprefix("file://"))
+        sqlite_store(Path(uri.split("://", 1)[-1].split("?", 1)[0].removeprefix("/")), where,
+                     "mlflow")
+    elif _folder(uri) is not None:
+        path = _folder(uri)
         if not path.is_dir():
             what = "is a file, not an mlruns folder" if path.exists() else "does not exist"
             raise check.InvalidArgument("path", f"{where}: {str(path)!r} {what}")
+        if not any((p / "meta.yaml").is_file() for p in path.iterdir() if p.is_dir()):
+            raise check.InvalidArgument("path", f"{where}: {str(path)!r} holds no MLflow "
+                                                f"experiment (an mlruns folder holds a folder "
+                                                f"with a meta.yaml per experiment)")
         uri = path.resolve().as_uri()
     try:
         return mlflow.tracking.MlflowClient(tracking_uri=uri)
     except Exception as err:  # the store's own errors
         raise not_open(where, err, "an MLflow tracking store") from None
-
-
-def _sqlite_store(path, where):
-    """Refuse a SQLite file that is not there or holds no MLflow tables (MLflow would
-    create them)."""
-    if not path.is_file():
-        what = "is a folder, not a database" if path.is_dir() else "does not exist"
-        raise check.InvalidArgument("path", f"{where}: {str(path)!r} {what}")
-    try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro",
-                                                uri=True)) as db:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.Error as err:
-        raise not_open(where, err, "an MLflow tracking store") from None
-    if not {"experiments", "runs"} <= tables:
-        raise check.InvalidArgument("path", f"{where} is not an MLflow tracking store (it "
-                                            f"holds no experiments table)")
 
 
 def _runs(client, experiment_id, limit=None):
@@ -213,18 +293,22 @@ def _models(client, experiment, field, group, reduce, where, several):
 
 
 def _record(client, run, number, field, reduce):
-    """A run's record: its metric (reduced over its history with ``reduce``), status and
-    duration."""
+    """A run's record: its metric (its history, for ``reduce``), status and duration."""
     info = run.info
-    if reduce is None or _value(run, *field) is None:
-        score = _value(run, *field)
-    else:
-        history = [m.value for m in sorted(client.get_metric_history(info.run_id, field[1]),
-                                           key=lambda m: (m.step, m.timestamp))]
-        score = history[-1] if reduce == "last" else max(history) if reduce == "max" \
-            else min(history)
+    score = _value(run, *field)
+    if reduce is not None and score is not None:
+        history = client.get_metric_history(info.run_id, field[1])
+        score = [_metric(m.value) for m in sorted(history, key=lambda m: (m.step, m.timestamp))]
+    elif score is not None:
+        score = _metric(score)
     duration = (info.end_time - info.start_time) / 1000 \
         if info.end_time is not None and info.start_time is not None else float("nan")
     return trial(number + 1, score, info.status, duration=duration, field=".".join(field),
-                 key="status", missing=f"run {info.run_id} ({info.status}) has no "
-                                       f"{'.'.join(field)}")
+                 reduce=reduce, key="status",
+                 missing=f"run {info.run_id} ({info.status}) has no {'.'.join(field)}")
+
+
+def _metric(value):
+    """A metric as logged: infinite where a database store keeps infinity as the largest
+    float."""
+    return math.copysign(math.inf, value) if abs(value) == STORED_INFINITY else value

@@ -27,12 +27,15 @@ to say what it used; otherwise the sampler is *not recorded*. A
 
 from __future__ import annotations
 
+import json
 import numbers
+import urllib.parse
 from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import Trials, need, no_field, not_open, searches, trial, unknown_name
+from ._common import (Trials, named_once, need, no_field, no_location, not_open, searches,
+                      sqlite_store, trial, unknown_name)
 
 __all__ = ["read_optuna", "read_study", "PREFIX"]
 
@@ -56,8 +59,8 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
         An RDB URL (``sqlite:///study.db``), a SQLite file or a journal
         file (see the module's docstring).
     studies : str or list of str, optional
-        The studies to read (default: every study in the storage, in the
-        storage's order).
+        The studies to read (default: every study in the storage that has
+        trials, in the storage's order).
     field : str, optional
         The score: ``"value"`` (the objective's value, the default),
         ``"values_K"`` (objective K, 0-based, of a multi-objective study) or
@@ -77,9 +80,12 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
     ------
     ValueError
         :class:`~evpsim._validate.InvalidArgument`: a storage that does not
-        exist or does not open (``path``), a study not in it (``studies``,
-        listing those that are), a field that no trial has (``field``,
-        listing the fields seen), the rules' errors; Optuna not installed.
+        exist or does not open (``path``: a file that is not a SQLite
+        database or a journal, an empty one, another program's, a SQLite
+        file another program holds locked), a storage or study without
+        trials, a study not in it or named twice (``studies``, listing
+        those that are), a field that no trial has (``field``, listing the
+        fields seen), the rules' errors; Optuna not installed.
 
     Examples
     --------
@@ -101,11 +107,20 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
     store = _open(optuna, storage, where)
     try:
         names = optuna.study.get_all_study_names(store)
+    except json.JSONDecodeError:  # a journal's lines are JSON
+        raise _not_journal(where, storage) from None
     except Exception as err:  # the storage's own errors (SQLAlchemy's, a journal's ...)
         raise not_open(where, err, "an Optuna storage") from None
     if not names:
         raise check.InvalidArgument("path", f"{where} holds no study")
-    chosen = names if studies is None else _names(studies)
+    if studies is None:
+        chosen = [name for name in names if store.get_n_trials(
+            store.get_study_id_from_name(name))]
+        if not chosen:
+            raise check.InvalidArgument("path", f"{where} holds no trial: its studies "
+                                                f"({', '.join(map(repr, names))}) ran none")
+    else:
+        chosen = named_once(_names(studies), "studies")
     for name in chosen:
         if name not in names:
             raise unknown_name("studies", name, names, where)
@@ -127,7 +142,18 @@ def read_study(study, *, field=None, pruned="last", failed="worst", diverged="ke
     one in its trials, else the study object's own (``study.sampler``): the
     sampler it ran with when it was created in this session, but Optuna's
     default (``TPESampler``) for a study loaded without one.
+
+    Raises
+    ------
+    TypeError
+        :class:`~evpsim._validate.InvalidType` when ``study`` is not an
+        :class:`optuna.Study` (a storage is read by :func:`read_optuna`).
     """
+    optuna = need("optuna", "optuna", "an Optuna study")
+    if not isinstance(study, optuna.Study):
+        raise check.InvalidType("study", f"study must be an optuna.Study, got "
+                                         f"{type(study).__name__} {study!r:.80}: read a "
+                                         f"storage with read_optuna(STORAGE)")
     model = _trials(study, field, f"study {study.study_name!r}", {},
                     source=f"the study {study.study_name!r}", own=type(study.sampler).__name__)
     return searches([model], failed=failed, diverged=diverged, pruned=pruned, bounds=bounds,
@@ -143,17 +169,22 @@ def _names(studies):
 
 
 def _open(optuna, location, where):
-    """The storage at ``location``; a file that is not there is refused before Optuna
-    creates it."""
+    """The storage at ``location``; a file that is not there, or not Optuna's, is refused
+    before Optuna would create its tables, and a SQLite file is opened read-only."""
+    if location == "":
+        raise no_location(PREFIX, "storage", "STORAGE", ("study.db", "sqlite:///study.db"))
     location = check.string(location, "path")
     if "://" in location:
         url, path = location, None
         if location.startswith("sqlite:"):
             path = Path(location.split("://", 1)[1].split("?", 1)[0].removeprefix("/"))
+            url = location if "?" in location else _read_only(path)
     else:
         path = Path(location)
-        url = f"sqlite:///{path}" if path.suffix.lower() in SQLITE_SUFFIXES else None
-    if path is not None and not path.is_file():
+        url = _read_only(path) if path.suffix.lower() in SQLITE_SUFFIXES else None
+    if url is not None and path is not None:
+        sqlite_store(path, where, "optuna")
+    elif path is not None and not path.is_file():
         what = "is a folder, not a storage file" if path.is_dir() else "does not exist"
         raise check.InvalidArgument("path", f"{where}: {str(path)!r} {what}")
     try:
@@ -161,8 +192,22 @@ def _open(optuna, location, where):
             journal = optuna.storages.journal
             return optuna.storages.JournalStorage(journal.JournalFileBackend(str(path)))
         return optuna.storages.RDBStorage(url, skip_table_creation=True)
+    except json.JSONDecodeError:  # a journal's lines are JSON
+        raise _not_journal(where, location) from None
     except Exception as err:  # the storage's own errors
         raise not_open(where, err, "an Optuna storage") from None
+
+
+def _read_only(path):
+    """The URL that opens the SQLite file at ``path`` read-only."""
+    return f"sqlite:///file:{urllib.parse.quote(str(path.resolve()))}?mode=ro&uri=true"
+
+
+def _not_journal(where, location):
+    """The error for a file read as a journal whose lines are not JSON."""
+    return check.InvalidArgument("path", f"{where}: {location!r} is not an Optuna journal "
+                                         f"file (its lines are not JSON), nor a SQLite file "
+                                         f"named {', '.join(SQLITE_SUFFIXES)}")
 
 
 def _trials(study, field, where, system_attrs, *, source, own=None):

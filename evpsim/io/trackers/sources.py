@@ -20,7 +20,7 @@ from . import mlflow_runs, optuna_studies
 from .raytune_trials import is_experiment, read_raytune
 from .tensorboard_runs import EVENTS, is_logdir, read_tensorboard
 
-__all__ = ["source_kind", "read_sources", "READERS"]
+__all__ = ["source_kind", "read_sources", "not_for", "READERS"]
 
 #: each kind of source: its reader and the options it takes besides the rules (failed,
 #: diverged, pruned, bounds, minimize)
@@ -83,11 +83,7 @@ def read_sources(items, kinds, read_files, **options):
         reader, takes = READERS[kind]
         for name in given:
             if name not in takes + RULES + ("studies", "experiments"):
-                raise check.InvalidArgument(name, f"{name} applies to score files"
-                                                  + (" and MLflow runs" if name == "group"
-                                                     else "")
-                                                  + f", not to {NAMES[kind]} such as "
-                                                    f"{str(item)!r}")
+                raise not_for(name, item, kind)
         location = str(item).split(":", 1)[1] if kind in ("optuna", "mlflow") else item
         read[index] = reader(location, **{k: v for k, v in given.items() if k in takes + RULES})
     minimize = direction([s for found in read.values() for s in found],
@@ -98,6 +94,13 @@ def read_sources(items, kinds, read_files, **options):
             k: v for k, v in options.items() if k not in ("studies", "experiments", "minimize")})
     out = [s for index in sorted(read) for s in read[index]]
     return _relabel(out, labels)
+
+
+def not_for(name, item, kind):
+    """The error for an option of score files given for ``item``, a source of ``kind``."""
+    return check.InvalidArgument(name, f"{name} applies to score files"
+                                       + (" and MLflow runs" if name == "group" else "")
+                                       + f", not to {NAMES[kind]} such as {str(item)!r}")
 
 
 def _relabel(searches, labels):
@@ -111,10 +114,14 @@ def _relabel(searches, labels):
                                                   f"give one per model")
         searches = [replace(s, label=check.string(lb, "labels"))
                     for s, lb in zip(searches, labels)]
-    seen = set()
+    seen = {}
     for s in searches:
         if s.label in seen:
-            raise check.InvalidArgument("labels", f"two models are both labelled {s.label!r}: "
-                                                  f"name them with labels")
-        seen.add(s.label)
+            if labels is not None:
+                raise check.InvalidArgument("labels", f"two models are both labelled "
+                                                      f"{s.label!r}: give each its own")
+            raise check.InvalidArgument("path", f"two models are both labelled {s.label!r} "
+                                                f"(from {seen[s.label]} and {s.source}): name "
+                                                f"them apart with labels=NAME,NAME")
+        seen[s.label] = s.source
     return searches
