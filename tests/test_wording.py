@@ -102,22 +102,24 @@ def test_the_default_intervals_stand_in_reads_in_one_pass():
     reweights ... and trimmed-best is not one" read as one clause)."""
     from evpsim.estimators.family import get_estimator
     from evpsim.estimators.targets import MEAN
-    from evpsim.intervals.family import curve_ci_method
+    from evpsim.intervals.family import CURVE_CI_METHOD as DEFAULT
+    from evpsim.intervals.family import curve_ci_method, get_ci_method
 
-    small = curve_ci_method(MEAN, 7)
-    assert small == ("percentile", "in place of gpd-tail-lattice, the default, which needs "
-                                   "B >= 10 trials (the smallest B here is 7)")
+    least = get_ci_method(DEFAULT).minimum_B
+    small = curve_ci_method(MEAN, least - 1)
+    assert small == ("percentile", f"in place of {DEFAULT}, the default, which needs B >= "
+                                   f"{least} trials (the smallest B here is {least - 1})")
     V, naive, kde = (get_estimator(e) for e in ("V", "naive", "kde"))
     assert curve_ci_method(MEAN, 50, [V, naive]) == (
-        "gpd-tail-lattice,percentile",
-        "percentile runs naive on each resample: the default, gpd-tail-lattice, works for "
-        "L-statistics only (it reweights resamples through their weights), and naive is not "
-        "one; the L-statistics keep gpd-tail-lattice")
+        f"{DEFAULT},percentile",
+        f"percentile runs naive on each resample: the default, {DEFAULT}, works for "
+        f"L-statistics only (it reweights resamples through their weights), and naive is not "
+        f"one; the L-statistics keep {DEFAULT}")
     assert curve_ci_method(MEAN, 50, [naive, kde]) == (
         "percentile",
-        "percentile runs naive, kde on each resample: the default, gpd-tail-lattice, works "
-        "for L-statistics only (it reweights resamples through their weights), and none of "
-        "naive, kde is")
+        f"percentile runs naive, kde on each resample: the default, {DEFAULT}, works "
+        f"for L-statistics only (it reweights resamples through their weights), and none of "
+        f"naive, kde is")
     for _, why in (small, curve_ci_method(MEAN, 50, [V, naive])):
         assert ", as " not in why and "here, as" not in why
 
