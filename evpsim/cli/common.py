@@ -104,6 +104,23 @@ def pair(text):
     return lo, hi
 
 
+def pair_or_none(text):
+    """argparse type: ``LO,HI``, or ``none`` (any case) for no range at all.
+
+    Examples
+    --------
+    >>> pair_or_none("0,1"), pair_or_none("None")
+    ((0.0, 1.0), 'none')
+    """
+    if text.strip().lower() == NO_BOUNDS:
+        return NO_BOUNDS
+    try:
+        return pair(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither LO,HI (e.g. 0,1) nor "
+                                         f"{NO_BOUNDS}") from None
+
+
 def name_or_number(names, named, number="a number"):
     """argparse type: one of ``names``, or a number (its range checked by the library).
 

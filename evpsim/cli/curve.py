@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validate as check
-from .._format import duration, numbers
+from .._format import duration, numbers, spans
 from ..curves.curve import inside_target, curve, interval_notes
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
@@ -16,7 +16,7 @@ from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_
 from ..io.lattice import find_lattice, step_text
 from ..io.results import check_output
 from ..io.search import describe_reading
-from ..io.trials import direction
+from ..io.trials import NO_BOUNDS, direction
 from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverage,
                                   plot_curve_figure)
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
@@ -31,7 +31,7 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
                      check_outputs, ci_methods_note, default, integer, name_or_number,
                      note_idle_workers)
 from .common import number as real
-from .common import (given, pair, paragraph, refuse_unused, refuse_unused_resamples,
+from .common import (given, pair_or_none, paragraph, refuse_unused, refuse_unused_resamples,
                      save_outputs)
 from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
                            tracker_options)
@@ -163,9 +163,13 @@ def _add_curve_args(p):
                    help="bootstrap resamples per model (default: %(default)s)")
     c.add_argument("--seed", type=integer, default=default(curve, "seed"),
                    help="seed (default: %(default)s)")
-    c.add_argument("--bounds", type=pair, metavar="LO,HI",
-                   help="the metric's range (e.g. 0,1): needed by band methods; the self-check "
-                        "guesses 0,1 or 0,100 without it")
+    c.add_argument("--bounds", type=pair_or_none, metavar="LO,HI",
+                   help="the metric's range (e.g. 0,1): the worst and best scores possible. "
+                        "No interval ends outside it; band methods need it; failed trials "
+                        "count at its worst end. Default: 0,1 where every score lies in [0, 1] "
+                        "on a lattice of step 1/N (an accuracy on N examples), else none "
+                        "(the self-check then guesses 0,1 or 0,100 for its KDE); 'none': no "
+                        "range")
     c.add_argument("--target", type=real,
                    help="a score to reach: report the smallest budget that reaches it")
 
@@ -328,7 +332,8 @@ def _bound_lines(ds):
     worst = float(ds["free_bound_worst"])
     if np.isfinite(worst):
         given = ("assumed: no score is negative; set --bounds" if bool(ds["free_bound_assumed"])
-                 else "from --bounds")
+                 else "from --bounds" if str(ds["bounds_from"].values) == "given"
+                 else "from the range of scores on a lattice, above")
         lines = [f"{bound_header(ds)}: one-sided, distribution-free (one-sided LD band): it "
                  f"holds at every n at once whatever the distribution; it assumes only that no "
                  f"score is {'below' if side == 'lower' else 'above'} {worst:g} ({given})"]
@@ -341,6 +346,43 @@ def _bound_lines(ds):
         if assumes:
             lines.append(f"{m}: its {optimistic} limits rest on {assumes}"
                          if kind in ("resampling", "calibrated") else f"{m}: {assumes}")
+    return lines
+
+
+def _scale_lines(ds):
+    """The metric's range where it was found from the scores, not given: what it is, why,
+    and how to give another or none."""
+    found = str(ds["bounds_from"].values)
+    if not found.startswith("lattice "):
+        return []
+    return [f"range: [{float(ds['bounds_lo']):g}, {float(ds['bounds_hi']):g}] taken as the "
+            f"metric's, as every score lies there on a lattice of step "
+            f"{found[len('lattice '):]} (an accuracy on N examples is a multiple of 1/N); "
+            f"--bounds LO,HI gives another range, --bounds none takes none"]
+
+
+def _beyond_free_lines(ds):
+    """Warnings where a method's pessimistic end lies beyond the distribution-free bound
+    printed beside it: that end claims less than a bound that holds whatever the
+    distribution, so it rests on an assumption the bound does not need."""
+    if not bool(ds["free_bound"].notnull().any()):
+        return []
+    minimize = bool(ds["minimize"])
+    end, side = ("upper", "above") if minimize else ("lower", "below")
+    lines = []
+    for m in ds["ci_method"].values:
+        if str(ds["ci_method_kind"].sel(ci_method=m).values) == "band":
+            continue
+        ends = ds[end].sel(ci_method=m)
+        past = (ends > ds["free_bound"]) if minimize else (ends < ds["free_bound"])
+        past = past & ends.notnull()
+        if not bool(past.any()):
+            continue
+        where = past.any([d for d in past.dims if d != "n"])
+        ns = ds["n"].values[where.values]
+        lines.append(f"warning: {m}'s {end} limits at n = {spans(ns)} lie {side} the "
+                     f"distribution-free bound beside them, which holds whatever the "
+                     f"distribution: there the bound is the better answer")
     return lines
 
 
@@ -633,7 +675,9 @@ def run(args):
     if fallback:
         summary.append(f"{args.ci_methods}: {fallback}")
     summary += _estimator_lines(ds, searches)
+    summary += _scale_lines(ds)
     summary += _range_lines(ds, np.concatenate([s.scores for s in searches]))
+    summary += _beyond_free_lines(ds)
     summary += _no_tail_lines(ds, searches)
     summary += interval_notes(ds)
     summary += _bound_lines(ds)
@@ -748,8 +792,12 @@ def _self_check_options(args):
 def _self_check(args, searches, ds):
     """Run and print the self-check: ``(ds with its results merged in, the lines printed
     but its coverage tables)``."""
+    options = _self_check_options(args)
+    # the range the curve's intervals knew, found from the scores or none, as given or not
+    options["bounds"] = (NO_BOUNDS if str(ds["bounds_from"].values) == "none"
+                         else (float(ds["bounds_lo"]), float(ds["bounds_hi"])))
     with Timer() as tc:
-        chk = self_check(searches, progress=not args.quiet, **_self_check_options(args))
+        chk = self_check(searches, progress=not args.quiet, **options)
     ds = ds.merge(chk, join="exact", compat="no_conflicts", combine_attrs="no_conflicts")
     ds.attrs.update(chk.attrs)
     blocks = _check_blocks(ds, args.all, tc.seconds)

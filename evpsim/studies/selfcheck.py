@@ -31,6 +31,7 @@ from ..estimators.targets import Target, as_target
 from ..intervals.family import curve_ci_method, plan_intervals, resolve_ci_methods
 from ..io.lattice import find_lattice
 from ..io.models import as_models
+from ..io.trials import NO_BOUNDS
 from ..truths.kde import fit_kde, fit_kde_cv, load_kde, mass_outside, snap_kde
 from .compare import compare_curves
 from .coverage import COVERAGE_CHUNK, CP_LEVEL, coverage
@@ -335,10 +336,12 @@ def self_check(scores, *, labels=None, estimators=None, ci_methods=None, level=0
     estimators, ci_methods, level
         The intervals to check, as in :func:`evpsim.curve` (whose default
         interval is checked when none is named).
-    bounds : (float, float), optional
-        The metric's range; the centered KDE is clipped to it. Default
+    bounds : (float, float) or "none", optional
+        The metric's range; the centered KDE is clipped to it, and the
+        intervals simulated know it, as :func:`evpsim.curve`'s do. Default
         ``(0, 1)`` or ``(0, 100)``, whichever holds every score (else an
-        error).
+        error); ``"none"``: that guess for the KDE, and intervals that do
+        not know the range, as :func:`evpsim.curve` with ``bounds="none"``.
     minimize : bool
         The scores are losses (checked as curves of the expected minimum).
     replicates : int
@@ -462,6 +465,7 @@ class _CheckRun:
     construction: str
     bounds: tuple  # the metric's range, in the scores' own direction
     flipped: tuple  # the same, larger being better
+    cut: bool  # the intervals know the range (not with bounds="none")
     replicates: int
     sizes: list  # resamples per simulated search of each model
     seed: int
@@ -494,8 +498,9 @@ def _check_run(scores, *, labels, estimators, ci_methods, level, bounds, minimiz
         estimators = "V" if kind.kind == "mean" else "quantile"
     sign = -1.0 if minimize else 1.0
     every = np.concatenate([m.scores for m in models])
+    cut = not (isinstance(bounds, str) and bounds == NO_BOUNDS)
     lo, hi = check.bounds(bounds, every.min(), every.max(), "every score") \
-        if bounds is not None else metric_range(every)
+        if bounds is not None and cut else metric_range(every)
     flipped = (lo, hi) if sign > 0 else (-hi, -lo)
     replicates = check_replicates(replicates)
     stop, progress = check.boolean(stop, "stop"), check.boolean(progress, "progress")
@@ -509,8 +514,8 @@ def _check_run(scores, *, labels, estimators, ci_methods, level, bounds, minimiz
         plan_intervals(estimators, ci_methods, target, B, np.arange(1, B + 1), level=level,
                        resamples=size, lstatistics_only=True).check_coverage_memory(workers)
     return _CheckRun(models, kind, target, sign, estimators, ci_methods, level, bandwidth,
-                     construction, (lo, hi), flipped, replicates, sizes, seed, workers, stop,
-                     progress)
+                     construction, (lo, hi), flipped, cut, replicates, sizes, seed, workers,
+                     stop, progress)
 
 
 def check_arguments(scores, **options):
@@ -560,7 +565,7 @@ def _model_coverage(run, k, truth, on_lattice):
     cov = coverage(truth, model.scores.size, estimators=run.estimators,
                    ci_methods=list(dict.fromkeys(ran)), level=run.level,
                    replicates=run.replicates, resamples=run.sizes[k], seed=run.seed,
-                   bounds=run.flipped if run.construction == "centered" else None,
+                   bounds=run.flipped if run.construction == "centered" and run.cut else None,
                    workers=run.workers, progress=bar, curve=run.target, stop=rule)
     return cov if ran == names else cov.sel(ci_method=ran).assign_coords(ci_method=names)
 
