@@ -19,6 +19,7 @@ from ..io.results import ENGINE
 from ..io.results import FIGURE_SUFFIXES as FIGURES
 from ..io.results import NETCDF_SUFFIXES as NETCDF
 from ..io.results import atomic_write_all, check_output
+from ..io.trials import NO_BOUNDS
 from ..truths.distributions import list_truths, make_truth
 
 __all__ = ["UserError", "GIVEN", "given", "refuse_unused", "refuse_unused_estimator_options",
