@@ -90,20 +90,28 @@ def test_the_comparison(two, ds):
 def test_random_search_gets_vs_pooled_curve_too(two, ds):
     pooled = np.concatenate(two["random"])
     one = evpsim.curve(pooled, estimators="V", resamples=2000, seed=3)
-    np.testing.assert_allclose(ds["pooled_estimate"].sel(model="random"),
+    mean = ds.sel(curve="mean", model="random")
+    np.testing.assert_allclose(mean["pooled_estimate"],
                                one["estimate"].sel(estimator="V").isel(model=0, n=slice(0, 30)))
-    np.testing.assert_allclose(ds["pooled_lower"].sel(model="random"),
+    np.testing.assert_allclose(mean["pooled_lower"],
                                one["lower"].isel(model=0, estimator=0, ci_method=0,
                                                  n=slice(0, 30)))
     assert bool(ds["pooled_estimate"].sel(model="TPE").isnull().all())
-    assert ds.attrs["pooled_ci_method"] == str(one["ci_method"].values[0])
+    assert str(mean["pooled_method"].values) == str(one["ci_method"].values[0])
     assert "valid for random search only" in ds["pooled_estimate"].attrs["long_name"]
+    # the median curve of the pooled trials: the quantile estimator, as evpsim.curve draws it
+    med = evpsim.curve(pooled, curve="median", resamples=2000, seed=3)
+    np.testing.assert_allclose(ds["pooled_estimate"].sel(model="random", curve="median"),
+                               med["estimate"].isel(model=0, estimator=0, n=slice(0, 30)))
+    assert str(ds["pooled_estimator"].sel(curve="median").values) == "quantile"
     # the pooled interval is the tighter one
-    width_v = ds["pooled_upper"] - ds["pooled_lower"]
-    width_t = (ds["upper"] - ds["lower"]).sel(curve="mean", ci_method="student-t")
-    assert float((width_v / width_t).sel(model="random").median()) < 1
+    width_v = mean["pooled_upper"] - mean["pooled_lower"]
+    width_t = (mean["upper"] - mean["lower"]).sel(ci_method="student-t")
+    assert float((width_v / width_t).median()) < 1
     notes = runs_notes(ds)
-    assert any("V's pooled curve assumes the pooled trials are i.i.d." in n for n in notes)
+    assert "assumes: the curve of random's 240 pooled trials (V with gpd-tail-bounded; " \
+           "quantile with order-statistic): that they are i.i.d. draws (random search): valid " \
+           "there only, and tighter" in notes
 
 
 def test_losses_are_the_mirror_of_scores(two):

@@ -430,13 +430,13 @@ def _curve_run(scores, columns, *, labels, durations, estimators, ci_methods, le
         metric = found.pop() if len(found) == 1 else "score"
     metric = check.string(metric, "metric")
     sign = -1.0 if minimize else 1.0
-    bounds, bounds_from = _scale(bounds, models)
+    bounds, bounds_from = metric_scale(bounds, models)
     ybounds = None if bounds is None else tuple(sorted(sign * b for b in bounds))
     return _CurveRun(models, kind, flipped, minimize, sign, ests, n_max, meths, level,
                      resamples, seed, target, metric, bounds, ybounds, bounds_from)
 
 
-def _scale(bounds, models):
+def metric_scale(bounds, models):
     """The metric's range and where it comes from: ``(bounds, "given")`` when given
     (checked against every score), ``(UNIT, "lattice 1/N, ...")`` when not given and every
     model's scores lie in [0, 1] on a lattice of step 1/N

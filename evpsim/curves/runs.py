@@ -22,6 +22,7 @@ random, and :func:`runs_notes` says which assumption each rests on.
 from __future__ import annotations
 
 from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 import xarray as xr
@@ -29,9 +30,12 @@ import xarray as xr
 from .. import _validate as check
 from ..intervals import RUN_CURVES, best_so_far, resolve_run_methods, run_intervals
 from ..io.results import provenance
-from .curve import share_ahead
+from ..io.runs import SearchRuns
+from ..io.search import Search
+from ..io.trials import NO_BOUNDS, RANDOM_SAMPLERS, direction
+from .curve import metric_scale, share_ahead
 
-__all__ = ["runs_curve", "runs_notes", "MEAN_CAUTION"]
+__all__ = ["runs_curve", "runs_notes", "observed_curves", "MEAN_CAUTION"]
 
 #: what the runs battery (``evpsim reproduce runs``) found of the mean curve's interval
 MEAN_CAUTION = (
@@ -43,7 +47,7 @@ MEAN_CAUTION = (
 
 
 def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_methods=None,
-               level=0.95, resamples=10_000, seed=0, pooled_ci_method=None):
+               level=0.95, resamples=10_000, seed=0, pooled_ci_method=None, bounds=None):
     """Curves of searches run several times (seeds), with intervals across runs.
 
     Parameters
@@ -52,15 +56,27 @@ def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_meth
         One search's runs, each a sequence of scores in the order its
         trials ran (at least 2 runs of at least 1 trial); or ``{label:
         runs}`` for several searches (e.g. ``{"TPE": [...], "random":
-        [...]}``).
+        [...]}``). A run may also be a search as read
+        (:class:`~evpsim.io.search.Search`, its scores in trial order) or an
+        :class:`optuna.Study` (read by
+        :func:`~evpsim.io.trackers.optuna_studies.read_study`: failed and
+        pruned trials by their rules, its direction); and the searches of
+        :func:`evpsim.read_runs` are given as they are (a list of them).
     labels : sequence of str, optional
-        The searches' names (default the mapping's keys, else ``"model"``).
+        The searches' names (default the mapping's keys or the searches'
+        labels, else ``"model"``).
     random_search : bool, str or sequence of str, optional
-        The searches whose runs are random search (True: all): their
-        pooled trials also give V's curve with its interval, which
-        assumes i.i.d. trials.
+        The searches whose runs are random search (True: all; False:
+        none): their pooled trials also give V's curve with its interval,
+        which assumes i.i.d. trials. Default: those whose runs record a
+        sampler that draws at random (Optuna's ``RandomSampler``, Ray
+        Tune's ``BasicVariantGenerator``: see
+        :data:`~evpsim.io.trials.RANDOM_SAMPLERS`); runs given as scores
+        record none.
     minimize : bool
-        The scores are losses: best means lowest, "ahead" means lower.
+        The scores are losses: best means lowest, "ahead" means lower
+        (implied by runs that record a minimising direction, as a
+        minimising study).
     ci_methods : str or sequence, optional
         Intervals across runs (:data:`evpsim.intervals.runs.RUN_CI_METHODS`;
         default :data:`evpsim.intervals.runs.DEFAULTS`, one per curve).
@@ -74,7 +90,13 @@ def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_meth
         :func:`evpsim.curve` does.
     pooled_ci_method : str, optional
         CI method of the pooled V curve (default :func:`evpsim.curve`'s
-        for the mean curve).
+        for the mean curve); the pooled median curve's is
+        :func:`evpsim.curve`'s for a median (order-statistic).
+    bounds : (float, float) or "none", optional
+        The metric's range, as :func:`evpsim.curve` takes it (given, found
+        where every score lies in [0, 1] on a lattice, or ``"none"``): no
+        interval across runs ends outside it, nor the difference's outside
+        ``(lo - hi, hi - lo)``; the pooled curves are drawn with it.
 
     Returns
     -------
@@ -89,10 +111,18 @@ def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_meth
           ``lower``, ``upper`` (model, curve, ci_method, n): intervals
           across runs (NaN where a method does not bound a curve);
         * ``pooled_estimate``, ``pooled_lower``, ``pooled_upper`` (model,
-          n): V's curve of the pooled trials and its interval, for the
-          searches declared random (NaN for the others);
+          curve, n): the curves of the pooled trials and their intervals,
+          for the searches declared random (NaN for the others): V's for
+          the mean curve, the quantile estimator's for the median
+          (coordinates ``pooled_estimator`` and ``pooled_method``, per
+          curve: :func:`evpsim.curve`'s defaults);
+        * scalar coordinates ``bounds_lo``, ``bounds_hi`` (NaN when
+          unknown) and ``bounds_from``, as :func:`evpsim.curve`'s;
         * coordinates ``runs``, ``shortest``, ``longest``, ``trials``
-          (pooled) and ``random_search`` per model, ``bounds_curve``
+          (pooled), ``random_search`` and ``sampler`` (``""`` where none is
+          recorded) per model, ``run_name`` (model, run: its study,
+          experiment, path or run-field value as read, its 0-based index
+          for scores given; ``""`` past a search's runs), ``bounds_curve``
           (curve, ci_method), ``ci_method_assumes``;
         * with two or more searches, dim ``pair`` (``model_a``,
           ``model_b``): ``difference`` (pair, curve, n), ``difference_lower``
@@ -128,32 +158,45 @@ def runs_curve(runs, *, labels=None, random_search=None, minimize=False, ci_meth
     >>> str(mean["leader"].item()), int(mean["ahead_from"]), float(mean["surely_ahead_from"])
     ('A', 1, nan)
     """
-    groups = _groups(runs, labels)
     minimize = check.boolean(minimize, "minimize")
-    randoms = _random_searches(random_search, [g for g, _ in groups])
+    groups, read = _groups(runs, labels, minimize)
+    minimize = direction([r for _, rs in read for r in rs], minimize)
+    randoms = _random_searches(random_search, groups, read)
     methods = resolve_run_methods(ci_methods)
     level = check.level(level)
     resamples = check.integer(resamples, "resamples", minimum=2)
     seed = check.seed(seed)
     sign = -1.0 if minimize else 1.0
     curves = [best_so_far(r, minimize=minimize, name=f"runs[{label!r}]") for label, r in groups]
+    bounds, bounds_from = metric_scale(bounds, [SimpleNamespace(scores=np.concatenate(cs))
+                                                for cs in curves])
     shortest = [min(c.size for c in cs) for cs in curves]
     N = max(shortest)
     per = [run_intervals(sign * np.array([c[:s] for c in cs]), ci_methods=methods, level=level,
                          resamples=resamples, seed=seed, stream=g)
            for g, (cs, s) in enumerate(zip(curves, shortest))]
     ds = _assemble(groups, curves, per, methods, N, sign, level)
-    _add_pooled(ds, groups, randoms, level, resamples, seed, minimize, pooled_ci_method)
+    _add_reading(ds, read)
+    _add_pooled(ds, groups, randoms, level, resamples, seed, minimize, pooled_ci_method,
+                NO_BOUNDS if bounds is None else bounds)
     if len(groups) > 1:
         _add_pairs(ds, per, sign, level)
+    _cut(ds, bounds, bounds_from)
     ds.attrs.update(provenance(level=level, resamples=resamples, seed=seed,
                                minimize=minimize))
     return ds
 
 
-def _groups(runs, labels):
-    """``[(label, runs)]`` from one search's runs or a mapping of them."""
-    if isinstance(runs, dict):
+def _groups(runs, labels, minimize):
+    """``[(label, runs as scores)]`` from one search's runs or a mapping of them, and each
+    search's runs as read (``[(label, searches)]``: empty for scores given)."""
+    if isinstance(runs, SearchRuns):
+        runs = [runs]
+    if isinstance(runs, (list, tuple)) and runs and all(isinstance(r, SearchRuns)
+                                                        for r in runs):
+        given = [r.label for r in runs]
+        values = [list(r.runs) for r in runs]
+    elif isinstance(runs, dict):
         if not runs:
             raise check.InvalidArgument("runs", "runs: the mapping holds no search")
         given = [str(k) for k in runs]
@@ -168,12 +211,35 @@ def _groups(runs, labels):
         given = [check.string(x, "labels") for x in labels]
     if len(set(given)) != len(given):
         raise check.InvalidArgument("labels", f"labels: a label given twice in {given}")
-    return list(zip(given, values))
+    read = [(label, _read_runs(value, minimize)) for label, value in zip(given, values)]
+    scores = [(label, [r.scores for r in rs] if rs else value)
+              for (label, rs), value in zip(read, values)]
+    return scores, read
 
 
-def _random_searches(random_search, labels):
-    """The labels declared random search."""
-    if random_search is None or random_search is False:
+def _read_runs(value, minimize):
+    """A search's runs given as searches read or Optuna studies, as searches (``[]`` for
+    runs given as scores)."""
+    items = list(value) if isinstance(value, (list, tuple)) else None
+    if not items:
+        return []
+    if all(isinstance(r, Search) for r in items):
+        return items
+    if all(hasattr(r, "get_trials") and hasattr(r, "directions") for r in items):
+        from ..io.trackers.optuna_studies import read_study
+
+        return [read_study(r, minimize=minimize) for r in items]
+    return []
+
+
+def _random_searches(random_search, groups, read):
+    """The labels declared random search (None: those whose runs record a sampler that
+    draws at random)."""
+    labels = [label for label, _ in groups]
+    if random_search is None:
+        return [label for label, rs in read
+                if rs and all(r.sampler in RANDOM_SAMPLERS for r in rs)]
+    if random_search is False:
         return []
     if random_search is True:
         return list(labels)
@@ -184,6 +250,18 @@ def _random_searches(random_search, labels):
                                                      f"search's label; labels: "
                                                      f"{', '.join(labels)}")
     return names
+
+
+def _add_reading(ds, read):
+    """Each run's name and each search's sampler, as read (names by index for scores
+    given)."""
+    names = np.full((ds.sizes["model"], ds.sizes["run"]), "", dtype=object)
+    samplers = []
+    for g, ((_, rs), k) in enumerate(zip(read, ds["runs"].values)):
+        names[g, :k] = [r.run or r.label for r in rs] if rs else [str(r) for r in range(k)]
+        samplers.append(rs[0].sampler if rs else "")
+    ds.coords["run_name"] = (("model", "run"), names.astype(str))
+    ds.coords["sampler"] = ("model", samplers)
 
 
 def _pad(values, N):
@@ -226,35 +304,61 @@ def _assemble(groups, curves, per, methods, N, sign, level):
     return ds
 
 
-def _add_pooled(ds, groups, randoms, level, resamples, seed, minimize, ci_method):
-    """V's curve of each random search's pooled trials, and its interval."""
+#: the estimator of each curve of the pooled trials (as :func:`evpsim.curve` draws them)
+POOLED_ESTIMATORS = {"mean": "V", "median": "quantile"}
+
+
+def _cut(ds, bounds, bounds_from):
+    """Every interval across runs cut to the metric's range (a difference's to ``(lo - hi,
+    hi - lo)``), and the range as coordinates."""
+    lo, hi = (np.nan, np.nan) if bounds is None else bounds
+    ds.coords["bounds_lo"], ds.coords["bounds_hi"] = lo, hi
+    ds.coords["bounds_from"] = bounds_from
+    if bounds is None:
+        return
+    for key in ("lower", "upper"):
+        ds[key] = ds[key].clip(lo, hi)
+    for key in ("difference_lower", "difference_upper"):
+        if key in ds:
+            ds[key] = ds[key].clip(lo - hi, hi - lo)
+
+
+def _add_pooled(ds, groups, randoms, level, resamples, seed, minimize, ci_method, bounds):
+    """The curves of each random search's pooled trials, and their intervals: V's for the
+    mean curve, the quantile estimator's for the median (``ci_method`` of the mean
+    curve's, else :func:`evpsim.curve`'s defaults)."""
     from .curve import curve
 
-    N = ds.sizes["n"]
-    est, lo, hi = (np.full((len(groups), N), np.nan) for _ in range(3))
-    method = ""
+    N, C = ds.sizes["n"], len(RUN_CURVES)
+    est, lo, hi = (np.full((len(groups), C, N), np.nan) for _ in range(3))
+    methods = [""] * C
     for g, (label, runs) in enumerate(groups):
         if label not in randoms:
             continue
         pooled = np.concatenate([np.asarray(r, dtype=float) for r in runs])
-        one = curve(pooled, estimators="V", ci_methods=ci_method, level=level,
-                    resamples=resamples, seed=seed, minimize=minimize)
-        m = min(N, one.sizes["n"])
-        method = str(one["ci_method"].values[0])
-        sel = one.isel(model=0, estimator=0, n=slice(0, m))
-        est[g, :m] = sel["estimate"].values
-        lo[g, :m] = sel["lower"].isel(ci_method=0).values
-        hi[g, :m] = sel["upper"].isel(ci_method=0).values
+        for c, kind in enumerate(RUN_CURVES):
+            one = curve(pooled, estimators=POOLED_ESTIMATORS[kind], curve=kind,
+                        ci_methods=ci_method if kind == "mean" else None, level=level,
+                        resamples=resamples, seed=seed, minimize=minimize, bounds=bounds)
+            m = min(N, one.sizes["n"])
+            methods[c] = str(one["ci_method"].values[0])
+            sel = one.isel(model=0, estimator=0, n=slice(0, m))
+            est[g, c, :m] = sel["estimate"].values
+            lo[g, c, :m] = sel["lower"].isel(ci_method=0).values
+            hi[g, c, :m] = sel["upper"].isel(ci_method=0).values
     ds.coords["random_search"] = ("model", [label in randoms for label, _ in groups])
+    ds.coords["pooled_estimator"] = ("curve", [POOLED_ESTIMATORS[k] for k in RUN_CURVES])
+    ds.coords["pooled_method"] = ("curve", methods)
     text = ("assumes the pooled trials are i.i.d. (random search); valid for random search "
             "only")
-    ds["pooled_estimate"] = (("model", "n"), est, {
-        "long_name": f"V's expected best score after n trials from the pooled trials; {text}"})
-    ds["pooled_lower"] = (("model", "n"), lo, {
-        "long_name": f"lower end of V's {level:g} interval ({method}); {text}"})
-    ds["pooled_upper"] = (("model", "n"), hi, {
-        "long_name": f"upper end of V's {level:g} interval ({method}); {text}"})
-    ds.attrs["pooled_ci_method"] = method
+    dims = ("model", "curve", "n")
+    ds["pooled_estimate"] = (dims, est, {
+        "long_name": f"expected (median) best score after n trials from the pooled trials, "
+                     f"by pooled_estimator; {text}"})
+    ds["pooled_lower"] = (dims, lo, {
+        "long_name": f"lower end of its {level:g} interval (pooled_method); {text}"})
+    ds["pooled_upper"] = (dims, hi, {
+        "long_name": f"upper end of its {level:g} interval (pooled_method); {text}"})
 
 
 def _trailing_start(ok):
@@ -380,9 +484,49 @@ def _pair_variables(ds, labels, pairs, out, runs_ahead, ahead, leader, budgets, 
         ds[key] = (("pair", "curve"), budgets[key], {"long_name": text})
 
 
-def runs_notes(ds):
+def observed_curves(searches, *, minimize=False):
+    """The observed best-so-far curve of each search, one run each: what one run of an
+    adaptive search shows without assuming its trials independent.
+
+    Parameters
+    ----------
+    searches : list of Search
+        Each one run, its scores in the order its trials ran.
+    minimize : bool
+        The scores are losses: best means lowest.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``observed_model`` and ``observed_n`` (1 up to the longest
+        run): ``observed_best`` (each run's best score among its first n
+        trials; NaN past its B); coordinates ``observed_B``,
+        ``observed_sampler`` and ``observed_source`` per model.
+    """
+    curves = [(np.minimum if minimize else np.maximum).accumulate(s.scores) for s in searches]
+    N = max(c.size for c in curves)
+    best = np.stack([np.r_[c, np.full(N - c.size, np.nan)] for c in curves])
+    return xr.Dataset(
+        {"observed_best": (("observed_model", "observed_n"), best, {
+            "long_name": "best score among the run's first n trials, as they ran: one run of "
+                         "a search, no interval (its trials are not independent draws)"})},
+        coords={"observed_model": [s.label for s in searches],
+                "observed_n": np.arange(1, N + 1),
+                "observed_B": ("observed_model", [c.size for c in curves]),
+                "observed_sampler": ("observed_model", [s.sampler for s in searches]),
+                "observed_source": ("observed_model", [s.source for s in searches])})
+
+
+def runs_notes(ds, curve=None):
     """What a reader must know of a :func:`runs_curve` dataset: runs of different
     lengths, what each curve and interval rests on.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`runs_curve`.
+    curve : {"mean", "median"}, optional
+        The curve shown (default: both).
 
     Returns
     -------
@@ -390,6 +534,10 @@ def runs_notes(ds):
     """
     from ..intervals import order_index
 
+    shown = RUN_CURVES if curve is None else (check.choice(curve, "curve", RUN_CURVES),)
+    methods = [str(m) for m, b in zip(ds["ci_method"].values,
+                                      ds["bounds_curve"].sel(curve=list(shown)).any("curve"))
+               if b]
     lines = []
     level = float(ds.attrs["level"])
     for m, k, lo, hi in zip(ds["model"].values, ds["runs"].values, ds["shortest"].values,
@@ -397,18 +545,25 @@ def runs_notes(ds):
         if lo != hi:
             lines.append(f"{m}: its {k} runs differ in length ({lo} to {hi} trials): its "
                          f"curves stop at the shortest run, n = {lo}")
-        if "order-statistic" in ds["ci_method"].values:
+        if "order-statistic" in methods:
             d, _, cover = order_index(int(k), level)
             if cover < level:
                 lines.append(f"{m}: with {k} runs the widest order-statistic interval, "
                              f"[min, max], holds {cover:.4g} < {level:g}; run more seeds for "
                              f"{level:g}")
-    lines.append("the curves across runs and their intervals assume only that the runs are "
-                 "independent (different seeds); the trials within a run may depend on the "
-                 "earlier ones")
-    if "student-t" in ds["ci_method"].values:
+    models = [str(m) for m in ds["model"].values]
+    lines.append(f"assumes: the {' and '.join(shown)} curve{'s' if len(shown) > 1 else ''} "
+                 f"across runs of {', '.join(models)}, and {', '.join(methods)}: only that the "
+                 f"runs are independent (different seeds); the trials within a run may depend "
+                 f"on the earlier ones")
+    pooled = [f"{m}'s {int(t)} pooled trials" for m, t, r in
+              zip(models, ds["trials"].values, ds["random_search"].values) if r]
+    if pooled:
+        how = "; ".join(f"{ds['pooled_estimator'].sel(curve=c).values} with "
+                        f"{ds['pooled_method'].sel(curve=c).values}" for c in shown)
+        lines.append(f"assumes: the curve{'s' if len(pooled) > 1 else ''} of {', '.join(pooled)} "
+                     f"({how}): that they are i.i.d. draws (random search): valid there only, "
+                     f"and tighter")
+    if "student-t" in methods and "mean" in shown:
         lines.append(MEAN_CAUTION)
-    if bool(ds["random_search"].any()):
-        lines.append("V's pooled curve assumes the pooled trials are i.i.d.: valid for random "
-                     "search only, and tighter there")
     return lines

@@ -47,6 +47,7 @@ class Record:
     detail: str = ""        # "line N: ...", for messages
     argument: str = "path"  # the argument a strict reader blames
     group: object = None    # the group value, once read
+    run: object = None      # the run-field value (which run of its search), once read
     duration: float = math.nan
     flag: str = ""          # the flag marking the run as diverged or failed, if any
     failed: str = ""        # why the trial failed, when it is counted at the worst score

@@ -85,6 +85,9 @@ class Search:
         The column taken as the trials' durations without a time field
         being given: ``"Runtime"`` of a W&B runs-table export (see
         :data:`~evpsim.io.formats.csvfiles.WANDB_COLUMNS`); ``""`` otherwise.
+    run : str
+        Which run of its model's search these trials are, where a run
+        field tells runs apart (its value: a seed); ``""`` otherwise.
     """
 
     label: str
@@ -103,6 +106,7 @@ class Search:
     sampler: str = ""
     minimize: bool | None = None
     implied_time: str = ""
+    run: str = ""
 
 
 def describe_dropped(dropped):
@@ -116,7 +120,7 @@ def describe_dropped(dropped):
     return "; ".join(f"{count} {reason}" for reason, count in dropped.items())
 
 
-def describe_reading(search, what="the curve"):
+def describe_reading(search, what="the curve", curve="V"):
     """What reading counted, left out or kept unusually, as ``"; ..."`` clauses (``""`` if
     nothing).
 
@@ -128,7 +132,8 @@ def describe_reading(search, what="the curve"):
     tool recorded one (with a warning when it is not random search, which
     the curve assumes): what a line describing the model must say. ``what`` names what
     is made of the scores (``"the curve"``, ``"the fit"``), which dropped
-    failed trials make conditional on success.
+    failed trials make conditional on success; ``curve`` what is drawn of them
+    (see :func:`~evpsim.io.trials.describe_sampler`).
 
     Examples
     --------
@@ -183,7 +188,7 @@ def describe_reading(search, what="the curve"):
         notes.append(f"{k} of {size} kept trials {'has' if k == 1 else 'have'} no duration: "
                      f"the expected wall-clock uses the mean of the other {size - k}")
     if search.sampler:
-        notes.append(describe_sampler(search.sampler))
+        notes.append(describe_sampler(search.sampler, curve))
     return "".join(f"; {note}" for note in notes)
 
 
@@ -222,11 +227,12 @@ def count_reasons(dropped):
     return counts
 
 
-def make_search(label, f, metric, records, timed, failed, failed_score, failed_basis):
+def make_search(label, f, metric, records, timed, failed, failed_score, failed_basis, run=""):
     """The :class:`Search` of one model's ``records`` read from ``f``
     (:class:`~evpsim.io.records.File`), its failed trials counted as
     :func:`~evpsim.io.trials.count_failed` returned (``failed``, ``failed_score``,
-    ``failed_basis``); ``timed`` says its records carry durations."""
+    ``failed_basis``); ``timed`` says its records carry durations; ``run`` which run
+    of its search they are (:attr:`Search.run`)."""
     kept = [r for r in records if r.score is not None]
     durations = np.array([r.duration for r in kept]) if timed else None
     flagged = {}
@@ -239,4 +245,4 @@ def make_search(label, f, metric, records, timed, failed, failed_score, failed_b
                   durations_missing=int(np.isnan(durations).sum()) if timed else 0,
                   diverged_kept=flagged, failed=failed, failed_score=failed_score,
                   failed_basis=failed_basis, pruned=pruned_kept(records),
-                  implied_time=f.implied_time)
+                  implied_time=f.implied_time, run=run)

@@ -73,7 +73,7 @@ STDIN = "-"
 
 def read_searches(paths, *, column=None, field=None, group=None, select=None, reduce=None,
                   time_field=None, labels=None, diverged="keep", failed="worst", bounds=None,
-                  minimize=False, pruned="last", time_reduce=None):
+                  minimize=False, pruned="last", time_reduce=None, run_field=None):
     """Read the trials of one or more hyperparameter searches, one model each.
 
     The format of each file comes from its suffix: ``.jsonl`` or
@@ -199,13 +199,21 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
         duration: the last checkpoint's (a running total), their sum
         (durations per checkpoint) or the largest. Required for such
         fields.
+    run_field : str, optional
+        The field (JSON Lines) or column (CSV) whose value names the run
+        of its model's search each record belongs to (a seed): each model
+        is then read as one search per value, its records in file order
+        (:attr:`Search.run`), every run counting its failed trials by the
+        rules above on its own. A record without it is refused.
 
     Returns
     -------
     list of Search
-        One per model: the files in the order given, the models of a file
-        in the order they first appear. Failed trials counted at a score
-        are among the scores, in file order.
+        One per model (with ``run_field``, one per run of each model, in
+        the order they first appear, labelled by the model): the files in
+        the order given, the models of a file in the order they first
+        appear. Failed trials counted at a score are among the scores, in
+        file order.
 
     Raises
     ------
@@ -259,25 +267,30 @@ def read_searches(paths, *, column=None, field=None, group=None, select=None, re
     options = _reading_options(paths, column=column, field=field, group=group, select=select,
                                reduce=reduce, time_field=time_field, labels=labels,
                                diverged=diverged, failed=failed, minimize=minimize,
-                               pruned=pruned, time_reduce=time_reduce)
+                               pruned=pruned, time_reduce=time_reduce, run_field=run_field)
     files = [_read_text(item, _format(item, fd, col), field=fd, column=col)
              for item, fd, col in zip(options.items, options.fields, options.columns)]
     _check_applicable(files, group=group, reduce=reduce, time_field=time_field,
-                      time_reduce=time_reduce)
+                      time_reduce=time_reduce, run_field=run_field)
     if time_field is None:
         for f in files:
             f.implied_time = implied_time(f)
     found = _selected([_split_models(f, options) for f in files], options.select, group)
-    bounds = check_bounds(bounds, [r for _, _, _, records in found for r in records],
+    # each model's runs (one, without run_field): (model's index, run value, records)
+    units = [(k, run, records) for k, (_, _, _, every) in enumerate(found)
+             for run, records in _split_runs(every, options.run_field)]
+    bounds = check_bounds(bounds, [r for _, _, records in units for r in records],
                           options.failed)
-    counted = [count_failed(f, records, group, value, options.failed, bounds, options.minimize)
-               for f, _, value, records in found]
-    for f, _, value, records in found:
-        enough(f, records, group, value)
+    whose = [_whose(group, found[k][2], options.run_field, run) for k, run, _ in units]
+    counted = [count_failed(found[k][0], records, *who, options.failed, bounds,
+                            options.minimize) for (k, _, records), who in zip(units, whose)]
+    for (k, _, records), who in zip(units, whose):
+        enough(found[k][0], records, *who)
     names = _labels(found, options.labels, group, several=len(files) > 1)
-    return [make_search(label, f, metric, records,
-                        time_field is not None or bool(f.implied_time), *count)
-            for label, (f, metric, _, records), count in zip(names, found, counted)]
+    return [make_search(names[k], found[k][0], found[k][1], records,
+                        time_field is not None or bool(found[k][0].implied_time), *count,
+                        run="" if run is None else run)
+            for (k, run, records), count in zip(units, counted)]
 
 
 @dataclass(frozen=True)
@@ -298,10 +311,11 @@ class _Reading:
     minimize: bool
     pruned: str
     time_reduce: str | None
+    run_field: str | None
 
 
 def _reading_options(paths, *, column, field, group, select, reduce, time_field, labels,
-                     diverged, failed, minimize, pruned, time_reduce):
+                     diverged, failed, minimize, pruned, time_reduce, run_field):
     """Check the arguments of :func:`read_searches` (in the order its errors name them)
     before any file is opened.
 
@@ -317,7 +331,7 @@ def _reading_options(paths, *, column, field, group, select, reduce, time_field,
     for value in fields:
         if value is not None:
             path_parts(value, "field")
-    for value, name in ((group, "group"), (time_field, "time_field")):
+    for value, name in ((group, "group"), (time_field, "time_field"), (run_field, "run_field")):
         if value is not None:
             path_parts(value, name)
     if reduce is not None:
@@ -339,8 +353,12 @@ def _reading_options(paths, *, column, field, group, select, reduce, time_field,
     if sum(_is_stdin(item) for item in items) > 1:
         raise check.InvalidArgument("path", f"path names standard input ({STDIN!r}) more than "
                                             f"once: it can be read once")
+    if run_field is not None and run_field == group:
+        raise check.InvalidArgument("run_field", f"run_field {run_field!r} is the group too: "
+                                                 f"the group names each record's model, the "
+                                                 f"run field its run of that model's search")
     return _Reading(items, columns, fields, group, select, reduce, time_field, labels,
-                    diverged, failed, minimize, pruned, time_reduce)
+                    diverged, failed, minimize, pruned, time_reduce, run_field)
 
 
 def _split_models(f, options):
@@ -356,7 +374,8 @@ def _split_models(f, options):
     records, metric = _records(f, column=f.column, field=f.field, group=options.group,
                                reduce=options.reduce,
                                time_field=options.time_field or f.implied_time or None,
-                               strict=False, time_reduce=options.time_reduce)
+                               strict=False, time_reduce=options.time_reduce,
+                               run_field=options.run_field)
     if not records:
         raise check.InvalidArgument("path", f"{f.name} holds no scores")
     apply_states(records, options.pruned)
@@ -552,7 +571,7 @@ def _file_list(files):
     return ", ".join(f.name for f in files)
 
 
-def _check_applicable(files, *, group, reduce, time_field, time_reduce):
+def _check_applicable(files, *, group, reduce, time_field, time_reduce, run_field):
     """Refuse an option that applies to none of the files, or to a plain-text file."""
     shared = {"reduce": reduce, "time_reduce": time_reduce}  # the others are per file
     for name, fmt, what in (("field", "jsonl", "JSON Lines files"),
@@ -569,7 +588,8 @@ def _check_applicable(files, *, group, reduce, time_field, time_reduce):
         if f.fmt == "jsonl" and f.field is None:
             raise check.InvalidArgument("field", f"field must name the score's key: {f.name} is "
                                                  f"JSON Lines")
-        for value, name in ((group, "group"), (time_field, "time_field")):
+        for value, name in ((group, "group"), (time_field, "time_field"),
+                            (run_field, "run_field")):
             if value is not None and f.fmt == "text":
                 raise check.InvalidArgument(name, f"{name} applies to JSON Lines and CSV files, "
                                                   f"not to plain text such as {f.name}")
@@ -578,13 +598,14 @@ def _check_applicable(files, *, group, reduce, time_field, time_reduce):
 # --- reading the records of a file --------------------------------------------------------
 
 def _records(f, *, column=None, field=None, group=None, reduce=None, time_field=None, strict,
-             time_reduce=None):
+             time_reduce=None, run_field=None):
     """The file's records and the name of the score's field or column, read by its format's
     module."""
     if f.fmt == "jsonl":
-        return jsonl_records(f, field, group, reduce, time_field, strict, time_reduce), field
+        return jsonl_records(f, field, group, reduce, time_field, strict, time_reduce,
+                             run_field), field
     if f.fmt == "csv":
-        return csv_records(f, column, group, time_field, strict)
+        return csv_records(f, column, group, time_field, strict, run_field)
     return text_records(f), ""
 
 
@@ -617,6 +638,28 @@ def _selected(split, select, group):
                                                       f"its values: {', '.join(models)}")
     return [(f, metric, value, records) for f, metric, models in split
             for value, records in models.items() if select is None or value in select]
+
+
+def _split_runs(records, run_field):
+    """``[(run value, records)]`` of one model's records, the runs in the order they first
+    appear; ``[(None, records)]`` without ``run_field``."""
+    if run_field is None:
+        return [(None, records)]
+    runs = {}
+    for record in records:
+        runs.setdefault(record.run, []).append(record)
+    return list(runs.items())
+
+
+def _whose(group, value, run_field, run):
+    """``(group, value)`` naming a model's records in a message (see
+    :func:`~evpsim.io.search.enough`), or one run of them: ``file (seed '3')``, ``file
+    (model 'cnn', seed '3')``."""
+    if run_field is None:
+        return group, value
+    if group is None:
+        return run_field, run
+    return f"{group} {value!r}, {run_field}", run
 
 
 def _labels(found, labels, group, several):

@@ -140,7 +140,9 @@ def read_results(results, *, field=None, column=None, studies=None, experiments=
     **options
         ``group``, ``select``, ``reduce``, ``time_field``, ``time_reduce``,
         ``labels``, ``diverged``, ``failed``, ``pruned``, ``bounds``,
-        ``minimize`` (see :func:`~evpsim.io.searchfiles.read_searches`).
+        ``minimize``, ``run_field`` (see
+        :func:`~evpsim.io.searchfiles.read_searches`; ``run_field`` for files
+        and MLflow runs).
         An option that applies to none of the results is refused: ``column``
         with no file, ``pruned`` where nothing records a pruned trial (an
         Optuna study does; so does a state column of a CSV or JSON Lines

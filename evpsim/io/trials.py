@@ -40,6 +40,7 @@ __all__ = ["PRUNED_RULES", "PRUNED", "RUNNING", "WAITING", "RANDOM_SAMPLERS", "N
            "DIVERGED_FLAGS", "DIVERGED_RULES", "FAILED_RULES", "STATE_FIELDS", "FAILED_STATES",
            "state_kind", "state_flag", "pruned_rule", "apply_states", "pruned_kept",
            "failed_rule", "check_bounds", "diverged_rule", "count_failed", "describe_sampler",
+           "is_adaptive", "NOT_ADAPTIVE",
            "direction", "NO_BOUNDS"]
 
 #: ``bounds`` that say the metric has no known range: nothing is taken from the scores
@@ -74,6 +75,11 @@ WAITING = "waiting to run"
 RANDOM_SAMPLERS = ("RandomSampler", "BasicVariantGenerator", "random")
 #: the sampler of a tool that records none
 NOT_RECORDED = "not recorded"
+#: samplers that are not random search, but do not adapt a trial to the earlier ones
+#: either (a grid, a low-discrepancy sequence): their trials are not drawn independently,
+#: and the curve's warning says so, but a single study of them is no run of an adaptive
+#: search
+NOT_ADAPTIVE = ("GridSampler", "QMCSampler")
 #: states (any case, after an optional ``TrialState.``) of each kind
 _KINDS = {PRUNED: ("pruned",), RUNNING: ("running",),
           WAITING: ("waiting", "pending", "queued", "scheduled")}
@@ -239,8 +245,27 @@ def count_failed(f, records, group, value, failed, bounds, minimize):
     return counts, score, basis
 
 
-def describe_sampler(sampler):
-    """What a search's sampler means for the curve, as a clause.
+def is_adaptive(sampler):
+    """Whether a recorded sampler adapts each trial to the earlier ones (TPE, CMA-ES,
+    Gaussian processes, NSGA, a search algorithm other than Ray Tune's default): one that
+    is recorded, and neither random search nor one of :data:`NOT_ADAPTIVE`.
+
+    Examples
+    --------
+    >>> is_adaptive("TPESampler"), is_adaptive("RandomSampler"), is_adaptive("not recorded")
+    (True, False, False)
+    """
+    return bool(sampler) and sampler != NOT_RECORDED and sampler not in RANDOM_SAMPLERS \
+        and sampler not in NOT_ADAPTIVE
+
+
+def describe_sampler(sampler, curve="V"):
+    """What a search's sampler means for its curve, as a clause.
+
+    ``curve`` says what is drawn of its trials: ``"V"``, a curve that
+    treats them as independent draws (the default: an adaptive sampler is
+    warned of); ``"observed"`` (one run's best so far) or ``"runs"`` (a
+    curve across runs), which assume no such thing.
 
     Examples
     --------
@@ -248,11 +273,16 @@ def describe_sampler(sampler):
     'sampler RandomSampler (random search)'
     >>> describe_sampler("not recorded")
     'sampler not recorded: the curve assumes random search'
+    >>> describe_sampler("TPESampler", "runs")
+    'sampler TPESampler (adaptive: each trial depends on the earlier ones)'
     """
-    if sampler == NOT_RECORDED:
-        return f"sampler {NOT_RECORDED}: the curve assumes random search"
     if sampler in RANDOM_SAMPLERS:
         return f"sampler {sampler} (random search)"
+    if curve != "V":
+        return (f"sampler {sampler} (adaptive: each trial depends on the earlier ones)"
+                if is_adaptive(sampler) else f"sampler {sampler}")
+    if sampler == NOT_RECORDED:
+        return f"sampler {NOT_RECORDED}: the curve assumes random search"
     return (f"sampler {sampler}: warning: not random search, which the curve assumes "
             f"(independent draws)")
 

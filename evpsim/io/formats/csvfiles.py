@@ -28,11 +28,11 @@ WANDB_COLUMNS = ("Name", "State", "Runtime")
 WANDB_TIME = "Runtime"
 
 
-def csv_records(f, column, group, time_field, strict):
+def csv_records(f, column, group, time_field, strict, run_field=None):
     """The records of a CSV file ``f`` (:class:`~evpsim.io.records.File`) and the name of
     the scores' column (see the module's docstring for the header rule).
 
-    ``column``, ``group`` and ``time_field`` are as in
+    ``column``, ``group``, ``time_field`` and ``run_field`` are as in
     :func:`evpsim.read_searches`; ``strict`` says a reader of one model's
     scores is asking (in the message of a file holding several models).
     """
@@ -54,7 +54,10 @@ def csv_records(f, column, group, time_field, strict):
         col = 0
     else:
         col = _csv_index(f, header, width, column, "column")
-    group_col = None if group is None else _csv_index(f, header, width, group, "group")
+    keys = [(attr, _csv_index(f, header, width, key, name), key, name, what)
+            for attr, key, name, what in (("group", group, "group", "model"),
+                                          ("run", run_field, "run_field", "run"))
+            if key is not None]
     time_cols = None if time_field is None else [_csv_index(f, header, width, key, "time_field")
                                                  for key in time_keys(time_field)]
     state_col = next((i for i, name in enumerate(header or ()) if name.lower() in STATE_FIELDS),
@@ -70,11 +73,12 @@ def csv_records(f, column, group, time_field, strict):
     for line, row in body:
         record = Record(line)
         records.append(record)
-        if group_col is not None:
-            record.group = row[group_col].strip() if group_col < len(row) else ""
-            if not record.group:
-                raise check.InvalidArgument("group", f"{f.name} line {line}: no {group!r}, so "
-                                                     f"the row's model is unknown")
+        for attr, at, key, name, what in keys:
+            value = row[at].strip() if at < len(row) else ""
+            if not value:
+                raise check.InvalidArgument(name, f"{f.name} line {line}: no {key!r}, so the "
+                                                  f"row's {what} is unknown")
+            setattr(record, attr, value)
         if time_cols is not None:
             record.duration = duration([row[i] if i < len(row) else None for i in time_cols],
                                        f"{f.name} line {line}", *_time_named(f, time_field))

@@ -33,20 +33,26 @@ _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", boo
                type(None): "null"}
 
 
-def jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None):
+def jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None,
+                  run_field=None):
     """The records of a JSON Lines file ``f`` (:class:`~evpsim.io.records.File`).
 
-    ``field``, ``group``, ``reduce``, ``time_field`` and ``time_reduce`` are as in
-    :func:`evpsim.read_searches`; ``strict`` says a reader of one model's
-    scores is asking (in the message of a file holding several models).
+    ``field``, ``group``, ``reduce``, ``time_field``, ``time_reduce`` and
+    ``run_field`` are as in :func:`evpsim.read_searches`; ``strict`` says a
+    reader of one model's scores is asking (in the message of a file holding
+    several models).
     """
     parts = path_parts(field, "field")
-    group_parts = path_parts(group, "group") if group is not None else None
+    # the fields that tell a record's model and its run: (attribute, path, key, argument, what)
+    keys = [(attr, path_parts(key, name), key, name, what)
+            for attr, key, name, what in (("group", group, "group", "model"),
+                                          ("run", run_field, "run_field", "run"))
+            if key is not None]
     time_parts = None if time_field is None else [path_parts(key, "time_field")
                                                   for key in time_keys(time_field)]
     records, first, models = [], None, {}
     # does some record have the field (beyond an empty list), the group, the time?
-    seen = {"field": False, "group": False, "time_field": False}
+    seen = {"field": False, "group": False, "run_field": False, "time_field": False}
     for line, text in enumerate(f.text.splitlines(), start=1):
         if not text.strip():
             continue
@@ -54,17 +60,17 @@ def jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None)
         records.append(record)
         obj = _json_object(record, text)
         if obj is None:
-            if group is not None:  # the record cannot be counted against any model
+            if keys:  # the record cannot be counted against any model, or run
                 raise check.InvalidArgument("path", f"{f.name} {record.detail}, so its "
-                                                    f"{group!r} is unknown: repair or remove "
-                                                    f"the line")
+                                                    f"{keys[0][2]!r} is unknown: repair or "
+                                                    f"remove the line")
             continue
         first = obj if first is None else first
         if group is None and isinstance(obj.get(MODEL_FIELD), str):
             models[obj[MODEL_FIELD]] = True
-        if group is not None:
-            record.group = lookup(obj, group_parts)
-            seen["group"] |= record.group is not MISSING
+        for attr, key_parts, _, name, _ in keys:
+            setattr(record, attr, lookup(obj, key_parts))
+            seen[name] |= getattr(record, attr) is not MISSING
         if time_parts is not None:
             values = [lookup(obj, parts) for parts in time_parts]
             seen["time_field"] |= all(value is not MISSING for value in values)
@@ -81,13 +87,14 @@ def jsonl_records(f, field, group, reduce, time_field, strict, time_reduce=None)
     # a key that no record has is a typo; one that some records lack is counted
     for name, value, asked in (("field", field, any(r.reason == FIELD_MISSING for r in records)),
                                ("group", group, group is not None),
+                               ("run_field", run_field, run_field is not None),
                                ("time_field", time_field, time_field is not None)):
         if asked and first is not None and not seen[name]:
             raise check.InvalidArgument(name, f"{name} {value!r} is in no record of {f.name}; "
                                               f"the first record's keys: {_keys(first)}")
-    if group is not None:
+    for attr, _, key, name, what in keys:
         for record in records:
-            record.group = _group_name(record, group, f.name)
+            setattr(record, attr, _key_name(record, attr, key, name, what, f.name))
     return records
 
 
@@ -108,13 +115,14 @@ def _json_object(record, text):
     return obj
 
 
-def _group_name(record, group, name):
-    """The model a record belongs to: its group value as a string."""
-    value = record.group
+def _key_name(record, attr, key, argument, what, name):
+    """The model (``attr`` "group") or run (``attr`` "run") a record belongs to: the value of
+    its field ``key`` as a string."""
+    value = getattr(record, attr)
     if value is MISSING or value is None or isinstance(value, (dict, list)):
         shown = "missing" if value is MISSING else show(value)
-        raise check.InvalidArgument("group", f"{name} line {record.line}: {group!r} is {shown}, "
-                                             f"so the record's model is unknown")
+        raise check.InvalidArgument(argument, f"{name} line {record.line}: {key!r} is {shown}, "
+                                              f"so the record's {what} is unknown")
     return value if isinstance(value, str) else json.dumps(value)
 
 

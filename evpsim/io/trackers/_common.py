@@ -5,6 +5,7 @@ files."""
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import importlib
 import math
 import sqlite3
@@ -19,7 +20,8 @@ from ..trials import (DIVERGED_RULES, apply_states, check_bounds, count_failed, 
                       diverged_rule, failed_rule, pruned_rule, state_flag, state_kind)
 
 __all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
-           "not_open", "named_once", "no_location", "sqlite_store"]
+           "not_open", "named_once", "no_location", "sqlite_store", "matched", "matches",
+           "is_pattern"]
 
 
 @dataclass
@@ -46,6 +48,9 @@ class Trials:
     pruning : bool
         The tool records pruned trials as such (Optuna does; a Ray Tune
         trial stopped early by its scheduler looks like any other).
+    run : str
+        Which run of the model's search these trials are, where a run
+        field tells runs apart (see :attr:`~evpsim.io.search.Search.run`).
     """
 
     label: str
@@ -56,6 +61,7 @@ class Trials:
     minimize: bool | None = None
     timed: bool = True
     pruning: bool = False
+    run: str = ""
 
 
 #: the package each extra of the readers brings
@@ -119,13 +125,14 @@ def searches(models, *, failed="worst", diverged="keep", pruned="last", bounds=N
     bounds = check_bounds(bounds, [r for m in models for r in m.records], failed)
     out = []
     for model in models:
-        where = File(Path(model.label), f"{model.label} ({model.source})", "", "tracker")
+        run = f" run {model.run!r}" if model.run else ""
+        where = File(Path(model.label), f"{model.label}{run} ({model.source})", "", "tracker")
         count = count_failed(where, model.records, None, None, failed, bounds, minimize)
         enough(where, model.records, None, None)
         search = make_search(model.label, where, model.metric, model.records, model.timed,
                              *count)
         out.append(replace(search, source=model.source, sampler=model.sampler,
-                           minimize=model.minimize,
+                           minimize=model.minimize, run=model.run,
                            pruned=search.pruned if model.pruning else None))
     return out
 
@@ -178,6 +185,47 @@ def named_once(names, argument):
                                                   f"each once")
         seen.add(name)
     return names
+
+
+def is_pattern(name):
+    """Whether a study's or experiment's name as given is a glob pattern (``tpe-*``)."""
+    return any(c in name for c in "*?[")
+
+
+def matches(name, pattern, known=()):
+    """Whether ``name`` is what ``pattern`` names: the name itself, or a name its glob
+    pattern matches (a pattern that is itself one of the ``known`` names names that one
+    alone)."""
+    if name == pattern:
+        return True
+    return is_pattern(pattern) and pattern not in known and fnmatch.fnmatchcase(name, pattern)
+
+
+def matched(patterns, known, argument, where):
+    """The names of ``known`` (in the store's order) that ``patterns`` name: names, or glob
+    patterns such as ``tpe-*`` (:func:`matches`), each pattern's in turn.
+
+    A name not in ``known``, a pattern matching none of them, a name or pattern given
+    twice and a name matched by two patterns are refused (``argument`` names them).
+    """
+    named_once([check.string(p, argument) for p in patterns], argument)
+    out, by = [], {}
+    for pattern in patterns:
+        hits = [k for k in known if matches(k, pattern, known)]
+        if not hits:
+            if not is_pattern(pattern):
+                raise unknown_name(argument, pattern, known, where)
+            listed = ", ".join(repr(k) for k in known) if known else "none"
+            raise check.InvalidArgument(argument, f"{argument} {pattern!r} matches nothing in "
+                                                  f"{where}; there: {listed}")
+        for hit in hits:
+            if hit in by:
+                raise check.InvalidArgument(argument, f"{argument}: {hit!r} is named by both "
+                                                      f"{by[hit]!r} and {pattern!r}: name "
+                                                      f"each once")
+            by[hit] = pattern
+        out += hits
+    return out
 
 
 def no_location(prefix, what, form, examples):

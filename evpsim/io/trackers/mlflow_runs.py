@@ -32,8 +32,8 @@ from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import (Trials, named_once, need, no_field, no_location, not_open, searches,
-                      sqlite_store, trial, unknown_name)
+from ._common import (Trials, matched, need, no_field, no_location, not_open, searches,
+                      sqlite_store, trial)
 
 __all__ = ["read_mlflow", "PREFIX"]
 
@@ -50,7 +50,7 @@ STORED_INFINITY = sys.float_info.max
 
 
 def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, pruned="last",
-                failed="worst", diverged="keep", bounds=None, minimize=False):
+                failed="worst", diverged="keep", bounds=None, minimize=False, run_field=None):
     """Read the runs of an MLflow tracking store, one model per experiment.
 
     Parameters
@@ -58,8 +58,8 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
     uri : str
         The tracking URI (see the module's docstring).
     experiments : str or list of str, optional
-        The experiments to read, by name (default: every experiment that
-        has runs).
+        The experiments to read, by name or glob pattern (``"tpe-*"``)
+        (default: every experiment that has runs).
     field : str
         The score: ``"metrics.KEY"``, the metric's last value (or, with
         ``reduce``, its history's max, min or last). Missing, the error
@@ -73,11 +73,17 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
         taking its last value.
     pruned, failed, diverged, bounds, minimize
         As in :func:`~evpsim.io.searchfiles.read_searches`.
+    run_field : str, optional
+        ``"params.KEY"`` or ``"tags.KEY"`` naming the run of its model's
+        search each MLflow run belongs to (a seed): one search per value
+        in each model, its runs oldest first (:attr:`Search.run`). A run
+        without it is refused.
 
     Returns
     -------
     list of Search
-        One per experiment, or per value of ``group`` in each.
+        One per experiment, or per value of ``group`` in each (with
+        ``run_field``, one per run of each, labelled by the model).
 
     Raises
     ------
@@ -95,6 +101,7 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
     where = f"{PREFIX}{uri}"
     field = None if field is None else _key(field, "field", ("metrics",))
     group = None if group is None else _key(group, "group", ("params", "tags"))
+    run_field = None if run_field is None else _key(run_field, "run_field", ("params", "tags"))
     if reduce is not None:
         check.choice(reduce, "reduce", HISTORY)
     with _quiet(uri), _no_trash_left(uri):
@@ -109,8 +116,8 @@ def read_mlflow(uri, *, experiments=None, field=None, group=None, reduce=None, p
                 raise _no_metric(client, chosen, where)
             models = []
             for experiment in chosen:
-                models += _models(client, experiment, field, group, reduce, where,
-                                  several=len(chosen) > 1)
+                models += _models(client, experiment, field, (group, run_field), reduce,
+                                  where, several=len(chosen) > 1)
         except mlflow.exceptions.MlflowException as err:  # a server that stops answering
             raise _unreadable(where, uri, err) from None
     return searches(models, failed=failed, diverged=diverged, pruned=pruned, bounds=bounds,
@@ -124,12 +131,9 @@ def _chosen(client, every, experiments, where):
         if not chosen:
             raise check.InvalidArgument("path", f"{where} holds no run")
         return chosen
-    names = named_once([experiments] if isinstance(experiments, str) else list(experiments),
-                       "experiments")
     known = [e.name for e in every]
-    for name in names:
-        if name not in known:
-            raise unknown_name("experiments", name, known, where)
+    names = matched([experiments] if isinstance(experiments, str) else list(experiments),
+                    known, "experiments", where)
     return [next(e for e in every if e.name == name) for name in names]
 
 
@@ -268,28 +272,34 @@ def _value(run, kind, key):
     return getattr(run.data, kind).get(key)
 
 
-def _models(client, experiment, field, group, reduce, where, several):
-    """An experiment's runs as models: one, or one per value of ``group``."""
+def _models(client, experiment, field, keys, reduce, where, several):
+    """An experiment's runs as models: one, or one per value of ``group``; with
+    ``run_field``, each model's trials a search per value of it (``keys``: ``(group,
+    run_field)``)."""
     runs = _runs(client, experiment.experiment_id)
     label = f"experiment {experiment.name!r} of {where}"
     if not runs:
         raise check.InvalidArgument("experiments", f"{label} holds no run")
-    for key, name in ((field, "field"), (group, "group")):
+    named = (("group", keys[0], "model"), ("run_field", keys[1], "run"))
+    for key, name in ((field, "field"), *((key, name) for name, key, _ in named)):
         if key is not None and not any(_value(r, *key) is not None for r in runs):
             seen = {f"{kind}.{k}" for r in runs for kind in KINDS
                     for k in getattr(r.data, kind)}
             raise no_field(".".join(key), seen, label, argument=name, trials="run")
     by = {}
     for number, run in enumerate(runs):
-        value = "" if group is None else _value(run, *group)
-        if value is None:
-            raise check.InvalidArgument("group", f"run {run.info.run_id} of {label} has no "
-                                                 f"{'.'.join(group)}, so its model is unknown")
-        by.setdefault(value, []).append(_record(client, run, number, field, reduce))
-    return [Trials(experiment.name if group is None else
+        values = []
+        for name, key, what in named:
+            value = "" if key is None else _value(run, *key)
+            if value is None:
+                raise check.InvalidArgument(name, f"run {run.info.run_id} of {label} has no "
+                                                  f"{'.'.join(key)}, so its {what} is unknown")
+            values.append(value)
+        by.setdefault(tuple(values), []).append(_record(client, run, number, field, reduce))
+    return [Trials(experiment.name if keys[0] is None else
                    f"{experiment.name}/{value}" if several else value,
-                   where, ".".join(field), records, sampler=NOT_RECORDED)
-            for value, records in by.items()]
+                   where, ".".join(field), records, sampler=NOT_RECORDED, run=run)
+            for (value, run), records in by.items()]
 
 
 def _record(client, run, number, field, reduce):

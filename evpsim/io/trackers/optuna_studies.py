@@ -34,8 +34,8 @@ from pathlib import Path
 
 from ... import _validate as check
 from ..trials import NOT_RECORDED
-from ._common import (Trials, named_once, need, no_field, no_location, not_open, searches,
-                      sqlite_store, trial, unknown_name)
+from ._common import (Trials, matched, need, no_field, no_location, not_open, searches,
+                      sqlite_store, trial)
 
 __all__ = ["read_optuna", "read_study", "PREFIX"]
 
@@ -59,8 +59,9 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
         An RDB URL (``sqlite:///study.db``), a SQLite file or a journal
         file (see the module's docstring).
     studies : str or list of str, optional
-        The studies to read (default: every study in the storage that has
-        trials, in the storage's order).
+        The studies to read, by name or glob pattern (``"tpe-*"``: every
+        study it matches, in the storage's order); default: every study in
+        the storage that has trials, in the storage's order.
     field : str, optional
         The score: ``"value"`` (the objective's value, the default),
         ``"values_K"`` (objective K, 0-based, of a multi-objective study) or
@@ -83,8 +84,8 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
         exist or does not open (``path``: a file that is not a SQLite
         database or a journal, an empty one, another program's, a SQLite
         file another program holds locked), a storage or study without
-        trials, a study not in it or named twice (``studies``, listing
-        those that are), a field that no trial has (``field``, listing the
+        trials, a study not in it, a pattern matching none, a study named
+        twice (``studies``, listing those that are), a field that no trial has (``field``, listing the
         fields seen), the rules' errors; Optuna not installed.
 
     Examples
@@ -120,10 +121,7 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
             raise check.InvalidArgument("path", f"{where} holds no trial: its studies "
                                                 f"({', '.join(map(repr, names))}) ran none")
     else:
-        chosen = named_once(_names(studies), "studies")
-    for name in chosen:
-        if name not in names:
-            raise unknown_name("studies", name, names, where)
+        chosen = matched(_names(studies), names, "studies", where)
     models = []
     for name in chosen:
         study = optuna.load_study(study_name=name, storage=store)

@@ -26,7 +26,8 @@ __all__ = ["source_kind", "read_sources", "not_for", "READERS"]
 #: diverged, pruned, bounds, minimize)
 READERS = {
     "optuna": (optuna_studies.read_optuna, ("studies", "field")),
-    "mlflow": (mlflow_runs.read_mlflow, ("experiments", "field", "group", "reduce")),
+    "mlflow": (mlflow_runs.read_mlflow, ("experiments", "field", "group", "reduce",
+                                          "run_field")),
     "raytune": (read_raytune, ("field", "reduce")),
     "tensorboard": (read_tensorboard, ("field", "reduce")),
 }
@@ -99,29 +100,44 @@ def read_sources(items, kinds, read_files, **options):
 def not_for(name, item, kind):
     """The error for an option of score files given for ``item``, a source of ``kind``."""
     return check.InvalidArgument(name, f"{name} applies to score files"
-                                       + (" and MLflow runs" if name == "group" else "")
-                                       + f", not to {NAMES[kind]} such as {str(item)!r}")
+                                       + (" and MLflow runs" if name in ("group", "run_field")
+                                          else "")
+                                       + f", not to {NAMES[kind]} such as {str(item)!r}"
+                                       + (f": {RUN_UNITS[kind]}" if name == "run_field"
+                                          else ""))
+
+
+#: what a run of a search is in each kind of source, where no run field tells runs apart
+RUN_UNITS = {"optuna": "a study is a run; name a search's studies with a glob "
+                       "(studies='tpe-*')",
+             "raytune": "an experiment folder is a run; name a search's folders with a glob "
+                        "('ray_results/tpe-*')",
+             "tensorboard": "a folder of runs is a run of the search; name a search's "
+                            "folders with a glob ('logs/tpe-*')"}
 
 
 def _relabel(searches, labels):
-    """``labels`` given to the models in order; every label its own."""
+    """``labels`` given to the models in order (the runs of a model, told apart by a run
+    field, share its label); every label its own."""
+    models = list(dict.fromkeys((s.source, s.label) for s in searches))
     if labels is not None:
         labels = [labels] if isinstance(labels, str) else list(labels)
-        if len(labels) != len(searches):
+        if len(labels) != len(models):
             raise check.InvalidArgument("labels", f"labels has {len(labels)} names for "
-                                                  f"{len(searches)} models "
-                                                  f"({', '.join(s.label for s in searches)}): "
+                                                  f"{len(models)} models "
+                                                  f"({', '.join(m for _, m in models)}): "
                                                   f"give one per model")
-        searches = [replace(s, label=check.string(lb, "labels"))
-                    for s, lb in zip(searches, labels)]
+        named = {m: check.string(lb, "labels") for m, lb in zip(models, labels)}
+        searches = [replace(s, label=named[s.source, s.label]) for s in searches]
     seen = {}
     for s in searches:
-        if s.label in seen:
+        if (s.label, s.run) in seen:
             if labels is not None:
                 raise check.InvalidArgument("labels", f"two models are both labelled "
                                                       f"{s.label!r}: give each its own")
             raise check.InvalidArgument("path", f"two models are both labelled {s.label!r} "
-                                                f"(from {seen[s.label]} and {s.source}): name "
-                                                f"them apart with labels=NAME,NAME")
-        seen[s.label] = s.source
+                                                f"(from {seen[s.label, s.run]} and "
+                                                f"{s.source}): name them apart with "
+                                                f"labels=NAME,NAME")
+        seen[s.label, s.run] = s.source
     return searches

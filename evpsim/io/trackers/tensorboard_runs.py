@@ -3,7 +3,9 @@ reader.
 
 A run is a folder holding event files (``events.out.tfevents.*``), at any
 depth under the folder given (the folder itself too); runs are taken in
-the order of their paths. The score is a scalar tag reduced over its steps
+the order they started (their first event's time; the order of their paths
+among runs that started together or logged no scalar), the order of trials
+that a search run several times (see :mod:`evpsim.io.runs`) is read in. The score is a scalar tag reduced over its steps
 (``reduce``: the best, the worst or the last step); the time from a run's
 first event to its last is its duration. Scalars written by
 ``tf.summary``, PyTorch's ``SummaryWriter`` or ``tensorboard.summary.Writer``
@@ -69,11 +71,13 @@ def read_tensorboard(folder, *, field=None, reduce=None, pruned="last", failed="
                        "TensorBoard logs")
     tensors = need("tensorboard.util.tensor_util", "tensorboard", "TensorBoard logs")
     logged = [_scalars(accumulator, tensors, run) for run in runs]
+    order = sorted(range(len(runs)), key=lambda i: (logged[i][2], str(runs[i])))
+    runs, logged = [runs[i] for i in order], [logged[i] for i in order]
     where = f"the TensorBoard runs in {str(folder)!r}"
-    key_and_reduce(field, reduce, {tag for tags, _ in logged for tag in tags}, where,
+    key_and_reduce(field, reduce, {tag for tags, _, _ in logged for tag in tags}, where,
                    trials="TensorBoard run", often="once per step")
     records = []
-    for number, (run, (tags, duration)) in enumerate(zip(runs, logged), start=1):
+    for number, (run, (tags, duration, _)) in enumerate(zip(runs, logged), start=1):
         name = run.relative_to(folder).as_posix()
         records.append(trial(number, tags.get(field), duration=duration, field=field,
                              reduce=reduce, missing=f"run {name!r} logged no {field!r}"))
@@ -83,8 +87,9 @@ def read_tensorboard(folder, *, field=None, reduce=None, pruned="last", failed="
 
 
 def _scalars(accumulator, tensors, run):
-    """A run's scalars ``{tag: values in step order}`` and its duration (first event to
-    last), from its own event files only."""
+    """A run's scalars ``{tag: values in step order}``, its duration (first event to
+    last) and its start (its first event's time; inf without one), from its own event
+    files only."""
     events = accumulator.EventAccumulator(str(run), size_guidance={accumulator.SCALARS: 0,
                                                                    accumulator.TENSORS: 0})
     events.Reload()
@@ -100,4 +105,4 @@ def _scalars(accumulator, tensors, run):
         if all(v.size == 1 and v.dtype.kind in "fiu" for v in values):  # scalars only
             out[tag] = [float(v.item()) for v in values]
             times += [e.wall_time for e in points]
-    return out, (max(times) - min(times)) if times else math.nan
+    return out, (max(times) - min(times)) if times else math.nan, min(times, default=math.inf)
