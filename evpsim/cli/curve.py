@@ -9,6 +9,7 @@ import numpy as np
 from .. import _validate as check
 from .._format import duration, numbers, spans
 from ..curves.curve import inside_target, curve, interval_notes
+from ..curves.runs import observed_curves
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
@@ -19,6 +20,7 @@ from ..io.search import describe_reading
 from ..io.trials import NO_BOUNDS, direction
 from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverage,
                                   plot_curve_figure)
+from ..report.runs import observed_tables
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
                              curve_tables, ranking_lines, ranking_tables, reading_table,
                              write_tables)
@@ -33,6 +35,8 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
 from .common import number as real
 from .common import (given, pair_or_none, paragraph, refuse_unused, refuse_unused_resamples,
                      save_outputs)
+from .curve_runs import (add_runs_args, given_runs_options, observed_lines, run_observed,
+                         run_runs, split_adaptive)
 from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
                            tracker_options)
 
@@ -123,6 +127,7 @@ def _add_reading_args(p):
     g.add_argument("--metric", help="the metric's name, for tables and the y axis "
                                     "(default: the field or column)")
     add_tracker_args(g)
+    add_runs_args(g)
 
 
 def _add_curve_args(p):
@@ -311,13 +316,16 @@ def _read(args):
     return searches
 
 
-def _describe(search):
+def _describe(search, curve="V"):
+    """A model's line: its trials, where they were read, their range and what reading
+    made of them (``curve``: what is drawn of them, see
+    :func:`~evpsim.io.search.describe_reading`)."""
     xs = search.scores
     counted = search.failed and search.failed_score is not None
     lo, hi = numbers([xs.min(), xs.max()])
     line = (f"{search.label}: {xs.size} {'trials' if counted else 'scores'} from {search.source}"
             + (f" ({search.metric})" if search.metric else "") + f", in [{lo}, {hi}]")
-    return line + describe_reading(search)
+    return line + describe_reading(search, curve=curve)
 
 
 def _lattice_lines(searches, minimize):
@@ -628,6 +636,10 @@ def _refuse_unused(args):
 def run(args):
     check_outputs(args)
     _check_report_outputs(args)
+    given_runs_options(args)
+    if args.runs:
+        _check_names(args)
+        return run_runs(args, _inputs(args), _scale_lines)
     if args.check and args.n_max is not None:
         raise UserError("--check measures coverage up to each model's B: run it without "
                         "--n-max")
@@ -638,8 +650,10 @@ def run(args):
         kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
     _refuse_unused(args)
     _check_names(args)
-    searches = _read(args)
-    _check_names(args, searches)
+    searches, adaptive = split_adaptive(args, _read(args))
+    _check_names(args, searches + adaptive)
+    if not searches:
+        return run_observed(args, adaptive, _describe)
     if args.x_axis == "time" and any(s.durations is None for s in searches):
         raise UserError("--x-axis time needs --time-field (a tracker's results and a W&B runs "
                         "export carry times)")
@@ -670,7 +684,8 @@ def run(args):
         check.choice(args.plot_ci_method, "plot_ci_method",
                      [str(m) for m in ds["ci_method"].values] + ["none"])
     ds.attrs.update(_inputs(args))
-    summary = [_describe(s) for s in searches] + _lattice_lines(searches, args.minimize)
+    summary = [_describe(s) for s in searches] + [_describe(s, "observed") for s in adaptive]
+    summary += _lattice_lines(searches, args.minimize)
     summary.append(_header(ds, t.seconds))
     if fallback:
         summary.append(f"{args.ci_methods}: {fallback}")
@@ -681,6 +696,7 @@ def run(args):
     summary += _no_tail_lines(ds, searches)
     summary += interval_notes(ds)
     summary += _bound_lines(ds)
+    summary += observed_lines(adaptive, searches)
     print("\n".join(summary))
     tables = curve_tables(ds, args.all)
     for table in tables:
@@ -694,12 +710,21 @@ def run(args):
     if args.target is not None:
         print()
         print("\n".join(budget_lines(ds)))
+    obs = observed_curves(adaptive, minimize=bool(args.minimize)) if adaptive else None
+    if obs is not None:
+        observed = observed_tables(obs, args.all)
+        for table in observed:
+            print(f"\n{table.title}")
+            print("\n".join(table.lines()))
+        tables = tables + observed
     checked = []
     if args.check:
         ds, checked = _self_check(args, searches, ds)
+    if obs is not None:
+        ds = ds.merge(obs)
     save_outputs(args, ds, lambda d, path: plot_curve_figure(
         d, path, x=args.x_axis, log_x=args.log_x, ci_method=args.plot_ci_method),
-        _report_outputs(args, ds, searches, summary, tables, checked))
+        _report_outputs(args, ds, searches + adaptive, summary, tables, checked))
     return 0
 
 

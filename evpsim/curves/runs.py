@@ -39,7 +39,7 @@ __all__ = ["runs_curve", "runs_notes", "observed_curves", "MEAN_CAUTION"]
 
 #: what the runs battery (``evpsim reproduce runs``) found of the mean curve's interval
 MEAN_CAUTION = (
-    "the mean curve's interval (student-t) misses when a run's best score can fall far below "
+    "note: the mean curve's interval (student-t) misses when a run's best score can fall far below "
     "the others' with a chance near 1 / (runs), as in a search that fails now and then: the "
     "runs battery measured its coverage down to 0.452 [0.430, 0.474] with 5 runs and 0.475 "
     "[0.453, 0.497] with 20 on such truths, held at every n on 39 of 82 truths for random "
@@ -553,9 +553,9 @@ def runs_notes(ds, curve=None):
                              f"{level:g}")
     models = [str(m) for m in ds["model"].values]
     lines.append(f"assumes: the {' and '.join(shown)} curve{'s' if len(shown) > 1 else ''} "
-                 f"across runs of {', '.join(models)}, and {', '.join(methods)}: only that the "
-                 f"runs are independent (different seeds); the trials within a run may depend "
-                 f"on the earlier ones")
+                 f"across runs of {', '.join(models)} and their {', '.join(methods)} "
+                 f"intervals: only that the runs are independent (different seeds); the "
+                 f"trials within a run may depend on the earlier ones")
     pooled = [f"{m}'s {int(t)} pooled trials" for m, t, r in
               zip(models, ds["trials"].values, ds["random_search"].values) if r]
     if pooled:

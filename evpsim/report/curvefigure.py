@@ -63,7 +63,11 @@ def figure_caption(ds, ci_method=None):
     if "free_bound" in ds and np.isfinite(float(ds["free_bound_worst"])):
         parts.append("the distribution-free bound dashed")
     best = "lowest" if bool(ds["minimize"]) else "best"
-    return ", ".join(parts + [f"the {best} score observed dotted"])
+    parts.append(f"the {best} score observed dotted")
+    if "observed_best" in ds:
+        parts.append("the single run of each adaptive search as its observed best so far, "
+                     "dash-dotted")
+    return ", ".join(parts)
 
 
 def _check_panels(ds):
@@ -125,7 +129,10 @@ def plot_curve_figure(ds, path=None, *, x="n", log_x=None, ci_method=None, check
     ----------
     ds : xarray.Dataset
         A result of :func:`evpsim.curve`, with the self-check's variables
-        (``check_coverage`` ...) merged in when it ran.
+        (``check_coverage`` ...) merged in when it ran, and the observed
+        best so far of single runs of adaptive searches
+        (:func:`evpsim.curves.runs.observed_curves`), drawn on every curve
+        panel, where ``evpsim curve`` read some.
     path : str or path, optional
         Figure file (.png, .pdf or .svg), written atomically.
     x : {"n", "time"}
@@ -149,6 +156,10 @@ def plot_curve_figure(ds, path=None, *, x="n", log_x=None, ci_method=None, check
     estimator = str(ds["estimator"].values[0])
     fig = plot_curve(ds, None, estimator=estimator, ci_method=ci_method, x=x, log_x=log_x)
     _draw_bound(fig, ds, estimator)
+    if "observed_best" in ds:  # the single runs of adaptive searches, beside the curves
+        from .runs import draw_observed
+
+        draw_observed(fig.axes, ds, first_color=ds.sizes["model"])
     if not (check and "check_coverage" in ds):
         return _save(fig, path)
     panels = _check_panels(ds)

@@ -101,13 +101,16 @@ def _provenance(attrs):
 
 def html_report(ds, *, reading, summary, tables, curve_figure, curve_caption,
                 check_summary=(), check_figure=None):
-    """The HTML text of a report of a result of :func:`evpsim.curve`.
+    """The HTML text of a report of ``evpsim curve``.
 
     Parameters
     ----------
     ds : xarray.Dataset
         The result (with the self-check's results merged in when it ran),
-        for its title and provenance attributes.
+        for its title and provenance attributes: of :func:`evpsim.curve`,
+        :func:`evpsim.runs_curve`, or the observed best so far of single
+        runs of adaptive searches alone
+        (:func:`evpsim.curves.runs.observed_curves`).
     reading : Table
         What was read (:func:`evpsim.report.tables.reading_table`).
     summary : list of str
@@ -129,8 +132,8 @@ def html_report(ds, *, reading, summary, tables, curve_figure, curve_caption,
     -------
     str
     """
-    models = ", ".join(str(m) for m in ds["model"].values)
-    title = f"EVP curves: {models}"
+    names = ds["model"].values if "model" in ds.coords else ds["observed_model"].values
+    title = f"EVP curves: {', '.join(str(m) for m in names)}"
     body = [f"<h1>{escape(title)}</h1>",
             f'<p class="note">{escape(str(ds.attrs.get("metric", "score")))}; written by '
             f'evpsim {escape(str(ds.attrs.get("evpsim_version", "")))} on '

@@ -18,19 +18,19 @@ from .._format import formatter
 from .tables import MISSING, Column, Table, legend, table_ns
 
 __all__ = ["runs_tables", "ahead_lines", "observed_tables", "plot_runs_figure",
-           "draw_observed", "runs_caption", "DIFFERENCE_METHODS"]
+           "plot_observed_figure", "draw_observed", "runs_caption", "DIFFERENCE_METHODS"]
 
 #: how the interval of the difference of each curve is made, as a heading
 DIFFERENCE_METHODS = {"welch": "Welch's t", "percentile": "percentile"}
 
 
-def _method(ds, curve):
-    """The CI method across runs shown for ``curve``: the first that bounds it."""
-    bounds = ds["bounds_curve"].sel(curve=curve)
-    return next(str(m) for m, b in zip(ds["ci_method"].values, bounds.values) if b)
+def _methods(ds, curve):
+    """The CI methods across runs that bound ``curve``."""
+    bounds = ds["bounds_curve"].sel(curve=curve).values
+    return [str(m) for m, b in zip(ds["ci_method"].values, bounds) if b]
 
 
-def _ns(ds, B, show_all, pair=None):
+def _ns(ds, B, show_all):
     """The budgets a table shows: :func:`~evpsim.report.tables.table_ns`, with those where
     the search ahead changes and the budgets from which one is ahead."""
     extra = set()
@@ -48,40 +48,42 @@ def _search_table(ds, model, curve, show_all):
     """One search's curve across runs, and its pooled curve where it is random search."""
     sub = ds.sel(model=model, curve=curve)
     k, B = int(sub["runs"]), int(sub["shortest"])
-    ns = _ns(ds, B, show_all)
-    rows = sub.sel(n=ns)
-    method = _method(ds, curve)
+    rows = sub.sel(n=_ns(ds, B, show_all))
+    methods = _methods(ds, curve)
     pooled = bool(sub["random_search"])
-    keys = ["estimate", "lower", "upper"] + (["pooled_estimate", "pooled_lower",
-                                               "pooled_upper"] if pooled else [])
-    score = formatter(np.concatenate([rows[key].sel(ci_method=method).values
-                                      if "ci_method" in rows[key].dims else rows[key].values
-                                      for key in keys]))
-    iv = rows.sel(ci_method=method)
-    what = f"{curve} of runs"
-    columns = [Column("n", tuple(str(n) for n in ns)),
-               Column(what, tuple(map(score, rows["estimate"].values))),
-               Column(method, tuple((score(lo), score(hi)) for lo, hi in
-                                    zip(iv["lower"].values, iv["upper"].values)),
-                      ("lower", "upper"))]
-    title = f"{model} ({k} runs, n up to {B})"
+    shown = [rows["estimate"].values, rows["lower"].sel(ci_method=methods).values.ravel(),
+             rows["upper"].sel(ci_method=methods).values.ravel()]
     if pooled:
-        est = str(sub["pooled_estimator"].values)
-        pooled_method = str(sub["pooled_method"].values)
+        shown += [rows[key].values for key in ("pooled_estimate", "pooled_lower",
+                                               "pooled_upper")]
+    score = formatter(np.concatenate(shown))
+    what = f"{curve} of runs"
+    columns = [Column("n", tuple(str(n) for n in rows["n"].values)),
+               Column(what, tuple(map(score, rows["estimate"].values)))]
+    for m in methods:
+        iv = rows.sel(ci_method=m)
+        columns.append(Column(m, _pairs(score, iv["lower"].values, iv["upper"].values),
+                              ("lower", "upper")))
+    title = f"{model} ({k} runs, n up to {B})"
+    est = str(sub["pooled_estimator"].values)
+    if pooled:
         columns += [Column(f"{est} pooled", tuple(map(score, rows["pooled_estimate"].values))),
-                    Column(f"{est} pooled {pooled_method}",
-                           tuple((score(lo), score(hi)) for lo, hi in
-                                 zip(rows["pooled_lower"].values,
-                                     rows["pooled_upper"].values)), ("lower", "upper"))]
+                    Column(f"{est} pooled {sub['pooled_method'].values}",
+                           _pairs(score, rows["pooled_lower"].values,
+                                  rows["pooled_upper"].values), ("lower", "upper"))]
         title = f"{model} ({k} runs, n up to {B}; {int(sub['trials'])} trials pooled)"
     return Table("curve", title, tuple(columns), legend=legend(
         columns,
         (what, f"the {curve} over the runs of each run's best score among its first n trials"),
-        (method, f"its {ds.attrs['level']:.0%} interval across runs"),
-        (f"{sub['pooled_estimator'].values} pooled",
-         f"the curve of the {int(sub['trials'])} trials of the runs pooled, as i.i.d. draws "
-         f"(random search)"),
+        *((m, f"its {ds.attrs['level']:.0%} interval across runs") for m in methods),
+        (f"{est} pooled", f"the curve of the {int(sub['trials'])} trials of the runs pooled, "
+                          f"as i.i.d. draws (random search)"),
         (MISSING, "no interval there")))
+
+
+def _pairs(f, lower, upper):
+    """An interval column's cells: ``(lower, upper)`` as printed by ``f``."""
+    return tuple((f(lo), f(hi)) for lo, hi in zip(lower, upper))
 
 
 def _pair_table(ds, p, curve, show_all):
@@ -89,31 +91,29 @@ def _pair_table(ds, p, curve, show_all):
     sub = ds.isel(pair=p).sel(curve=curve)
     a, b = str(sub["model_a"].values), str(sub["model_b"].values)
     nn = int(min(ds["shortest"].sel(model=a), ds["shortest"].sel(model=b)))
-    ns = _ns(ds, nn, show_all)
-    rows = sub.sel(n=ns)
+    rows = sub.sel(n=_ns(ds, nn, show_all))
     diff = formatter(np.concatenate([rows["difference"].values,
                                      rows["difference_lower"].values,
                                      rows["difference_upper"].values]))
     method = DIFFERENCE_METHODS[str(sub["difference_method"].values)]
     pairs = int(ds["runs"].sel(model=a)) * int(ds["runs"].sel(model=b))
-    columns = [Column("n", tuple(str(n) for n in ns)),
+    columns = [Column("n", tuple(str(n) for n in rows["n"].values)),
                Column("ahead", tuple(str(v) for v in rows["ahead"].values), numeric=False,
                       align="<"),
                Column(f"{a} - {b}", tuple(map(diff, rows["difference"].values))),
-               Column(method, tuple((diff(lo), diff(hi)) for lo, hi in
-                                    zip(rows["difference_lower"].values,
-                                        rows["difference_upper"].values)), ("lower", "upper")),
+               Column(method, _pairs(diff, rows["difference_lower"].values,
+                                     rows["difference_upper"].values), ("lower", "upper")),
                Column(f"share {a} ahead", tuple(f"{v:.3f}" for v in rows["share_ahead"].values)),
                Column("MC se", tuple(f"{v:.3f}" for v in rows["share_ahead_se"].values)),
                Column(f"runs {a} ahead", tuple(f"{v:.3f}" for v in
                                                rows["share_runs_ahead"].values))]
     level = ds.attrs["level"]
-    how = ("Welch's t interval of the difference of the means (the runs of each search "
-           "independent)" if method == "Welch's t" else
-           f"percentile interval of {ds.attrs['resamples']:,} differences, each search's runs "
-           f"resampled")
+    how = ("Welch's t interval of the difference of the means, the runs of each search "
+           "independent" if method == "Welch's t" else
+           f"the percentile interval of {ds.attrs['resamples']:,} differences, each search's "
+           f"runs resampled")
     notes = (f"{a} vs {b} ({curve} curves), n up to {nn}: {level:.0%} intervals for the "
-             f"difference ({how})",
+             f"difference: {how}",
              f"ahead: by the estimates; share {a} ahead: a share of resamples, of "
              f"{ds.attrs['resamples']:,} resamples of each search's runs, the differences "
              f"recentred on the estimate, the share with {a} ahead, ties counting half; MC se: "
@@ -165,17 +165,17 @@ def ahead_lines(ds, curve="mean"):
             continue
         other = b if leader == a else a
         lo, hi = float(sub["ahead_from_lower"]), float(sub["ahead_from_upper"])
-        high = (f"n = {int(hi)}" if np.isfinite(hi) else
-                f"never (in more than {tail} of them {leader} is not ahead at n = {nn})")
+        span = (f"from n = {int(lo)} to {int(hi)}" if np.isfinite(hi) else
+                f"from n = {int(lo)} to beyond {nn}: in more than {tail} of them {leader} is "
+                f"not ahead at n = {nn}")
         sure = float(sub["surely_ahead_from"])
-        surely = (f"its {level:.0%} interval of the difference lies on {leader}'s side from "
-                  f"n = {int(sure)} on" if np.isfinite(sure) else
-                  f"its {level:.0%} interval of the difference includes 0 at n = {nn}: these "
-                  f"runs do not tell {leader} is ahead there")
+        surely = (f"the {level:.0%} interval of the difference lies on {leader}'s side from "
+                  f"n = {int(sure)} to {nn}" if np.isfinite(sure) else
+                  f"the {level:.0%} interval of the difference includes 0 at n = {nn}: these "
+                  f"runs do not show {leader} ahead there")
         lines.append(f"{leader} ahead of {other} by the {curve} curves from n = "
                      f"{int(sub['ahead_from'])} to {nn}, the last n both ran; over the "
-                     f"resamples of the runs that budget lies between n = {int(lo)} and "
-                     f"{high} ({level:.0%}); {surely}")
+                     f"resamples of the runs, {level:.0%} of that budget lies {span}; {surely}")
     return lines
 
 
@@ -233,15 +233,14 @@ def plot_runs_figure(ds, path=None, *, curve="mean", log_x=None):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ..io.results import atomic_write
     from .curvefigure import LOG_X_FROM
     from .curves import CURVE_STYLE
     from .drawing import MODEL_COLORS
 
     log_x = bool(ds.sizes["n"] >= LOG_X_FROM) if log_x is None else bool(log_x)
-    method = _method(ds, curve)
+    method = _methods(ds, curve)[0]
     pairs = ds.sizes.get("pair", 0)
-    best = "lowest" if bool(ds.attrs.get("minimize")) else "best"
+    best = "lowest" if ds.attrs.get("minimize") == "True" else "best"
     with matplotlib.rc_context(CURVE_STYLE):
         fig = Figure(figsize=(7.0 if not pairs else 12.0, 4.3))
         axes = fig.subplots(1, 2 if pairs else 1, squeeze=False)[0]
@@ -272,31 +271,82 @@ def plot_runs_figure(ds, path=None, *, curve="mean", log_x=None):
             how = DIFFERENCE_METHODS[str(ds["difference_method"].sel(curve=curve).values)]
             axes[1].axhline(0.0, color="black", lw=1.0)
             axes[1].set_title(f"difference, {how} intervals")
+        _axes_style(axes, log_x)
         for a in axes:
-            a.set_xlabel("hyperparameter trials (n)")
-            if log_x:
-                a.set_xscale("log")
-            a.grid(alpha=0.3)
             a.legend(frameon=False)
         fig.tight_layout()
-    if path is not None:
-        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=200, bbox_inches="tight"))
-    return fig
+    return _saved(fig, path)
 
 
-def draw_observed(fig, obs, first_color=0):
-    """Each single run of an adaptive search as its observed best-so-far steps, on every
-    panel of ``fig`` (dash-dotted, the colours after the curves' ``first_color``)."""
+def draw_observed(axes, obs, first_color=0):
+    """Each single run of an adaptive search as its observed best-so-far steps on each of
+    ``axes`` (dash-dotted, in the colours after the first ``first_color``), added to the
+    axes' legend."""
     from .drawing import MODEL_COLORS
 
-    for ax in fig.axes:
-        if not ax.get_legend():
-            continue
+    for ax in axes:
+        legend = ax.get_legend()
+        handles = list(legend.legend_handles) if legend else []
+        labels = [t.get_text() for t in legend.get_texts()] if legend else []
         for k, m in enumerate(obs["observed_model"].values):
             sub = obs.sel(observed_model=m)
             B = int(sub["observed_B"])
-            ax.step(sub["observed_n"].values[:B], sub["observed_best"].values[:B], where="post",
-                    color=MODEL_COLORS[(first_color + k) % len(MODEL_COLORS)], lw=1.5, ls="-.",
-                    label=f"{m}: one run, observed")
-        ax.legend(frameon=False)
+            handles += ax.step(sub["observed_n"].values[:B], sub["observed_best"].values[:B],
+                               where="post", lw=1.5, ls="-.",
+                               color=MODEL_COLORS[(first_color + k) % len(MODEL_COLORS)])
+            labels.append(f"{m}: one run, observed")
+        ax.legend(handles, labels, frameon=False)
+
+
+def plot_observed_figure(obs, path=None, *, log_x=None):
+    """The observed best-so-far curves of single runs of adaptive searches.
+
+    Parameters
+    ----------
+    obs : xarray.Dataset
+        A result of :func:`evpsim.curves.runs.observed_curves`.
+    path : str or path, optional
+        Figure file (.png, .pdf or .svg), written atomically.
+    log_x : bool, optional
+        Log-scaled x axis; default: where the longest run has at least
+        :data:`~evpsim.report.curvefigure.LOG_X_FROM` trials.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from .curvefigure import LOG_X_FROM
+    from .curves import CURVE_STYLE
+
+    log_x = bool(obs.sizes["observed_n"] >= LOG_X_FROM) if log_x is None else bool(log_x)
+    with matplotlib.rc_context(CURVE_STYLE):
+        fig = Figure(figsize=(7.0, 4.3))
+        ax = fig.subplots()
+        draw_observed([ax], obs)
+        best = "lowest" if obs.attrs.get("minimize") == "True" else "best"
+        ax.set_ylabel(f"{best} {obs.attrs.get('metric') or 'score'} so far")
+        ax.set_title("one run each: no interval")
+        _axes_style([ax], log_x)
+        fig.tight_layout()
+    return _saved(fig, path)
+
+
+def _axes_style(axes, log_x):
+    """Trials on the x axis (log-scaled with ``log_x``), and a grid."""
+    for ax in axes:
+        ax.set_xlabel("hyperparameter trials (n)")
+        if log_x:
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+
+
+def _saved(fig, path):
+    """``fig``, written atomically to ``path`` first when one is given."""
+    from ..io.results import atomic_write
+
+    if path is not None:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=200, bbox_inches="tight"))
     return fig
