@@ -72,6 +72,7 @@ CLASSES = {
 
 FILES = {
     "good.txt": b"0.61\n0.64\n0.65\n0.70\n0.72\n",
+    "mostlylow.txt": b"0.1\n0.1\n0.1\n0.9\n",  # its best a quarter of the mass
     "empty.txt": b"",
     "comments.txt": b"# a comment\n\n# another\n",
     "nonnum.txt": b"0.5\nabc\n0.7\n",
@@ -590,6 +591,12 @@ A("size", "mctheta-B-1e7", lambda d: evpsim.monte_carlo_theta("normal", 10**7), 
 A("unknown", "mctheta-truth", lambda d: evpsim.monte_carlo_theta("nope", 5), IA,
   "unknown truth 'nope'")
 # make_truth, TruncatedNormal, Discrete, empirical
+A("truth", "failed-share-one", lambda d: evpsim.make_truth("failed:1:data:reuters-mlp"), IA,
+  "pi must lie in (0, 1), got 1")
+A("truth", "cap-everything", lambda d: evpsim.capped_truth(0.3, f"file:{d}/mostlylow.txt"),
+  IA, "would merge into one")
+A("usage", "curve-bounds-word", lambda d: evpsim.curve(S3, bounds="auto"), IT,
+  "bounds must be a pair (lo, hi) of numbers, got 'auto'")
 A("truth", "sigma-0", lambda d: evpsim.make_truth("normal", sigma=0), IA,
   "sigma must lie in (0, inf), got 0")
 A("truth", "sigma-negative", lambda d: evpsim.make_truth("normal", sigma=-1), IA,
@@ -2241,6 +2248,18 @@ C("usage", "curve-bounds-one-negative", "curve {d}/good.txt --bounds -1",
   "argument --bounds: '-1' is neither LO,HI (e.g. 0,1) nor none")
 C("range", "curve-bounds-negative-outside", "curve {d}/good.txt --bounds -1,-0.5",
   "--bounds", "must contain the scores")
+C("usage", "curve-bounds-word", "curve {d}/good.txt --bounds auto",
+  "argument --bounds: 'auto' is neither LO,HI (e.g. 0,1) nor none")
+C("usage", "curve-betting-no-range", "curve {d}/good.txt --ci-methods betting --bounds none",
+  "--bounds: methods that assume only the scores' range (betting) need the known range")
+C("usage", "curve-betting-median", "curve {d}/good.txt --ci-methods betting --curve median",
+  "betting bound the mean curve only")
+C("truth", "coverage-failed-share", "coverage --dist failed:2:data:reuters-mlp --B 10",
+  "pi must lie in (0, 1), got 2")
+C("truth", "coverage-failed-continuous", "coverage --dist failed:0.1:normal --B 10",
+  "normal has no finite support")
+C("truth", "coverage-cap-mass", "coverage --dist cap:0.7:data:reuters-mlp --B 10",
+  "mass must lie in (0, 0.5), got 0.7")
 C("usage", "curve-check-full-no-check", "curve {d}/good.txt --check-full",
   "--check-full applies to the self-check: add --check, or drop it")
 C("usage", "curve-python-resamples-no-python", "curve {d}/good.txt --python-resamples 10",
