@@ -72,6 +72,7 @@ CLASSES = {
 
 FILES = {
     "good.txt": b"0.61\n0.64\n0.65\n0.70\n0.72\n",
+    "mostlylow.txt": b"0.1\n0.1\n0.1\n0.9\n",  # its best a quarter of the mass
     "empty.txt": b"",
     "comments.txt": b"# a comment\n\n# another\n",
     "nonnum.txt": b"0.5\nabc\n0.7\n",
@@ -337,8 +338,8 @@ A("unknown", "curve-estimator", lambda d: evpsim.curve(S3, estimators="Q"), IA,
   "unknown estimator 'Q'")
 A("unknown", "curve-ci-method", lambda d: evpsim.curve(S3, ci_methods="nope"), IA,
   "unknown CI method 'nope'")
-A("usage", "curve-band-no-bounds", lambda d: evpsim.curve(S3, ci_methods="ks"), IA,
-  "band methods (ks) need the known range")
+A("usage", "curve-band-no-bounds", lambda d: evpsim.curve(S3, ci_methods="ks", bounds="none"),
+  IA, "band methods (ks) need the known range")
 A("range", "curve-bounds-narrow", lambda d: evpsim.curve(S3, ci_methods="ks", bounds=(0.15, 1)),
   IA, "bounds (0.15, 1) must contain every score [0.1, 0.3]")
 A("range", "curve-level", lambda d: evpsim.curve(S3, level=1.0), IA, "level must lie in (0, 1)")
@@ -503,8 +504,9 @@ A("size", "coverage-B-100000",
 A("unknown", "coverage-ci-method",
   lambda d: evpsim.coverage(B=5, replicates=16, resamples=50, ci_methods="foo"), IA,
   "unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
+  "smoothed, gpd-tail, gpd-tail-lattice, gpd-tail-bounded, m-out-of-n, dkw, ks, "
+  "ld-equal-tailed, ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb, "
+  "betting")
 A("range", "coverage-calibrated-median",
   lambda d: evpsim.coverage("normal", 20, ci_methods="gpd-tail-calibrated", curve="median",
                             estimators="quantile", replicates=4), IA,
@@ -589,6 +591,12 @@ A("size", "mctheta-B-1e7", lambda d: evpsim.monte_carlo_theta("normal", 10**7), 
 A("unknown", "mctheta-truth", lambda d: evpsim.monte_carlo_theta("nope", 5), IA,
   "unknown truth 'nope'")
 # make_truth, TruncatedNormal, Discrete, empirical
+A("truth", "failed-share-one", lambda d: evpsim.make_truth("failed:1:data:reuters-mlp"), IA,
+  "pi must lie in (0, 1), got 1")
+A("truth", "cap-everything", lambda d: evpsim.capped_truth(0.3, f"file:{d}/mostlylow.txt"),
+  IA, "would merge into one")
+A("usage", "curve-bounds-word", lambda d: evpsim.curve(S3, bounds="auto"), IT,
+  "bounds must be a pair (lo, hi) of numbers, got 'auto'")
 A("truth", "sigma-0", lambda d: evpsim.make_truth("normal", sigma=0), IA,
   "sigma must lie in (0, inf), got 0")
 A("truth", "sigma-negative", lambda d: evpsim.make_truth("normal", sigma=-1), IA,
@@ -871,8 +879,9 @@ A("unknown", "get-estimator", lambda d: evpsim.get_estimator("nope"), IA,
   "unknown estimator 'nope'; known: U, V, W")
 A("unknown", "get-ci-method", lambda d: evpsim.get_ci_method("nope"), IA,
   "unknown CI method 'nope'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
+  "smoothed, gpd-tail, gpd-tail-lattice, gpd-tail-bounded, m-out-of-n, dkw, ks, "
+  "ld-equal-tailed, ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb, "
+  "betting")
 A("register", "unregister-builtin", lambda d: evpsim.unregister_estimator("U"), IA,
   "cannot unregister built-in estimator 'U'")
 A("register", "unregister-builtin-ci", lambda d: evpsim.unregister_ci_method("dkw"), IA,
@@ -1699,8 +1708,9 @@ C("size", "coverage-B-100000", "coverage --B 100000",
   "--B: 50 resamples of 3 x 100,000 estimates", "reduce B")
 C("unknown", "coverage-ci-method", "coverage --ci-methods foo",
   "--ci-methods: unknown CI method 'foo'; known: percentile, basic, bca, studentized, "
-  "smoothed, gpd-tail, gpd-tail-lattice, m-out-of-n, dkw, ks, ld-equal-tailed, "
-  "ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb")
+  "smoothed, gpd-tail, gpd-tail-lattice, gpd-tail-bounded, m-out-of-n, dkw, ks, "
+  "ld-equal-tailed, ld-highest-density, order-statistic, gpd-tail-calibrated, gpd-tail-fdb, "
+  "betting")
 C("unknown", "coverage-ci-twice", "coverage --ci-methods percentile,percentile",
   "--ci-methods: CI method listed twice")
 C("range", "coverage-bounds-inside", "coverage --ci-methods dkw --bounds 0.2,0.8",
@@ -1755,8 +1765,8 @@ C("usage", "curve-time-reduce-no-time", "curve {d}/good.jsonl --field acc --time
   "--time-reduce needs --time-field FIELD")
 C("jsonl", "curve-time-list", "curve {d}/times.jsonl --field acc --time-field t",
   "--time-reduce is needed", "holds a list of 2 times")
-C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks", "--bounds",
-  "band methods (ks) need")
+C("usage", "curve-band-no-bounds", "curve {d}/good.txt --ci-methods ks --bounds none",
+  "--bounds", "band methods (ks) need")
 C("unknown", "curve-estimator", "curve {d}/good.txt --estimators Q", "unknown estimator 'Q'")
 C("unknown", "curve-shipped", "curve data:nope", "no shipped search 'nope'")
 C("range", "curve-level", "curve {d}/good.txt --level 0", "--level must lie in (0, 1)")
@@ -1940,7 +1950,7 @@ C("unknown", "fit-diverged", "fit-kde {d}/opda.jsonl --name x --field lc.top_1 -
 C("short", "curve-diverged-dropped", "curve {d}/diverged.jsonl --field lc.top_1 --reduce max "
   "--diverged drop", "holds 1 score of 3 records", "2 flagged as diverged (nan_train_loss)")
 # messages in flag spelling, never Python's
-C("usage", "curve-band-flag-spelling", "curve {d}/good.txt --ci-methods dkw",
+C("usage", "curve-band-flag-spelling", "curve {d}/good.txt --ci-methods dkw --bounds none",
   "--bounds: band methods (dkw) need the known range of the scores, --bounds LO,HI")
 C("usage", "curve-check-range-flag-spelling", "curve {d}/nonfraction.txt --check",
   "--bounds: the scores span [-3, 2], neither a fraction nor a percentage; give the metric's "
@@ -2235,9 +2245,21 @@ C("usage", "curve-group-newline", "curve {d}/newline.jsonl --field acc --group m
   "the tables' rows (read from newline.jsonl; name the models with --labels LIST)")
 # the other flags of curve: refused before the work, in the flag's own words
 C("usage", "curve-bounds-one-negative", "curve {d}/good.txt --bounds -1",
-  "argument --bounds: '-1' is not LO,HI (e.g. 0,1)")
+  "argument --bounds: '-1' is neither LO,HI (e.g. 0,1) nor none")
 C("range", "curve-bounds-negative-outside", "curve {d}/good.txt --bounds -1,-0.5",
   "--bounds", "must contain the scores")
+C("usage", "curve-bounds-word", "curve {d}/good.txt --bounds auto",
+  "argument --bounds: 'auto' is neither LO,HI (e.g. 0,1) nor none")
+C("usage", "curve-betting-no-range", "curve {d}/good.txt --ci-methods betting --bounds none",
+  "--bounds: methods that assume only the scores' range (betting) need the known range")
+C("usage", "curve-betting-median", "curve {d}/good.txt --ci-methods betting --curve median",
+  "betting bound the mean curve only")
+C("truth", "coverage-failed-share", "coverage --dist failed:2:data:reuters-mlp --B 10",
+  "pi must lie in (0, 1), got 2")
+C("truth", "coverage-failed-continuous", "coverage --dist failed:0.1:normal --B 10",
+  "normal has no finite support")
+C("truth", "coverage-cap-mass", "coverage --dist cap:0.7:data:reuters-mlp --B 10",
+  "mass must lie in (0, 0.5), got 0.7")
 C("usage", "curve-check-full-no-check", "curve {d}/good.txt --check-full",
   "--check-full applies to the self-check: add --check, or drop it")
 C("usage", "curve-python-resamples-no-python", "curve {d}/good.txt --python-resamples 10",
@@ -2662,7 +2684,8 @@ def test_silent_diverged_runs_are_counted_and_follow_the_rule(d, capsys):
     curve: kept by default and said so (one without is a failed trial, counted at the
     worst score), or dropped with --diverged drop and counted."""
     kept, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max")
-    assert kept.scores.tolist() == [0.6, 0.01, 0.01, 0.7]
+    # at 0: the other scores lie in [0, 1] on a lattice (of step 1/100)
+    assert kept.scores.tolist() == [0.6, 0.01, 0.0, 0.7]
     assert kept.diverged_kept == {"nan_train_loss": 1}
     assert kept.dropped == {} and kept.failed == {"empty learning curve": 1}
     dropped, = evpsim.read_searches(d / "opda.jsonl", field="lc.top_1", reduce="max",
@@ -2674,9 +2697,10 @@ def test_silent_diverged_runs_are_counted_and_follow_the_rule(d, capsys):
     assert main(base) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.startswith("opda: 4 trials from opda.jsonl (lc.top_1)")
-    assert line.endswith("; 1 failed (empty learning curve) counted at the worst score 0.01 (the "
-                         "lowest observed); kept 1 diverged run (nan_train_loss), scored by its "
-                         "checkpoints before diverging")
+    assert line.endswith("; 1 failed (empty learning curve) counted at the worst score 0 (the "
+                         "lower end of [0, 1], the range of scores on a lattice of step 1/100); "
+                         "kept 1 diverged run (nan_train_loss), scored by its checkpoints "
+                         "before diverging")
     assert main(base + ["--diverged", "drop"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.startswith("opda: 2 scores from opda.jsonl")
@@ -2775,7 +2799,7 @@ def test_silent_gpd_tail_without_a_tail_says_why(d, capsys):
     assert np.isfinite(pct["lower"]).all() and np.isfinite(pct["upper"]).all()
     assert main(["curve", str(d / "tiedtop.txt"), "--resamples", "200"]) == 0
     out = capsys.readouterr().out
-    assert "gpd-tail-lattice: no interval for tiedtop: its 11 best scores are tied, leaving " \
+    assert "gpd-tail-bounded: no interval for tiedtop: its 11 best scores are tied, leaving " \
            "no tail to fit; --ci-methods percentile gives one" in out
     assert main(["curve", str(d / "constant12.txt"), "--resamples", "200"]) == 0
     assert "its 12 best scores are tied" in capsys.readouterr().out

@@ -574,7 +574,7 @@ def test_silent_mlflow_infinite_metric_is_a_failed_trial(s):
     assert sum(abs(v) == 1.7976931348623157e308 for v in stored if v is not None) == 2
     finite = [v for v in stored if v is not None and abs(v) < 1e300 and not math.isnan(v)]
     search, = read_results([f"mlflow:sqlite:///{root}/mlflow/mlflow.db"], experiments="svm",
-                           field="metrics.acc")
+                           field="metrics.acc", bounds="none")  # counted at the lowest
     worst = min(finite)
     assert search.scores.tolist() == [worst if v is None or not abs(v) < 1e300 or math.isnan(v)
                                       else v for v in stored]
@@ -589,7 +589,7 @@ def test_silent_mlflow_history_skips_nan_steps_in_any_order(s):
     max of [nan, x] is nan, of [x, nan] x); an infinite step is skipped alike."""
     root = s["root"]
     search, = read_results([f"mlflow:sqlite:///{root}/mlflow/mlflow.db"], experiments="svm",
-                           field="metrics.curve", reduce="max")
+                           field="metrics.curve", reduce="max", bounds="none")
     client = s["client"]
     experiment = client.get_experiment_by_name("svm").experiment_id
     runs = client.search_runs([experiment], order_by=["attributes.start_time ASC"])
@@ -685,7 +685,7 @@ def test_silent_dataframe_with_integer_column_names():
 
     frame = pd.DataFrame({0: [0.5, None, 0.6, 0.65], 1: ["COMPLETE", "FAIL", "COMPLETE",
                                                          "COMPLETE"]})
-    search, = read_frame(frame, score=0, state=1)
+    search, = read_frame(frame, score=0, state=1, bounds="none")
     assert search.scores.tolist() == [0.5, 0.5, 0.6, 0.65]
     assert search.failed == {"1 FAIL, no score": 1}
     ds = evpsim.curve(pd.DataFrame({7: [0.5, 0.7, 0.6, 0.65]}), ci_methods="percentile",

@@ -293,7 +293,8 @@ def test_cli_allentune_file_with_two_models_and_durations(capsys, tmp_path):
     lines = out.splitlines()
     assert lines[0].startswith("mlp: 10 trials from results.jsonl (best_validation_accuracy)")
     assert lines[0].endswith("; 1 failed (NaN, infinite or null (diverged)) counted at the "
-                             "worst score 0.7581 (the lowest observed)")
+                             "worst score 0 (the lower end of [0, 1], the range of scores on a "
+                             "lattice of step 1/10,000)")
     assert lines[1].endswith("dropped 1 of 8 records: 1 field missing")
     assert "mlp vs reg_lstm (V), n up to 7" in out and "budget to reach 0.79:" in out
     ds = xr.load_dataset(tmp_path / "c.nc")
@@ -562,7 +563,7 @@ def test_plot_shades_every_ci_method(tmp_path):
 @pytest.mark.parametrize("argv, words", [
     (["--x-axis", "time", "--plot", "c.png"], "--x-axis time needs --time-field"),
     (["--select", "a"], "--select needs --group"),
-    (["--ci-methods", "ks"], "--bounds: band methods (ks) need"),
+    (["--ci-methods", "ks", "--bounds", "none"], "--bounds: band methods (ks) need"),
     (["--level", "1.5"], "--level"),
     (["--estimators", "Q"], "unknown estimator"),
 ])
@@ -586,24 +587,28 @@ def test_band_difference_is_bonferroni_of_both_bands():
     assert np.isnan(sub["difference_lower"][40:]).all()
 
 
-def test_default_interval_is_gpd_tail_lattice_where_it_applies(capsys, tmp_path):
-    # gpd-tail-lattice for the mean curve: gpd-tail, bit for bit, on scores on no lattice,
-    # its lattice tail on scores on one; percentile below its minimum B, said in a line of
-    # its own; order-statistic for a quantile curve, whatever B
+def test_default_interval_is_gpd_tail_bounded_where_it_applies(capsys, tmp_path):
+    # gpd-tail-bounded for the mean curve: gpd-tail, bit for bit, on scores on no lattice
+    # and no range known; its lattice tail on scores on one, which gives the range [0, 1]
+    # (accuracies on 100 examples); percentile below its minimum B, said in a line of its
+    # own; order-statistic for a quantile curve, whatever B
     from evpsim.intervals.family import CURVE_CI_METHOD
 
-    assert CURVE_CI_METHOD == "gpd-tail-lattice"
+    assert CURVE_CI_METHOD == "gpd-tail-bounded"
     rng = np.random.default_rng(3)
     xs = rng.beta(8, 3, 30)
     ds = evpsim.curve(xs, resamples=200)
     kinds = {str(m): str(k) for m, k in zip(*(ds[c].values
                                               for c in ("ci_method", "ci_method_kind")))}
-    assert kinds == {"gpd-tail-lattice": "resampling"}
+    assert kinds == {"gpd-tail-bounded": "resampling"}
+    assert str(ds["bounds_from"].values) == "none"
     plain = evpsim.curve(xs, resamples=200, ci_methods="gpd-tail")
-    for end in ("lower", "upper"):  # off a lattice: gpd-tail's intervals, only renamed
+    for end in ("lower", "upper"):  # off a lattice, no range: gpd-tail's intervals, renamed
         assert np.array_equal(ds[end].values, plain[end].values)
     on = np.round(xs, 2)  # accuracies on 100 examples: the tail fitted on the lattice
-    assert not np.array_equal(evpsim.curve(on, resamples=200)["upper"].values,
+    with_range = evpsim.curve(on, resamples=200)
+    assert str(with_range["bounds_from"].values) == "lattice 1/100"
+    assert not np.array_equal(with_range["upper"].values,
                               evpsim.curve(on, resamples=200, ci_methods="gpd-tail")["upper"]
                               .values)
     assert evpsim.curve(xs, resamples=200, curve="median")["ci_method"].values.tolist() == \
@@ -613,15 +618,19 @@ def test_default_interval_is_gpd_tail_lattice_where_it_applies(capsys, tmp_path)
     path.write_text("\n".join(map(repr, xs[:9].tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
     assert status == 0, err
-    assert "percentile: in place of gpd-tail-lattice, the default, which needs B >= 10 " \
+    assert "percentile: in place of gpd-tail-bounded, the default, which needs B >= 10 " \
            "trials (the smallest B here is 9)" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200", "--curve", "median")
     assert "95% intervals from order-statistic" in out
     assert "in place of" not in out
     path.write_text("\n".join(map(repr, xs.tolist())))
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
-    assert "95% intervals from gpd-tail-lattice with 200 resamples" in out
-    assert "in place of" not in out
+    assert "95% intervals from gpd-tail-bounded with 200 resamples" in out
+    assert "in place of" not in out and "range: " not in out
+    path.write_text("\n".join(map(repr, on.tolist())))
+    status, out, err = run_cli(capsys, "curve", path, "--resamples", "200")
+    assert ("range: [0, 1] taken as the metric's, as every score lies there on a lattice of "
+            "step 1/100") in out
 
 
 def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
@@ -635,7 +644,7 @@ def test_warns_when_an_interval_leaves_the_scores_range(capsys, tmp_path):
     assert status == 0, err
     ds = evpsim.curve(xs, resamples=400)
     assert float(ds["upper"].max()) > 1.0
-    assert "warning: some gpd-tail-lattice limits lie outside [0, 1], where every score is; " \
+    assert "warning: some gpd-tail-bounded limits lie outside [0, 1], where every score is; " \
            "if the metric cannot leave that range, give --bounds 0,1 to cut them" in out
     status, out, err = run_cli(capsys, "curve", path, "--resamples", "400", "--bounds", "0,1")
     assert "warning: some" not in out

@@ -113,9 +113,9 @@ def test_resampling_methods_stay_lstatistic_only(u_py):
                                               "not one: add a bootstrap method"):
         evpsim.curve(xs, estimators=f"V,{u_py}", ci_methods="gpd-tail", resamples=100)
     ds = evpsim.curve(xs, estimators=f"V,{u_py}", resamples=200)  # default: percentile beside
-    assert ds["ci_method"].values.tolist() == ["gpd-tail-lattice", "percentile"]
+    assert ds["ci_method"].values.tolist() == ["gpd-tail-bounded", "percentile"]
     assert ds["applies"].values.tolist() == [[True, True], [False, True]]
-    assert np.isnan(ds["lower"].sel(estimator=u_py, ci_method="gpd-tail-lattice")).all()
+    assert np.isnan(ds["lower"].sel(estimator=u_py, ci_method="gpd-tail-bounded")).all()
     assert np.isfinite(ds["lower"].sel(estimator=u_py, ci_method="percentile")).all()
 
 
@@ -228,9 +228,9 @@ def test_import_a_module_and_run_its_estimator_in_curve(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     head = next(ln for ln in lines if ln.split()[:1] == ["n"])
-    assert "V gpd-tail-lattice" in head and "my-python-estimator percentile" in head
-    assert "gpd-tail-lattice,percentile: percentile runs my-python-estimator on each " \
-           "resample: the default, gpd-tail-lattice, works for L-statistics only" in out.stdout
+    assert "V gpd-tail-bounded" in head and "my-python-estimator percentile" in head
+    assert "gpd-tail-bounded,percentile: percentile runs my-python-estimator on each " \
+           "resample: the default, gpd-tail-bounded, works for L-statistics only" in out.stdout
     assert "my-python-estimator (python estimator): percentile from the estimator run on " \
            "each of 2,000 resamples" in out.stdout
     xs = read_results(["data:reuters-mlp"])[0].scores

@@ -245,11 +245,26 @@ def test_curve_of_searches_counts_them():
 def test_curve_header_says_how_failed_trials_count(capsys, curves):
     base = ["curve", curves, "--field", "lc.acc", "--reduce", "max", "--ci-methods",
             "percentile", "--resamples", "100", "--labels", "net"]
+    # accuracies in [0, 1] on a lattice (of step 1/20): the range is taken as [0, 1], so the
+    # failed trials count at 0, and the header says where the range comes from
     status, out, err = _cli(capsys, *base)
+    assert status == 0, err
+    first = out.splitlines()[0]
+    assert first == ("net: 9 trials from runs.jsonl (lc.acc), in [0, 0.7]; 3 failed (empty "
+                     "learning curve) counted at the worst score 0 (the lower end of [0, 1], the "
+                     "range of scores on a lattice of step 1/20)")
+    assert "range: [0, 1] taken as the metric's, as every score lies there on a lattice of " \
+           "step 1/20" in out
+    v1 = np.mean([0.5, 0.6, 0.0, 0.0, 0.4, 0.7, 0.0, 0.35, 0.45])
+    row = next(ln for ln in out.splitlines() if ln.split()[:1] == ["1"])
+    assert float(row.split()[1]) == pytest.approx(v1, abs=5e-5)
+    # no range: at the lowest score observed
+    status, out, err = _cli(capsys, *base, "--bounds", "none")
     assert status == 0, err
     first = out.splitlines()[0]
     assert first == ("net: 9 trials from runs.jsonl (lc.acc), in [0.35, 0.7]; 3 failed (empty "
                      "learning curve) counted at the worst score 0.35 (the lowest observed)")
+    assert "range: " not in out
     v1 = np.mean([0.5, 0.6, 0.35, 0.35, 0.4, 0.7, 0.35, 0.35, 0.45])
     row = next(ln for ln in out.splitlines() if ln.split()[:1] == ["1"])
     assert float(row.split()[1]) == pytest.approx(v1, abs=5e-5)
@@ -286,12 +301,20 @@ def test_curve_minimize(capsys, tmp_path):
     path = tmp_path / "loss.txt"
     path.write_text("0.9\nnan\n0.4\n0.6\nnan\n")
     status, out, err = _cli(capsys, "curve", path, "--minimize", "--ci-methods", "percentile",
-                            "--resamples", "100")
+                            "--resamples", "100", "--bounds", "none")
     assert status == 0, err
     assert "2 failed (NaN, infinite or null (diverged)) counted at the worst score 0.9 (the " \
            "highest observed)" in out.splitlines()[0]
     row = next(ln for ln in out.splitlines() if ln.split()[:1] == ["1"])
     assert float(row.split()[1]) == pytest.approx(np.mean([0.9, 0.9, 0.4, 0.6, 0.9]), abs=5e-5)
+    # losses in [0, 1] on a lattice (of step 1/10): the worst is the range's upper end, 1
+    status, out, err = _cli(capsys, "curve", path, "--minimize", "--ci-methods", "percentile",
+                            "--resamples", "100")
+    assert "2 failed (NaN, infinite or null (diverged)) counted at the worst score 1 (the " \
+           "upper end of [0, 1], the range of scores on a lattice of step 1/10)" in \
+        out.splitlines()[0]
+    row = next(ln for ln in out.splitlines() if ln.split()[:1] == ["1"])
+    assert float(row.split()[1]) == pytest.approx(np.mean([0.9, 1.0, 0.4, 0.6, 1.0]), abs=5e-5)
 
 
 def test_fit_kde_counts_failed_trials_and_describes_mass_lost(capsys, tmp_path):
@@ -349,8 +372,9 @@ def test_curve_reads_standard_input():
     res = _stdin_cli(scores, "curve", "-", "--ci-methods", "percentile", "--resamples", "100")
     assert res.returncode == 0, res.stderr
     first = res.stdout.splitlines()[0]
-    assert first == ("stdin: 5 trials from stdin, in [0.55, 0.72]; 1 failed (NaN, infinite or "
-                     "null (diverged)) counted at the worst score 0.55 (the lowest observed)")
+    assert first == ("stdin: 5 trials from stdin, in [0, 0.72]; 1 failed (NaN, infinite or "
+                     "null (diverged)) counted at the worst score 0 (the lower end of [0, 1], "
+                     "the range of scores on a lattice of step 1/100)")
     csv = "lr,acc\n0.1,0.5\n0.01,0.7\n0.001,0.6\n"
     res = _stdin_cli(csv, "curve", "-", "--column", "acc", "--ci-methods", "percentile",
                      "--resamples", "100")

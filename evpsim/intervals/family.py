@@ -697,8 +697,11 @@ def _own_bounds(plan, bounds, xs):
     """
     bands = plan.methods_of_kinds("needs_bounds")
     if bands and bounds is None:
+        kinds = {m.kind for m in plan.methods if m.name in bands}
+        what = "band methods" if kinds == {"band"} else \
+            "methods that assume only the scores' range"
         raise check.InvalidArgument(
-            "bounds", f"bounds: band methods ({', '.join(bands)}) need the "
+            "bounds", f"bounds: {what} ({', '.join(bands)}) need the "
                       f"known range of the scores, bounds=(lo, hi)")
     if bounds is None:
         return None
