@@ -19,6 +19,7 @@ from .estimators.family import (Estimator, estimate, estimator_weights, get_esti
 from .intervals import ld_band
 from .intervals.family import (bootstrap_intervals, get_ci_method, list_ci_methods,
                                register_ci_method, unregister_ci_method)
+from .io.runs import SearchRuns, read_runs
 from .io.search import Search
 from .io.searchfiles import read_scores, read_searches
 from .io.shipped import list_searches, search_path
@@ -41,7 +42,7 @@ __all__ = [
     "Estimator", "estimate", "estimator_weights", "get_estimator", "list_estimators",
     "register_estimator", "unregister_estimator",
     "Truth", "TruncatedNormal", "Discrete", "empirical", "make_truth", "list_truths",
-    "read_scores", "read_searches", "Search",
+    "read_scores", "read_searches", "Search", "read_runs", "SearchRuns",
     "order_statistic_means", "order_statistic_moments", "lstatistic_moments",
     "curve", "self_check", "check_warnings", "plot_curve", "list_searches", "search_path",
     "evp_curve", "budget_to_reach", "runs_curve",

@@ -24,7 +24,8 @@ trials in the order the tool records them:
 
 A path given is one search; a glob pattern of paths (``'ray/tpe-*'``,
 quoted so the shell leaves it) is one search whose runs are the files or
-folders it matches, in the order of their names.
+folders it matches; the runs a glob names are in the order of their names,
+numbers by value (``tpe-2`` before ``tpe-10``).
 """
 
 from __future__ import annotations
@@ -212,13 +213,13 @@ def _by_run_field(runs, item):
 
 def _expand(item):
     """The paths a result names: itself, or the files and folders its glob pattern
-    matches, in the order of their names."""
-    from .trackers._common import is_pattern
+    matches, in the order of their names (numbers by value)."""
+    from .trackers._common import is_pattern, natural_key
 
     text = str(item)
     if Path(text).exists() or not is_pattern(text):
         return [item]
-    found = sorted(glob.glob(text))
+    found = sorted(glob.glob(text), key=natural_key)
     if not found:
         raise check.InvalidArgument("path", f"{text!r} matches no file or folder")
     return found

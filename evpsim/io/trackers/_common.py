@@ -8,6 +8,7 @@ import contextlib
 import fnmatch
 import importlib
 import math
+import re
 import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..trials import (DIVERGED_RULES, apply_states, check_bounds, count_failed, 
 
 __all__ = ["Trials", "need", "trial", "searches", "unknown_name", "no_field", "key_and_reduce",
            "not_open", "named_once", "no_location", "sqlite_store", "matched", "matches",
-           "is_pattern"]
+           "is_pattern", "natural_key"]
 
 
 @dataclass
@@ -192,6 +193,12 @@ def is_pattern(name):
     return any(c in name for c in "*?[")
 
 
+def natural_key(name):
+    """A name's sort key with its numbers by value: ``tpe-2`` before ``tpe-10``."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", str(name)) if part]
+
+
 def matches(name, pattern, known=()):
     """Whether ``name`` is what ``pattern`` names: the name itself, or a name its glob
     pattern matches (a pattern that is itself one of the ``known`` names names that one
@@ -202,8 +209,9 @@ def matches(name, pattern, known=()):
 
 
 def matched(patterns, known, argument, where):
-    """The names of ``known`` (in the store's order) that ``patterns`` name: names, or glob
-    patterns such as ``tpe-*`` (:func:`matches`), each pattern's in turn.
+    """The names of ``known`` that ``patterns`` name: names, or glob patterns such as
+    ``tpe-*`` (:func:`matches`; a pattern's names in the order of :func:`natural_key`),
+    each pattern's in turn.
 
     A name not in ``known``, a pattern matching none of them, a name or pattern given
     twice and a name matched by two patterns are refused (``argument`` names them).
@@ -211,7 +219,7 @@ def matched(patterns, known, argument, where):
     named_once([check.string(p, argument) for p in patterns], argument)
     out, by = [], {}
     for pattern in patterns:
-        hits = [k for k in known if matches(k, pattern, known)]
+        hits = sorted((k for k in known if matches(k, pattern, known)), key=natural_key)
         if not hits:
             if not is_pattern(pattern):
                 raise unknown_name(argument, pattern, known, where)

@@ -60,8 +60,9 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
         file (see the module's docstring).
     studies : str or list of str, optional
         The studies to read, by name or glob pattern (``"tpe-*"``: every
-        study it matches, in the storage's order); default: every study in
-        the storage that has trials, in the storage's order.
+        study it matches, in the order of their names, numbers by value);
+        default: every study in the storage that has trials, in the
+        storage's order.
     field : str, optional
         The score: ``"value"`` (the objective's value, the default),
         ``"values_K"`` (objective K, 0-based, of a multi-objective study) or
