@@ -9,7 +9,6 @@ import numpy as np
 from .. import _validate as check
 from .._format import duration, numbers, spans
 from ..curves.curve import inside_target, curve, interval_notes
-from ..curves.runs import observed_curves
 from ..estimators.family import get_estimator, list_estimators, resolve_estimators
 from ..estimators.targets import as_target
 from ..intervals.family import (CURVE_CI_METHOD, CURVE_FALLBACK, CURVE_QUANTILE_CI_METHOD,
@@ -20,7 +19,6 @@ from ..io.search import describe_reading
 from ..io.trials import NO_BOUNDS, direction
 from ..report.curvefigure import (LOG_X_FROM, figure_caption, plot_check_coverage,
                                   plot_curve_figure)
-from ..report.runs import observed_tables
 from ..report.tables import (TABLE_SUFFIXES, bound_header, budget_lines, check_tables,
                              curve_tables, ranking_lines, ranking_tables, reading_table,
                              write_tables)
@@ -35,8 +33,8 @@ from .common import (Timer, UserError, add_failed_args, add_output_args, add_sub
 from .common import number as real
 from .common import (given, pair_or_none, paragraph, refuse_unused, refuse_unused_resamples,
                      save_outputs)
-from .curve_runs import (add_runs_args, given_runs_options, observed_lines, run_observed,
-                         run_runs, split_adaptive)
+from .curve_runs import (add_runs_args, given_runs_options, observed_lines, print_observed,
+                         run_observed, run_runs, split_adaptive)
 from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
                            tracker_options)
 
@@ -640,16 +638,7 @@ def run(args):
     if args.runs:
         _check_names(args)
         return run_runs(args, _inputs(args), _scale_lines)
-    if args.check and args.n_max is not None:
-        raise UserError("--check measures coverage up to each model's B: run it without "
-                        "--n-max")
-    if args.check:  # before any work, and named by their own flags
-        check_replicates(args.check_replicates, "check_replicates")
-        if args.check_resamples is not None:
-            check.integer(args.check_resamples, "check_resamples", minimum=2)
-        kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
-    _refuse_unused(args)
-    _check_names(args)
+    _check_before_work(args)
     searches, adaptive = split_adaptive(args, _read(args))
     _check_names(args, searches + adaptive)
     if not searches:
@@ -698,6 +687,37 @@ def run(args):
     summary += _bound_lines(ds)
     summary += observed_lines(adaptive, searches)
     print("\n".join(summary))
+    tables = _print_tables(ds, args)
+    obs, observed = print_observed(args, adaptive)
+    tables += observed
+    checked = []
+    if args.check:
+        ds, checked = _self_check(args, searches, ds)
+    if obs is not None:
+        ds = ds.merge(obs)
+    save_outputs(args, ds, lambda d, path: plot_curve_figure(
+        d, path, x=args.x_axis, log_x=args.log_x, ci_method=args.plot_ci_method),
+        _report_outputs(args, ds, searches + adaptive, summary, tables, checked))
+    return 0
+
+
+def _check_before_work(args):
+    """Refuse, before any work, what the self-check and the other options cannot do, and
+    names the tables or the figure cannot show."""
+    if args.check and args.n_max is not None:
+        raise UserError("--check measures coverage up to each model's B: run it without "
+                        "--n-max")
+    if args.check:  # before any work, and named by their own flags
+        check_replicates(args.check_replicates, "check_replicates")
+        if args.check_resamples is not None:
+            check.integer(args.check_resamples, "check_resamples", minimum=2)
+        kde_options(args.ci_methods, args.check_bandwidth, args.check_construction)
+    _refuse_unused(args)
+    _check_names(args)
+
+
+def _print_tables(ds, args):
+    """Print the tables of ``ds`` (and the budgets that reach ``--target``); return them."""
     tables = curve_tables(ds, args.all)
     for table in tables:
         if table.key == "curve" and ds.sizes["model"] > 1:
@@ -710,22 +730,7 @@ def run(args):
     if args.target is not None:
         print()
         print("\n".join(budget_lines(ds)))
-    obs = observed_curves(adaptive, minimize=bool(args.minimize)) if adaptive else None
-    if obs is not None:
-        observed = observed_tables(obs, args.all)
-        for table in observed:
-            print(f"\n{table.title}")
-            print("\n".join(table.lines()))
-        tables = tables + observed
-    checked = []
-    if args.check:
-        ds, checked = _self_check(args, searches, ds)
-    if obs is not None:
-        ds = ds.merge(obs)
-    save_outputs(args, ds, lambda d, path: plot_curve_figure(
-        d, path, x=args.x_axis, log_x=args.log_x, ci_method=args.plot_ci_method),
-        _report_outputs(args, ds, searches + adaptive, summary, tables, checked))
-    return 0
+    return tables
 
 
 def _report_outputs(args, ds, searches, summary, tables, checked):

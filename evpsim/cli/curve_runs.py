@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from .._format import numbers
 from ..curves.runs import observed_curves, runs_curve, runs_notes
-from ..intervals.runs import RUN_CURVES
+from ..intervals import RUN_CURVES
 from ..io.search import describe_reading
 from ..io.trials import describe_sampler, direction, is_adaptive
 from ..report.runs import ahead_lines, observed_tables, plot_observed_figure, \
@@ -23,8 +23,8 @@ from ..report.runs import ahead_lines, observed_tables, plot_observed_figure, \
 from ..report.tables import reading_table, write_tables
 from .common import Timer, UserError, given, refuse_unused, save_outputs
 
-__all__ = ["add_runs_args", "run_runs", "split_adaptive", "observed_lines", "run_observed",
-           "RUNS_REFUSED", "OBSERVED_REFUSED"]
+__all__ = ["add_runs_args", "run_runs", "split_adaptive", "observed_lines", "print_observed",
+           "run_observed", "given_runs_options", "RUNS_REFUSED", "OBSERVED_REFUSED"]
 
 #: options of V's curves that do nothing with --runs, and why
 RUNS_REFUSED = {
@@ -249,6 +249,19 @@ def observed_lines(adaptive, others):
     return lines
 
 
+def print_observed(args, adaptive):
+    """The observed best so far of single runs of adaptive searches beside V's curves:
+    ``(their Dataset or None, their tables)``, the tables printed."""
+    if not adaptive:
+        return None, []
+    obs = observed_curves(adaptive, minimize=bool(args.minimize))
+    tables = observed_tables(obs, args.all)
+    for table in tables:
+        print(f"\n{table.title}")
+        print("\n".join(table.lines()))
+    return obs, tables
+
+
 def run_observed(args, adaptive, describe):
     """``evpsim curve`` where every search read is one run of an adaptive search: their
     observed best-so-far curves alone.
@@ -269,14 +282,9 @@ def run_observed(args, adaptive, describe):
     if args.x_axis == "time":
         raise UserError("--x-axis time applies to V's curve, and every search read is one run "
                         "of an adaptive search: drop it")
-    obs = observed_curves(adaptive, minimize=bool(args.minimize))
     summary = [describe(s, "observed") for s in adaptive] + observed_lines(adaptive, [])
     print("\n".join(summary))
-    tables = observed_tables(obs, args.all)
-    for table in tables:
-        print()
-        print(table.title)
-        print("\n".join(table.lines()))
+    obs, tables = print_observed(args, adaptive)
     reading = reading_table(adaptive, bool(args.minimize))
     caption = "each run's observed best so far, a step at each trial that improved on it"
     save_outputs(args, obs, lambda d, path: plot_observed_figure(d, path, log_x=args.log_x),

@@ -234,14 +234,11 @@ def _stem(item):
 def _relabel(searches, labels):
     """``labels`` given to the searches in order; every label its own."""
     if labels is not None:
-        labels = [labels] if isinstance(labels, str) else list(labels)
-        if len(labels) != len(searches):
-            raise check.InvalidArgument("labels", f"labels has {len(labels)} names for "
-                                                  f"{len(searches)} searches "
-                                                  f"({', '.join(s.label for s in searches)}): "
-                                                  f"give one per search")
-        searches = [SearchRuns(check.string(lb, "labels"), s.runs, s.given)
-                    for s, lb in zip(searches, labels)]
+        from .trackers.sources import one_label_each
+
+        searches = [SearchRuns(lb, s.runs, s.given) for s, lb in
+                    zip(searches, one_label_each(labels, [s.label for s in searches],
+                                                 "search"))]
     seen = set()
     for s in searches:
         if s.label in seen:

@@ -20,7 +20,7 @@ from . import mlflow_runs, optuna_studies
 from .raytune_trials import is_experiment, read_raytune
 from .tensorboard_runs import EVENTS, is_logdir, read_tensorboard
 
-__all__ = ["source_kind", "read_sources", "not_for", "READERS"]
+__all__ = ["source_kind", "read_sources", "not_for", "one_label_each", "READERS"]
 
 #: each kind of source: its reader and the options it takes besides the rules (failed,
 #: diverged, pruned, bounds, minimize)
@@ -116,18 +116,23 @@ RUN_UNITS = {"optuna": "a study is a run; name a search's studies with a glob "
                             "folders with a glob ('logs/tpe-*')"}
 
 
+def one_label_each(labels, names, what):
+    """``labels`` (a string or a list) checked to be one string per name of ``names``
+    (the models or searches, ``what`` naming one of them in the message)."""
+    labels = [labels] if isinstance(labels, str) else list(labels)
+    if len(labels) != len(names):
+        raise check.InvalidArgument("labels", f"labels has {len(labels)} names for "
+                                              f"{len(names)} {what}s ({', '.join(names)}): "
+                                              f"give one per {what}")
+    return [check.string(lb, "labels") for lb in labels]
+
+
 def _relabel(searches, labels):
     """``labels`` given to the models in order (the runs of a model, told apart by a run
     field, share its label); every label its own."""
     models = list(dict.fromkeys((s.source, s.label) for s in searches))
     if labels is not None:
-        labels = [labels] if isinstance(labels, str) else list(labels)
-        if len(labels) != len(models):
-            raise check.InvalidArgument("labels", f"labels has {len(labels)} names for "
-                                                  f"{len(models)} models "
-                                                  f"({', '.join(m for _, m in models)}): "
-                                                  f"give one per model")
-        named = {m: check.string(lb, "labels") for m, lb in zip(models, labels)}
+        named = dict(zip(models, one_label_each(labels, [m for _, m in models], "model")))
         searches = [replace(s, label=named[s.source, s.label]) for s in searches]
     seen = {}
     for s in searches:
