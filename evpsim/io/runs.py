@@ -122,9 +122,9 @@ def read_runs(results, *, studies=None, experiments=None, run_field=None, labels
     if not items:
         raise check.InvalidArgument("path", "path names no results: give at least one")
     if options.get("group") is not None and run_field is None:
-        raise check.InvalidArgument("group", "group with runs needs run_field, the field "
-                                             "naming each trial's run; or give each search's "
-                                             "runs as studies, experiments or files")
+        raise check.InvalidArgument("group", "group with runs needs run_field=FIELD, the "
+                                             "field naming each trial's run; or give each "
+                                             "search's runs as studies, experiments or files")
     if options.get("select") is not None:
         raise check.InvalidArgument("select", "select applies to the models of one search "
                                               "each; with runs, name the searches as results")
@@ -238,7 +238,7 @@ def _relabel(searches, labels):
 
         searches = [SearchRuns(lb, s.runs, s.given) for s, lb in
                     zip(searches, one_label_each(labels, [s.label for s in searches],
-                                                 "search"))]
+                                                 ("search", "searches")))]
     seen = set()
     for s in searches:
         if s.label in seen:

@@ -116,14 +116,14 @@ RUN_UNITS = {"optuna": "a study is a run; name a search's studies with a glob "
                             "folders with a glob ('logs/tpe-*')"}
 
 
-def one_label_each(labels, names, what):
+def one_label_each(labels, names, what=("model", "models")):
     """``labels`` (a string or a list) checked to be one string per name of ``names``
-    (the models or searches, ``what`` naming one of them in the message)."""
+    (the models or searches: ``what`` names one and several in the message)."""
     labels = [labels] if isinstance(labels, str) else list(labels)
     if len(labels) != len(names):
         raise check.InvalidArgument("labels", f"labels has {len(labels)} names for "
-                                              f"{len(names)} {what}s ({', '.join(names)}): "
-                                              f"give one per {what}")
+                                              f"{len(names)} {what[1]} ({', '.join(names)}): "
+                                              f"give one per {what[0]}")
     return [check.string(lb, "labels") for lb in labels]
 
 
@@ -132,7 +132,7 @@ def _relabel(searches, labels):
     field, share its label); every label its own."""
     models = list(dict.fromkeys((s.source, s.label) for s in searches))
     if labels is not None:
-        named = dict(zip(models, one_label_each(labels, [m for _, m in models], "model")))
+        named = dict(zip(models, one_label_each(labels, [m for _, m in models])))
         searches = [replace(s, label=named[s.source, s.label]) for s in searches]
     seen = {}
     for s in searches:
