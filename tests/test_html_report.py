@@ -91,9 +91,14 @@ def report(tmp_path_factory):
 @pytest.fixture(scope="module")
 def opened(chromium, report):
     """What the browser saw: console messages, page errors, requests, images, tables."""
+    return _seen(chromium, report[0])
+
+
+def _seen(chromium, html):
+    """What the browser saw of the page ``html``: console messages, page errors, requests,
+    images, tables, headings, widths, legends, the command and a screenshot."""
     from playwright.sync_api import sync_playwright
 
-    html, _, _ = report
     seen = {"console": [], "errors": [], "requests": []}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
@@ -313,3 +318,68 @@ def test_the_figure_shows_the_bound_and_the_self_check(report, tmp_path):
     wide = ds.assign_coords(B=ds["B"] * 0 + 100)
     assert plot_check_coverage(wide).axes[0].get_xscale() == "log"
     assert (tmp_path / "c.png").stat().st_size > 0
+
+
+# --- curve --runs --html: searches run several times --------------------------------------
+
+@pytest.fixture(scope="module")
+def runs_report(tmp_path_factory):
+    """``(report.html, stdout)`` of ``curve --runs`` on an Optuna journal of TPE and random
+    search, 4 seeds each, written by Optuna."""
+    import io
+    import sys
+
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    from evpsim.cli import main
+
+    folder = tmp_path_factory.mktemp("runs_report")
+    storage = optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(folder / "runs.log")))
+    for name, sampler, seeds in (("tpe", optuna.samplers.TPESampler, range(4)),
+                                 ("random", optuna.samplers.RandomSampler, range(4, 8))):
+        for seed in seeds:
+            study = optuna.create_study(study_name=f"{name}-{seed}", storage=storage,
+                                        direction="maximize", sampler=sampler(seed=seed))
+            study.set_user_attr("sampler", sampler.__name__)
+            study.optimize(lambda t: 1 - (t.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=8)
+    buf = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys, "stdout", buf)
+        mp.chdir(folder)
+        status = main(["curve", "optuna:runs.log", "--study", "tpe-*,random-*", "--runs",
+                       "--labels", "TPE,random", "--resamples", "500", "--metric", METRIC,
+                       "--html", "runs.html", "--table", "runs.csv", "--quiet"])
+    assert status == 0
+    return folder / "runs.html", buf.getvalue()
+
+
+def test_the_report_of_runs_renders_its_curves_and_tables(chromium, runs_report):
+    html, out = runs_report
+    seen = _seen(chromium, html)
+    assert seen["errors"] == []
+    assert [m for m in seen["console"] if m.startswith(("error", "warning"))] == []
+    assert [u for u in seen["requests"] if not u.startswith("data:")] == [html.as_uri()]
+    assert seen["headings"] == ["What was read", "The curves", "Tables", "Provenance"]
+    assert len(seen["images"]) == 1 and all(i[0] and i[1] > 0 for i in seen["images"])
+    scroll, inner, client = seen["width"]
+    assert scroll == client == inner == WIDTH and seen["wide"] == []
+    tables = {t[1]: t for t in seen["tables"]}
+    assert [t[0] for t in seen["tables"]] == ["reading", "curve", "curve", "difference"]
+    reading = tables["the searches read"][2]
+    assert [r[0] for r in reading] == [f"TPE: tpe-{s}" for s in range(4)] + \
+        [f"random: random-{s}" for s in range(4, 8)]
+    assert {r[7] for r in reading} == {"TPESampler", "RandomSampler"}
+    random = tables["random (4 runs, n up to 8; 32 trials pooled)"][2]
+    assert len(random) == 8 and len(random[0]) == 5  # n, mean, its interval, V, V's
+    # the tables hold the numbers the terminal printed
+    difference = tables["TPE vs random (mean curves)"][2]
+    printed = out.split("Neither share is the probability")[1].splitlines()[2:10]
+    assert [NUMBER.findall(" ".join(r)) for r in difference] == \
+        [NUMBER.findall(line) for line in printed]
+    for key, legend, headings, cells in seen["legends"]:
+        present = set(headings).union(*map(_cell_parts, cells))
+        assert all(name in present for name, _ in legend), key
+    text = html.read_text()
+    assert "assumes: the mean curve across runs of TPE, random" in text
+    assert "ahead of" in text and "by the mean curves from n = " in text
