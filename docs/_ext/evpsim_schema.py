@@ -84,6 +84,37 @@ def _score_files(folder):
     return path
 
 
+def _runs_file(folder):
+    """A search run with two seeds for each of two models, a trial per line (JSON Lines)."""
+    path = Path(folder) / "runs.jsonl"
+    rows = [{"model": m, "seed": seed, "acc": 0.60 + 0.01 * ((7 * i + 3 * seed + k) % 11)}
+            for k, m in enumerate(("A", "B")) for seed in range(2) for i in range(6)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _optuna_journal(folder):
+    """An Optuna journal written by Optuna: studies tpe-0, tpe-1 (TPESampler) and random-2,
+    random-3 (RandomSampler), 6 trials each, each saying its sampler (made once)."""
+    import optuna
+
+    path = Path(folder) / "runs.log"
+    if path.is_file():
+        return path
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    storage = optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(path)))
+    for name, sampler, seed in (("tpe", optuna.samplers.TPESampler, 0),
+                                ("tpe", optuna.samplers.TPESampler, 1),
+                                ("random", optuna.samplers.RandomSampler, 2),
+                                ("random", optuna.samplers.RandomSampler, 3)):
+        study = optuna.create_study(study_name=f"{name}-{seed}", storage=storage,
+                                    direction="maximize", sampler=sampler(seed=seed))
+        study.set_user_attr("sampler", sampler.__name__)
+        study.optimize(lambda t: 0.5 + 0.4 * t.suggest_float("x", 0, 1), n_trials=6)
+    return path
+
+
 def battery_runs(tmp):
     """``{kind: {variant: Dataset}}`` of the batteries, ``curve``, sweeps and KDE fits."""
     import evpsim
@@ -176,6 +207,27 @@ def battery_runs(tmp):
                 ["curve", str(results), "--field", "acc", "--group", "model",
                  "--bounds", "0,1", "--resamples", "200", "--check", "--curve", "median",
                  "--check-replicates", "20", "--check-resamples", "50"], out()),
+            "a random study beside an adaptive one": lambda: _cli(
+                ["curve", f"optuna:{_optuna_journal(tmp)}", "--study", "random-2,tpe-0",
+                 "--resamples", "200"], out()),
+        },
+        "runs_curve": {
+            "python": lambda: _roundtrip(evpsim.runs_curve(
+                {"A": [[0.70, 0.80, 0.75], [0.60, 0.85, 0.90], [0.72, 0.74, 0.80]],
+                 "B": [[0.65, 0.70, 0.72], [0.70, 0.71, 0.73], [0.66, 0.69, 0.75]]},
+                random_search="B", resamples=200), tmp, "runs"),
+            "one search": lambda: _roundtrip(evpsim.runs_curve(
+                [[0.70, 0.80, 0.75], [0.60, 0.85, 0.90]], resamples=200), tmp, "runs1"),
+            "--runs --run-field": lambda: _cli(
+                ["curve", str(_runs_file(tmp)), "--field", "acc", "--group", "model",
+                 "--run-field", "seed", "--runs", "--resamples", "200"], out()),
+            "--runs (Optuna studies)": lambda: _cli(
+                ["curve", f"optuna:{_optuna_journal(tmp)}", "--study", "tpe-*,random-*",
+                 "--runs", "--resamples", "200"], out()),
+        },
+        "observed_curves": {
+            "one adaptive study (curve)": lambda: _cli(
+                ["curve", f"optuna:{_optuna_journal(tmp)}", "--study", "tpe-0"], out()),
         },
         "self_check": {
             "python": lambda: _roundtrip(evpsim.self_check(
@@ -600,8 +652,9 @@ def main(argv=None):
 
 def battery_order():
     return ["bias", "coverage", "falseconc", "compare_curves", "comparison_errors", "curve",
-            "self_check", "bootstrap_intervals", "sweep_bias", "sweep_coverage",
-            "sweep_falseconc", "sweep_compare", "leaderboard", "kde_fit"]
+            "runs_curve", "observed_curves", "self_check", "bootstrap_intervals",
+            "sweep_bias", "sweep_coverage", "sweep_falseconc", "sweep_compare",
+            "leaderboard", "kde_fit"]
 
 
 if __name__ == "__main__":

@@ -642,7 +642,7 @@ def run(args):
     searches, adaptive = split_adaptive(args, _read(args))
     _check_names(args, searches + adaptive)
     if not searches:
-        return run_observed(args, adaptive, _describe)
+        return run_observed(args, adaptive, _describe, _inputs(args))
     if args.x_axis == "time" and any(s.durations is None for s in searches):
         raise UserError("--x-axis time needs --time-field (a tracker's results and a W&B runs "
                         "export carry times)")

@@ -262,7 +262,7 @@ def print_observed(args, adaptive):
     return obs, tables
 
 
-def run_observed(args, adaptive, describe):
+def run_observed(args, adaptive, describe, inputs):
     """``evpsim curve`` where every search read is one run of an adaptive search: their
     observed best-so-far curves alone.
 
@@ -274,6 +274,8 @@ def run_observed(args, adaptive, describe):
         The runs.
     describe : callable
         A search's line, given the search and what is drawn of it.
+    inputs : dict
+        How the results were read, as attributes of ``--out``.
     """
     for dest in OBSERVED_REFUSED:
         refuse_unused(args, (dest,), f"applies to V's curve, and every search read is one run "
@@ -285,6 +287,9 @@ def run_observed(args, adaptive, describe):
     summary = [describe(s, "observed") for s in adaptive] + observed_lines(adaptive, [])
     print("\n".join(summary))
     obs, tables = print_observed(args, adaptive)
+    metrics = {s.metric for s in adaptive}
+    obs.attrs.update(metric=args.metric or (metrics.pop() if len(metrics) == 1 else "")
+                     or "score", **inputs)
     reading = reading_table(adaptive, bool(args.minimize))
     caption = "each run's observed best so far, a step at each trial that improved on it"
     save_outputs(args, obs, lambda d, path: plot_observed_figure(d, path, log_x=args.log_x),

@@ -501,12 +501,14 @@ def observed_curves(searches, *, minimize=False):
         Dims ``observed_model`` and ``observed_n`` (1 up to the longest
         run): ``observed_best`` (each run's best score among its first n
         trials; NaN past its B); coordinates ``observed_B``,
-        ``observed_sampler`` and ``observed_source`` per model.
+        ``observed_sampler`` and ``observed_source`` per model; attributes
+        ``minimize`` and provenance.
     """
+    minimize = check.boolean(minimize, "minimize")
     curves = [(np.minimum if minimize else np.maximum).accumulate(s.scores) for s in searches]
     N = max(c.size for c in curves)
     best = np.stack([np.r_[c, np.full(N - c.size, np.nan)] for c in curves])
-    return xr.Dataset(
+    ds = xr.Dataset(
         {"observed_best": (("observed_model", "observed_n"), best, {
             "long_name": "best score among the run's first n trials, as they ran: one run of "
                          "a search, no interval (its trials are not independent draws)"})},
@@ -515,6 +517,8 @@ def observed_curves(searches, *, minimize=False):
                 "observed_B": ("observed_model", [c.size for c in curves]),
                 "observed_sampler": ("observed_model", [s.sampler for s in searches]),
                 "observed_source": ("observed_model", [s.source for s in searches])})
+    ds.attrs.update(provenance(minimize=minimize))
+    return ds
 
 
 def runs_notes(ds, curve=None):
