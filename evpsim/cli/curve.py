@@ -687,7 +687,7 @@ def run(args):
     summary += _bound_lines(ds)
     summary += observed_lines(adaptive, searches)
     print("\n".join(summary))
-    tables = _print_tables(ds, args)
+    tables = _print_tables(ds, args, titled=ds.sizes["model"] > 1 or bool(adaptive))
     obs, observed = print_observed(args, adaptive)
     tables += observed
     checked = []
@@ -716,11 +716,12 @@ def _check_before_work(args):
     _check_names(args)
 
 
-def _print_tables(ds, args):
-    """Print the tables of ``ds`` (and the budgets that reach ``--target``); return them."""
+def _print_tables(ds, args, titled):
+    """Print the tables of ``ds`` (the curves under their titles where ``titled``, and the
+    budgets that reach ``--target``); return them."""
     tables = curve_tables(ds, args.all)
     for table in tables:
-        if table.key == "curve" and ds.sizes["model"] > 1:
+        if table.key == "curve" and titled:
             print(f"\n{table.title}")
         elif table.key == "difference":
             print()
