@@ -33,6 +33,7 @@ import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
 from evpsim.io.searchfiles import read_searches
+from test_bad_input_readers import _tree  # every entry under a folder, to see nothing changed
 
 optuna = pytest.importorskip("optuna")
 mlflow = pytest.importorskip("mlflow")
@@ -117,18 +118,6 @@ def s(tmp_path_factory):
         else:
             os.environ["MLFLOW_ALLOW_FILE_STORE"] = allowed
     return {"root": root, "url": url}
-
-
-def _tree(root):
-    """Every entry under ``root`` (hidden ones too), a file with its size and mtime."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            out[os.path.relpath(path, root)] = () if os.path.isdir(path) else \
-                (st.st_size, st.st_mtime_ns)
-    return out
 
 
 # --- CLI cases -------------------------------------------------------------------------------

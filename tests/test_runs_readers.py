@@ -165,10 +165,11 @@ def test_the_difference_its_interval_and_the_budget_from_which_tpe_is_ahead(stor
     first = TRIALS - np.cumprod(side[::-1]).sum() + 1
     assert str(mean["leader"].values) == leader and int(mean["ahead_from"]) == first
     printed = [ln for ln in lines if ln.startswith(f"{leader} ahead of ")]
-    assert len(printed) == 1 and printed[0].startswith(f"{leader} ahead of {'random' if leader == 'TPE' else 'TPE'} "
-                                 f"by the mean curves from n = {first} to {TRIALS}, the last n "
-                                 f"both ran; over the resamples of the runs, 95% of that "
-                                 f"budget lies from n = ")
+    other = "random" if leader == "TPE" else "TPE"
+    assert len(printed) == 1
+    assert printed[0].startswith(f"{leader} ahead of {other} by the mean curves from n = "
+                                 f"{first} to {TRIALS}, the last n both ran; over the "
+                                 f"resamples of the runs, 95% of that budget lies from n = ")
 
 
 def test_the_printed_lines_say_what_each_curve_rests_on(done):

@@ -86,8 +86,9 @@ def read_optuna(storage, *, studies=None, field=None, pruned="last", failed="wor
         database or a journal, an empty one, another program's, a SQLite
         file another program holds locked), a storage or study without
         trials, a study not in it, a pattern matching none, a study named
-        twice (``studies``, listing those that are), a field that no trial has (``field``, listing the
-        fields seen), the rules' errors; Optuna not installed.
+        twice (``studies``, listing those that are), a field that no trial
+        has (``field``, listing the fields seen), the rules' errors; Optuna
+        not installed.
 
     Examples
     --------

@@ -5,7 +5,8 @@ A run is a folder holding event files (``events.out.tfevents.*``), at any
 depth under the folder given (the folder itself too); runs are taken in
 the order they started (their first event's time; the order of their paths
 among runs that started together or logged no scalar), the order of trials
-that a search run several times (see :mod:`evpsim.io.runs`) is read in. The score is a scalar tag reduced over its steps
+that a search run several times (see :mod:`evpsim.io.runs`) is read in.
+The score is a scalar tag reduced over its steps
 (``reduce``: the best, the worst or the last step); the time from a run's
 first event to its last is its duration. Scalars written by
 ``tf.summary``, PyTorch's ``SummaryWriter`` or ``tensorboard.summary.Writer``
