@@ -35,8 +35,8 @@ from .common import (given, pair_or_none, paragraph, refuse_unused, refuse_unuse
                      save_outputs)
 from .curve_runs import (add_runs_args, given_runs_options, observed_lines, print_observed,
                          run_observed, run_runs, split_adaptive)
-from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, tracker_inputs,
-                           tracker_options)
+from .tracker_args import (SOURCES_HELP, TRACKER_FLAGS, add_tracker_args, split,
+                           tracker_inputs, tracker_options)
 
 HELP = "EVP curves of your searches, with intervals and a self-check"
 #: endings of ``--html``
@@ -279,7 +279,7 @@ def _check_names(args, searches=None):
     dollar = "write \\$ for a dollar sign"
     if searches is None:
         named = [(args.metric, "--metric", dollar)] if args.metric else []
-        named += [(label, "--labels", dollar) for label in _split(args.labels) or []]
+        named += [(label, "--labels", dollar) for label in split(args.labels) or []]
     else:  # the names the files gave, where the flags gave none
         named = [] if args.metric else [
             (s.metric, f"the metric's name read from {s.source}", "name it with --metric")
@@ -295,19 +295,15 @@ def _check_names(args, searches=None):
                             f"({why}); {remedy}")
 
 
-def _split(text):
-    return None if text is None else [t.strip() for t in text.split(",")]
-
-
 def _read(args):
     from ..io.shipped import read_results
 
-    select = _split(args.select)
+    select = split(args.select)
     if select is not None and args.group is None:
         raise UserError("--select needs --group")
     searches = read_results(args.results, column=args.column, field=args.field,
                             group=args.group, select=select, reduce=args.reduce,
-                            time_field=args.time_field, labels=_split(args.labels),
+                            time_field=args.time_field, labels=split(args.labels),
                             diverged=args.diverged, failed=args.failed, bounds=args.bounds,
                             minimize=args.minimize, **tracker_options(args))
     args.minimize = direction(searches, args.minimize)  # a minimising study's, say

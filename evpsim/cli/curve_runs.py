@@ -96,14 +96,14 @@ def run_runs(args, inputs, scale_lines):
         The lines saying where the metric's range came from, of a Dataset.
     """
     from ..io.runs import read_runs
-    from .tracker_args import tracker_options
+    from .tracker_args import split, tracker_options
 
     _refuse(args)
     options = tracker_options(args)
     searches = read_runs(args.results, studies=options["studies"],
                          experiments=options["experiments"], run_field=args.run_field,
-                         labels=_split(args.labels), column=args.column, field=args.field,
-                         group=args.group, select=_split(args.select), reduce=args.reduce,
+                         labels=split(args.labels), column=args.column, field=args.field,
+                         group=args.group, select=split(args.select), reduce=args.reduce,
                          diverged=args.diverged, failed=args.failed, bounds=args.bounds,
                          minimize=args.minimize, pruned=options["pruned"],
                          time_reduce=args.time_reduce)
@@ -138,10 +138,6 @@ def run_runs(args, inputs, scale_lines):
                                                           log_x=args.log_x),
                                  runs_caption(ds, args.curve)))
     return 0
-
-
-def _split(text):
-    return None if text is None else [t.strip() for t in text.split(",")]
 
 
 def _describe(search, run_field):

@@ -37,12 +37,14 @@ def add_tracker_args(group):
                             "the largest")
 
 
+def split(text):
+    """A comma-separated flag's items (None when not given)."""
+    return None if text is None else [t.strip() for t in text.split(",")]
+
+
 def tracker_options(args):
     """The reading options of the flags above (``pruned`` None unless given: the readers
     refuse it given where nothing records a pruned trial)."""
-    def split(text):
-        return None if text is None else [t.strip() for t in text.split(",")]
-
     return {"studies": split(args.study), "experiments": split(args.experiment),
             "pruned": args.pruned if given(args, "pruned") else None,
             "time_reduce": args.time_reduce}
