@@ -309,6 +309,78 @@ def binomial_bands(ns, p):
 
 
 @njit(**_OPTS)
+def band_columns(ns, p):
+    """:func:`binomial_bands` laid out by the number j of tail draws, for sums over j.
+
+    Returns ``(lo, rows, values, start)``: column ``c`` holds the
+    probabilities of ``j = lo + c`` tail draws for the budgets ``a`` in
+    ``rows[0, c] <= a < rows[1, c]``, at ``values[start[c]:start[c + 1]]``; the
+    last j is ``lo + rows.shape[1] - 1``. A budget in that range whose band
+    does not hold j (none, where the budgets ascend: the bands' ends then
+    ascend with them) gets 0.
+
+    :func:`band_sums` adds, for each budget, the terms of its band in the
+    order of j, as a sum along the band does, so the result is the same to
+    the bit; a zero adds nothing (the terms summed are finite, and a sum that
+    starts at +0 never reaches -0). Its loop runs over budgets in a column,
+    contiguous and independent: it vectorises, where each budget's own sum
+    is one chain of dependent additions.
+    """
+    first, count, values, start = binomial_bands(ns, p)
+    N = ns.shape[0]
+    lo = first.min()
+    hi = 0
+    for a in range(N):
+        hi = max(hi, first[a] + count[a])
+    J = hi - lo
+    rows = np.empty((2, J), dtype=np.int64)
+    rows[0, :] = N
+    rows[1, :] = 0
+    for a in range(N):
+        for j in range(first[a] - lo, first[a] + count[a] - lo):
+            rows[0, j] = min(rows[0, j], a)
+            rows[1, j] = max(rows[1, j], a + 1)
+    cstart = np.zeros(J + 1, dtype=np.int64)
+    for c in range(J):
+        rows[0, c] = min(rows[0, c], rows[1, c])  # a j in no band: no rows
+        cstart[c + 1] = cstart[c] + rows[1, c] - rows[0, c]
+    cvalues = np.zeros(cstart[J])
+    for a in range(N):
+        for t in range(count[a]):
+            c = first[a] + t - lo
+            cvalues[cstart[c] + a - rows[0, c]] = values[start[a] + t]
+    return lo, rows, cvalues, cstart
+
+
+@njit(**_OPTS)
+def band_sums(columns, x, out):
+    """``out[a] += sum_j P_a(j) x[j]`` for every budget a, the terms in the order of j
+    (:func:`band_columns`: the same bits as a sum along each band)."""
+    lo, rows, values, start = columns
+    for c in range(rows.shape[1]):
+        xj = x[lo + c]
+        part = out[rows[0, c]:rows[1, c]]
+        col = values[start[c]:start[c + 1]]
+        for i in range(part.shape[0]):
+            part[i] += col[i] * xj
+
+
+@njit(**_OPTS)
+def band_sums2(columns, x, y, out_x, out_y):
+    """:func:`band_sums` of ``x`` into ``out_x`` and of ``y`` into ``out_y``, in one pass."""
+    lo, rows, values, start = columns
+    for c in range(rows.shape[1]):
+        xj = x[lo + c]
+        yj = y[lo + c]
+        px = out_x[rows[0, c]:rows[1, c]]
+        py = out_y[rows[0, c]:rows[1, c]]
+        col = values[start[c]:start[c + 1]]
+        for i in range(px.shape[0]):
+            px[i] += col[i] * xj
+            py[i] += col[i] * yj
+
+
+@njit(**_OPTS)
 def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd, with_sd=True):
     """theta_n and the SD of the best of n of the semiparametric model, every n.
 
@@ -325,7 +397,7 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
         How many leading entries of each row of ``vwt`` to read (the rest
         are too small to matter).
     bands : tuple
-        :func:`binomial_bands` of the budgets with ``p = k / B``.
+        :func:`band_columns` of the budgets with ``p = k / B``.
     m1, m2 : arrays of at least ``max(n) + 1``
         Scratch for :func:`gpd_max_moments`.
     mean, sd : (N,) arrays
@@ -334,13 +406,9 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
     with_sd : bool
         Compute the SD too.
     """
-    first, count, values, start = bands
     B = xs.shape[0]
     u = xs[B - k - 1]
-    jmax = 0
-    for a in range(count.shape[0]):
-        jmax = max(jmax, first[a] + count[a] - 1)
-    gpd_max_moments(xi, jmax, m1, m2, with_sd)
+    gpd_max_moments(xi, bands[0] + bands[1].shape[1] - 1, m1, m2, with_sd)
     N = vwt.shape[1]
     b1 = np.zeros(N)
     b2 = np.zeros(N)
@@ -356,18 +424,17 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
         else:
             for a in range(vend[i]):
                 b1[a] += row[a] * d
+    t1 = np.zeros(N)
+    t2 = np.zeros(N)
+    if with_sd:
+        band_sums2(bands, m1, m2, t1, t2)
+    else:
+        band_sums(bands, m1, t1)
     for a in range(N):
-        t1 = 0.0
-        t2 = 0.0
-        for t in range(count[a]):
-            j = first[a] + t
-            t1 += values[start[a] + t] * m1[j]
-            if with_sd:
-                t2 += values[start[a] + t] * m2[j]
-        e1 = b1[a] + sigma * t1
+        e1 = b1[a] + sigma * t1[a]
         mean[a] = u + e1
         if with_sd:
-            sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2 - e1 * e1, 0.0))
+            sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2[a] - e1 * e1, 0.0))
 
 
 @njit(**_OPTS)
@@ -483,10 +550,11 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
         first = 1
         while first * rest < 0.01:
             first += 1
-    pe = np.ones(e)
+    sums = np.empty(first)
+    _powers_dots(ge, wc, np.ones(e), e, sums)
     corr[0] = 0.0
     for j in range(1, first):
-        tot = tot_e - _powers_dot(ge, wc, pe, e)
+        tot = tot_e - sums[j - 1]
         if converged:
             corr[j] = p0 - u + tot - sigma * m1[j]
         else:
@@ -496,8 +564,64 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
     pw = np.empty(t)
     for i in range(t):
         pw[i] = xs_[i] ** (first - 1)
+    sums = np.empty(jmax + 1 - first)
+    _powers_dots(xs_, ws, pw, t, sums)
     for j in range(first, jmax + 1):
-        corr[j] = p0 - u + tot_s - _powers_dot(xs_, ws, pw, t)
+        corr[j] = p0 - u + tot_s - sums[j - first]
+
+
+@njit(**_OPTS)
+def _powers_dots(g, w, pw, t, out):
+    """``out[q]``: :func:`_powers_dot` called ``len(out)`` times in turn, the same bits.
+
+    Four calls are made in one pass over the points: each point's power
+    goes four steps in registers and feeds four sets of running sums, so
+    that sixteen independent chains of additions keep the CPU busy where
+    one call's four wait on each other.
+    """
+    J = out.shape[0]
+    q = 0
+    while q + 4 <= J:
+        a00 = a01 = a02 = a03 = 0.0
+        a10 = a11 = a12 = a13 = 0.0
+        a20 = a21 = a22 = a23 = 0.0
+        a30 = a31 = a32 = a33 = 0.0
+        i = 0
+        while i + 4 <= t:
+            pw[i], a00, a10, a20, a30 = _four_steps(pw[i], g[i], w[i], a00, a10, a20, a30)
+            pw[i + 1], a01, a11, a21, a31 = _four_steps(pw[i + 1], g[i + 1], w[i + 1], a01,
+                                                        a11, a21, a31)
+            pw[i + 2], a02, a12, a22, a32 = _four_steps(pw[i + 2], g[i + 2], w[i + 2], a02,
+                                                        a12, a22, a32)
+            pw[i + 3], a03, a13, a23, a33 = _four_steps(pw[i + 3], g[i + 3], w[i + 3], a03,
+                                                        a13, a23, a33)
+            i += 4
+        while i < t:
+            pw[i], a00, a10, a20, a30 = _four_steps(pw[i], g[i], w[i], a00, a10, a20, a30)
+            i += 1
+        out[q] = (a00 + a01) + (a02 + a03)
+        out[q + 1] = (a10 + a11) + (a12 + a13)
+        out[q + 2] = (a20 + a21) + (a22 + a23)
+        out[q + 3] = (a30 + a31) + (a32 + a33)
+        q += 4
+    while q < J:
+        out[q] = _powers_dot(g, w, pw, t)
+        q += 1
+
+
+@njit(**_OPTS)
+def _four_steps(p, g, w, s0, s1, s2, s3):
+    """The power ``p`` times ``g`` four times, each product times ``w`` added to the next
+    of the running sums ``s0..s3``: ``(p g^4, s0 + w p g, ..., s3 + w p g^4)``."""
+    p *= g
+    s0 += w * p
+    p *= g
+    s1 += w * p
+    p *= g
+    s2 += w * p
+    p *= g
+    s3 += w * p
+    return p, s0, s1, s2, s3
 
 
 @njit(**_OPTS)
@@ -535,22 +659,17 @@ def lattice_theta(xs, k, xi, sigma, step, origin, vwt, vend, bands, m1, m2, scra
     the body, each point's move to its lattice point; in the tail, for each number j
     of tail draws, :func:`lattice_corrections`, whose scratch ``scratch`` is.
     """
-    first, count, values, start = bands
     B = xs.shape[0]
     semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, mean, False)
-    jmax = 0
-    for a in range(count.shape[0]):
-        jmax = max(jmax, first[a] + count[a] - 1)
     corr = m2  # the second moments are not needed here
-    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, jmax, m1, scratch, corr)
+    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, bands[0] + bands[1].shape[1] - 1,
+                        m1, scratch, corr)
     for i in range(B - k):
         d = origin + np.rint((xs[i] - origin) / step) * step - xs[i]
         row = vwt[i]
         for a in range(vend[i]):
             mean[a] += row[a] * d
-    for a in range(count.shape[0]):
-        for t in range(count[a]):
-            mean[a] += values[start[a] + t] * corr[first[a] + t]
+    band_sums(bands, corr, mean)
 
 
 # --- the adaptive kernel mixture -----------------------------------------------------
