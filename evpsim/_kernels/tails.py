@@ -63,6 +63,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .lanes import four_powers
 from .options import OPTS as _OPTS
 from .rng import below, normal_state, rng_uniform, uniform_state
 from .sampling import sort_inplace
@@ -574,54 +575,28 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
 def _powers_dots(g, w, pw, t, out):
     """``out[q]``: :func:`_powers_dot` called ``len(out)`` times in turn, the same bits.
 
-    Four calls are made in one pass over the points: each point's power
-    goes four steps in registers and feeds four sets of running sums, so
-    that sixteen independent chains of additions keep the CPU busy where
-    one call's four wait on each other.
+    Four calls are made in one pass over the points, their four running
+    sums each in one vector register (:func:`.lanes.four_powers`); the points
+    beyond the last whole block of four go to the first sum, as in
+    :func:`_powers_dot`.
     """
     J = out.shape[0]
+    sums = np.empty(16)
     q = 0
     while q + 4 <= J:
-        a00 = a01 = a02 = a03 = 0.0
-        a10 = a11 = a12 = a13 = 0.0
-        a20 = a21 = a22 = a23 = 0.0
-        a30 = a31 = a32 = a33 = 0.0
-        i = 0
-        while i + 4 <= t:
-            pw[i], a00, a10, a20, a30 = _four_steps(pw[i], g[i], w[i], a00, a10, a20, a30)
-            pw[i + 1], a01, a11, a21, a31 = _four_steps(pw[i + 1], g[i + 1], w[i + 1], a01,
-                                                        a11, a21, a31)
-            pw[i + 2], a02, a12, a22, a32 = _four_steps(pw[i + 2], g[i + 2], w[i + 2], a02,
-                                                        a12, a22, a32)
-            pw[i + 3], a03, a13, a23, a33 = _four_steps(pw[i + 3], g[i + 3], w[i + 3], a03,
-                                                        a13, a23, a33)
-            i += 4
-        while i < t:
-            pw[i], a00, a10, a20, a30 = _four_steps(pw[i], g[i], w[i], a00, a10, a20, a30)
-            i += 1
-        out[q] = (a00 + a01) + (a02 + a03)
-        out[q + 1] = (a10 + a11) + (a12 + a13)
-        out[q + 2] = (a20 + a21) + (a22 + a23)
-        out[q + 3] = (a30 + a31) + (a32 + a33)
+        four_powers(g, w, pw, t // 4, sums)
+        for i in range(t - t % 4, t):
+            p = pw[i]
+            for s in range(4):
+                p *= g[i]
+                sums[4 * s] += w[i] * p
+            pw[i] = p
+        for s in range(4):
+            out[q + s] = (sums[4 * s] + sums[4 * s + 1]) + (sums[4 * s + 2] + sums[4 * s + 3])
         q += 4
     while q < J:
         out[q] = _powers_dot(g, w, pw, t)
         q += 1
-
-
-@njit(**_OPTS)
-def _four_steps(p, g, w, s0, s1, s2, s3):
-    """The power ``p`` times ``g`` four times, each product times ``w`` added to the next
-    of the running sums ``s0..s3``: ``(p g^4, s0 + w p g, ..., s3 + w p g^4)``."""
-    p *= g
-    s0 += w * p
-    p *= g
-    s1 += w * p
-    p *= g
-    s2 += w * p
-    p *= g
-    s3 += w * p
-    return p, s0, s1, s2, s3
 
 
 @njit(**_OPTS)
