@@ -322,10 +322,11 @@ def band_columns(ns, p):
 
     :func:`band_sums` adds, for each budget, the terms of its band in the
     order of j, as a sum along the band does, so the result is the same to
-    the bit; a zero adds nothing (the terms summed are finite, and a sum that
-    starts at +0 never reaches -0). Its loop runs over budgets in a column,
-    contiguous and independent: it vectorises, where each budget's own sum
-    is one chain of dependent additions.
+    the bit: a zero's term (the values summed are finite) leaves every sum
+    but -0 unchanged, and none here is -0 (they start at +0, or at a theta_n
+    made of such sums). Its loop runs over budgets in a column, contiguous
+    and independent: it vectorises, where each budget's own sum is one
+    chain of dependent additions.
     """
     first, count, values, start = binomial_bands(ns, p)
     N = ns.shape[0]
@@ -551,7 +552,7 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
         first = 1
         while first * rest < 0.01:
             first += 1
-    sums = np.empty(first)
+    sums = np.empty(first - 1)
     _powers_dots(ge, wc, np.ones(e), e, sums)
     corr[0] = 0.0
     for j in range(1, first):
