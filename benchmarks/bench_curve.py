@@ -12,9 +12,11 @@ Prints one markdown table:
   R = 10,000 resamples, V, percentile, every n (goal: at most 2 s warm),
   beside ``scipy.stats.bootstrap`` with a vectorized statistic giving V at
   every n at once (scipy at its best), on the same scores and R; the
-  default interval, gpd-tail-lattice, on the same scores and R, beside
-  percentile (these accuracies lie on a lattice of step 1/9,815, so it
-  fits its lattice tail there; goal: at most 5 s warm); the median curve
+  default interval, gpd-tail-bounded, on the same scores and R, beside
+  percentile (these accuracies lie in [0, 1] on a lattice of step 1/9,815,
+  so ``curve`` takes (0, 1) as their range and the default fits
+  gpd-tail-lattice's tail there, its end at most 1, with no score at the
+  floor; goal: at most 5 s warm); the median curve
   (``curve="median"``) with its default interval, order-statistic, beside
   percentile on the median curve (goal: at most 5 s); and, beside the
   default (with their cost relative to percentile's in the note),
@@ -34,18 +36,22 @@ Prints one markdown table:
   resamples, V) of percentile on the 50 SST-2 BCN GloVe accuracies,
   beside a loop over ``scipy.stats.bootstrap`` on searches drawn from the
   same centered KDE, timed on ``--scipy-samples`` of them and extrapolated
-  per search to M; and of the default, gpd-tail-lattice, beside
+  per search to M; and of the default, gpd-tail-bounded, beside
   percentile's;
 * the command ``python -m evpsim curve FILE --check --bounds 0,1`` on that
   file, as a subprocess, warm: median of ``--cli-runs`` runs after one
   unmeasured run, with ``--ci-methods percentile`` (goal: at most 10 s)
-  and with the default gpd-tail-lattice (goal: at most 60 s, a check that stays
-  worth waiting for);
+  and with the default gpd-tail-bounded (goal: at most 60 s, a check that
+  stays worth waiting for);
 * the self-check as ``evpsim curve A B --check`` runs it (default sizes:
   at most 1,000 searches, stopping once every verdict is settled;
-  resamples by B), of the default gpd-tail-lattice beside percentile's, timed
-  side by side in one run, on the Reuters MLP and LSTM searches (goal:
-  the default at most 3x percentile's) and, given ``--opda DIR`` (a folder
+  resamples by B), of the default gpd-tail-bounded beside percentile's,
+  timed side by side in one run, on the Reuters MLP and LSTM searches
+  (goal: the default at most 3x percentile's; neither search has a score
+  at the floor, so the default is gpd-tail-lattice's tail with its end at
+  most 1: on the MLP's lattice of step 1/10,000, and on the lattice of the
+  grid the LSTM's KDE draws from, which its simulated searches lie on)
+  and, given ``--opda DIR`` (a folder
   holding opda's ``convnext-convnext-tiny_tuning.results.jsonl`` and
   ``alexnet-alexnet_tuning.results.jsonl``), on those two searches (goal:
   the default under 2 minutes); each with its verdicts (coverage below 90%
@@ -568,9 +574,9 @@ def main():
     cov = chk["check_coverage"].sel(model="model", estimator="V", ci_method="percentile")
     step = curve_out["step"]
     lattice_text = (f"The {B:,} `curve` scores lie on a lattice of step 1/{1 / step:,.0f}, "
-                    f"where gpd-tail-lattice fits its tail" if step > 0 else
-                    f"The {B:,} `curve` scores lie on no lattice: gpd-tail-lattice is gpd-tail "
-                    f"there")
+                    f"where {DEFAULT} fits gpd-tail-lattice's tail" if step > 0 else
+                    f"The {B:,} `curve` scores lie on no lattice: {DEFAULT} fits gpd-tail's "
+                    f"continuous tail there")
     gaps_text = ", ".join(f"{m} {k}" for m, k in curve_out["missing"].items())
     batching = ("all in one batch" if args.scipy_batch is None else
                 f"in batches of {args.scipy_batch:,}")

@@ -221,6 +221,23 @@ def test_lattice_corrections_as_recorded():
         start += jmax + 1
 
 
+@pytest.mark.parametrize("t", [1, 4, 7, 257, 515])
+@pytest.mark.parametrize("count", [1, 3, 4, 9, 120])
+def test_powers_dots_are_successive_powers_dot_calls_to_the_bit(t, count):
+    """:func:`_powers_dots` (four calls in one pass) gives what ``count`` calls of
+    :func:`_powers_dot` in turn give, and leaves the powers where they leave them, bit
+    for bit: whole passes of four and the calls left over, ``t`` a multiple of 4 or not."""
+    rng = np.random.default_rng(t * 1000 + count)
+    g, w = rng.uniform(0.0, 1.0, t) ** 0.05, rng.normal(size=t)
+    start = rng.uniform(0.5, 1.0, t)
+    pw_one, pw_all = start.copy(), start.copy()
+    one = np.array([T._powers_dot(g, w, pw_one, t) for _ in range(count)])
+    every = np.empty(count)
+    T._powers_dots(g, w, pw_all, t, every)
+    assert np.array_equal(every, one)
+    assert np.array_equal(pw_all, pw_one)
+
+
 def test_lattice_theta_is_the_models_rounded_best():
     """theta_n of the semiparametric model's rounded draws (:func:`lattice_theta`)
     within 4 SE of the mean best of n of 20,000 simulated rounded searches."""
@@ -232,7 +249,7 @@ def test_lattice_theta_is_the_models_rounded_best():
     xi, sigma = T.fit_tail(xc, k, ys)
     ns = np.array([1, 10, 40, 80])
     tabs = P.tables(resolve_estimators("V"), 40, ns, [R.GPD_TAIL])
-    bands = T.binomial_bands(ns, k / 40)
+    bands = T.band_columns(ns, k / 40)
     theta = np.empty(4)
     T.lattice_theta(xc, k, xi, sigma, step, 0.0, tabs.vwt, tabs.vend, bands, np.empty(81),
                     np.empty(81), np.empty((3, 4 + 2 * T.LATTICE_CELLS)), theta)

@@ -77,6 +77,36 @@ def test_binomial_bands_hold_the_binomial_pmf():
         assert values[start[a]:start[a + 1]].sum() == pytest.approx(1 - 0.83 ** n, abs=1e-12)
 
 
+@pytest.mark.parametrize("ns", [np.arange(1, 146), np.array([1, 3, 50, 400]),
+                                np.array([40, 2, 7, 1, 300])])
+@pytest.mark.parametrize("p", [0.03, 0.2, 0.5, 0.9])
+def test_band_sums_add_along_each_band_to_the_bit(ns, p):
+    """Sums over the bands laid out by j (:func:`band_columns`, :func:`band_sums`) equal
+    the sums along each budget's band term by term, bit for bit: budgets ascending,
+    sparse (j in no band) and unordered (a budget in a column's range whose band misses
+    its j); the columns hold every probability of the bands once."""
+    first, count, values, start = T.binomial_bands(ns, p)
+    cols = T.band_columns(ns, p)
+    lo, rows, cvalues, cstart = cols
+    assert lo == first.min() and lo + rows.shape[1] == (first + count).max()
+    assert np.count_nonzero(cvalues) == np.count_nonzero(values)
+    assert cvalues.sum() == pytest.approx(values.sum(), rel=1e-14)
+    x, y = np.random.default_rng(6).normal(size=(2, ns.max() + 1))
+    along_x, along_y = np.zeros(ns.size), np.zeros(ns.size)
+    for a in range(ns.size):
+        for t in range(count[a]):
+            along_x[a] += values[start[a] + t] * x[first[a] + t]
+            along_y[a] += values[start[a] + t] * y[first[a] + t]
+    got_x, got_y, both_x, both_y = (np.zeros(ns.size) for _ in range(4))
+    T.band_sums(cols, x, got_x)
+    T.band_sums(cols, y, got_y)
+    T.band_sums2(cols, x, y, both_x, both_y)
+    for got in (got_x, both_x):
+        assert np.array_equal(got, along_x)
+    for got in (got_y, both_y):
+        assert np.array_equal(got, along_y)
+
+
 def _semiparametric_cdf(xs, k, xi, sigma):
     B = xs.size
     u = xs[B - k - 1]
@@ -97,7 +127,7 @@ def test_semiparametric_moments_equal_the_integral_of_the_model():
     mean, sd = np.empty(ns.size), np.empty(ns.size)
     m1, m2 = np.empty(81), np.empty(81)
     T.semiparametric_moments(xs, k, xi, sigma, np.ascontiguousarray(weights_v(40, ns).T),
-                             np.full(40, ns.size), T.binomial_bands(ns, k / 40), m1, m2, mean,
+                             np.full(40, ns.size), T.band_columns(ns, k / 40), m1, m2, mean,
                              sd)
     cdf = _semiparametric_cdf(xs, k, xi, sigma)
     top = xs[40 - k - 1] + sigma / -xi

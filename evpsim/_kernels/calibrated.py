@@ -63,7 +63,7 @@ from .resampling import (_TAIL_PARAMS, GPD_TAIL, _gpd_block, _ratio, blocks, est
                          method_seed, pivots, setup)
 from .rng import chunk_bounds, rng_init
 from .sampling import draw_sorted
-from .tails import (binomial_bands, draw_semiparametric, fit_tail, semiparametric_moments,
+from .tails import (band_columns, draw_semiparametric, fit_tail, semiparametric_moments,
                     tail_threshold, tail_tied)
 
 PREPIVOT, FAST_DOUBLE = 0, 1
@@ -85,7 +85,7 @@ def model_theta(xs, params, ctabs, theta):
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
     sd = np.empty(theta.shape[0])
     semiparametric_moments(xs, k, params[1], params[2], ctabs.vwt, ctabs.vend,
-                           binomial_bands(ctabs.ns, k / xs.shape[0]), m1, m2, theta, sd, False)
+                           band_columns(ctabs.ns, k / xs.shape[0]), m1, m2, theta, sd, False)
 
 
 @njit(**_OPTS)
@@ -133,7 +133,7 @@ def calibration_block(code, seed, xs, params, theta, ctabs, inner_pivots, s0, s1
         ks = tail_threshold(y, ys)
         xis, sigmas = fit_tail(y, ks, ys)
         semiparametric_moments(y, ks, xis, sigmas, ctabs.vwt, ctabs.vend,
-                               binomial_bands(ctabs.ns, ks / B), m1, m2, mean, sd)
+                               band_columns(ctabs.ns, ks / B), m1, m2, mean, sd)
         estimates(ctabs, y, est)
         fit[0], fit[1], fit[2] = ks, xis, sigmas
         _gpd_block(st, y, ctabs, fit, 0, piv.shape[1], piv)

@@ -75,7 +75,7 @@ from .rng import chunk_bounds, rng_init, rng_next
 from .sampling import draw_sorted
 from .subsample import column_interval
 from .lattice import jitter, lattice_of, snap
-from .tails import (LATTICE_CELLS, adaptive_bandwidths, binomial_bands, draw_mixture,
+from .tails import (LATTICE_CELLS, adaptive_bandwidths, band_columns, draw_mixture,
                     draw_semiparametric, fit_tail, lattice_theta, mixture_theta,
                     semiparametric_moments, tail_threshold, tail_tied)
 
@@ -295,7 +295,7 @@ def _fit_gpd(xs, tabs, ref, ceiling):
     xi, sigma = fit_tail(xs, k, ys, ceiling)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
-    semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, binomial_bands(tabs.ns, k / B),
+    semiparametric_moments(xs, k, xi, sigma, tabs.vwt, tabs.vend, band_columns(tabs.ns, k / B),
                            m1, m2, ref[0], ref[1])
     return k, xi, sigma
 
@@ -357,7 +357,7 @@ def _gpd_block(st, xs, tabs, params, r0, r1, out):
     k, xi, sigma, ceiling = int(params[0]), params[1], params[2], params[3]
     lattice = params.shape[0] > _TAIL_PARAMS
     step, origin = (params[4], params[5]) if lattice else (0.0, 0.0)
-    bands = binomial_bands(tabs.ns, k / B)
+    bands = band_columns(tabs.ns, k / B)
     top = tabs.ns.max()
     m1, m2 = np.empty(top + 1), np.empty(top + 1)
     scratch = np.empty((3, 4 + 2 * LATTICE_CELLS if lattice else 0))

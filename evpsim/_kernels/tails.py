@@ -63,6 +63,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .lanes import four_powers
 from .options import OPTS as _OPTS
 from .rng import below, normal_state, rng_uniform, uniform_state
 from .sampling import sort_inplace
@@ -309,6 +310,79 @@ def binomial_bands(ns, p):
 
 
 @njit(**_OPTS)
+def band_columns(ns, p):
+    """:func:`binomial_bands` laid out by the number j of tail draws, for sums over j.
+
+    Returns ``(lo, rows, values, start)``: column ``c`` holds the
+    probabilities of ``j = lo + c`` tail draws for the budgets ``a`` in
+    ``rows[0, c] <= a < rows[1, c]``, at ``values[start[c]:start[c + 1]]``; the
+    last j is ``lo + rows.shape[1] - 1``. A budget in that range whose band
+    does not hold j (none, where the budgets ascend: the bands' ends then
+    ascend with them) gets 0.
+
+    :func:`band_sums` adds, for each budget, the terms of its band in the
+    order of j, as a sum along the band does, so the result is the same to
+    the bit: a zero's term (the values summed are finite) leaves every sum
+    but -0 unchanged, and none here is -0 (they start at +0, or at a theta_n
+    made of such sums). Its loop runs over budgets in a column, contiguous
+    and independent: it vectorises, where each budget's own sum is one
+    chain of dependent additions.
+    """
+    first, count, values, start = binomial_bands(ns, p)
+    N = ns.shape[0]
+    lo = first.min()
+    hi = 0
+    for a in range(N):
+        hi = max(hi, first[a] + count[a])
+    J = hi - lo
+    rows = np.empty((2, J), dtype=np.int64)
+    rows[0, :] = N
+    rows[1, :] = 0
+    for a in range(N):
+        for j in range(first[a] - lo, first[a] + count[a] - lo):
+            rows[0, j] = min(rows[0, j], a)
+            rows[1, j] = max(rows[1, j], a + 1)
+    cstart = np.zeros(J + 1, dtype=np.int64)
+    for c in range(J):
+        rows[0, c] = min(rows[0, c], rows[1, c])  # a j in no band: no rows
+        cstart[c + 1] = cstart[c] + rows[1, c] - rows[0, c]
+    cvalues = np.zeros(cstart[J])
+    for a in range(N):
+        for t in range(count[a]):
+            c = first[a] + t - lo
+            cvalues[cstart[c] + a - rows[0, c]] = values[start[a] + t]
+    return lo, rows, cvalues, cstart
+
+
+@njit(**_OPTS)
+def band_sums(columns, x, out):
+    """``out[a] += sum_j P_a(j) x[j]`` for every budget a, the terms in the order of j
+    (:func:`band_columns`: the same bits as a sum along each band)."""
+    lo, rows, values, start = columns
+    for c in range(rows.shape[1]):
+        xj = x[lo + c]
+        part = out[rows[0, c]:rows[1, c]]
+        col = values[start[c]:start[c + 1]]
+        for i in range(part.shape[0]):
+            part[i] += col[i] * xj
+
+
+@njit(**_OPTS)
+def band_sums2(columns, x, y, out_x, out_y):
+    """:func:`band_sums` of ``x`` into ``out_x`` and of ``y`` into ``out_y``, in one pass."""
+    lo, rows, values, start = columns
+    for c in range(rows.shape[1]):
+        xj = x[lo + c]
+        yj = y[lo + c]
+        px = out_x[rows[0, c]:rows[1, c]]
+        py = out_y[rows[0, c]:rows[1, c]]
+        col = values[start[c]:start[c + 1]]
+        for i in range(px.shape[0]):
+            px[i] += col[i] * xj
+            py[i] += col[i] * yj
+
+
+@njit(**_OPTS)
 def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd, with_sd=True):
     """theta_n and the SD of the best of n of the semiparametric model, every n.
 
@@ -325,7 +399,7 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
         How many leading entries of each row of ``vwt`` to read (the rest
         are too small to matter).
     bands : tuple
-        :func:`binomial_bands` of the budgets with ``p = k / B``.
+        :func:`band_columns` of the budgets with ``p = k / B``.
     m1, m2 : arrays of at least ``max(n) + 1``
         Scratch for :func:`gpd_max_moments`.
     mean, sd : (N,) arrays
@@ -334,13 +408,9 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
     with_sd : bool
         Compute the SD too.
     """
-    first, count, values, start = bands
     B = xs.shape[0]
     u = xs[B - k - 1]
-    jmax = 0
-    for a in range(count.shape[0]):
-        jmax = max(jmax, first[a] + count[a] - 1)
-    gpd_max_moments(xi, jmax, m1, m2, with_sd)
+    gpd_max_moments(xi, bands[0] + bands[1].shape[1] - 1, m1, m2, with_sd)
     N = vwt.shape[1]
     b1 = np.zeros(N)
     b2 = np.zeros(N)
@@ -356,18 +426,17 @@ def semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, sd,
         else:
             for a in range(vend[i]):
                 b1[a] += row[a] * d
+    t1 = np.zeros(N)
+    t2 = np.zeros(N)
+    if with_sd:
+        band_sums2(bands, m1, m2, t1, t2)
+    else:
+        band_sums(bands, m1, t1)
     for a in range(N):
-        t1 = 0.0
-        t2 = 0.0
-        for t in range(count[a]):
-            j = first[a] + t
-            t1 += values[start[a] + t] * m1[j]
-            if with_sd:
-                t2 += values[start[a] + t] * m2[j]
-        e1 = b1[a] + sigma * t1
+        e1 = b1[a] + sigma * t1[a]
         mean[a] = u + e1
         if with_sd:
-            sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2 - e1 * e1, 0.0))
+            sd[a] = math.sqrt(max(b2[a] + sigma * sigma * t2[a] - e1 * e1, 0.0))
 
 
 @njit(**_OPTS)
@@ -483,10 +552,11 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
         first = 1
         while first * rest < 0.01:
             first += 1
-    pe = np.ones(e)
+    sums = np.empty(first - 1)
+    _powers_dots(ge, wc, np.ones(e), e, sums)
     corr[0] = 0.0
     for j in range(1, first):
-        tot = tot_e - _powers_dot(ge, wc, pe, e)
+        tot = tot_e - sums[j - 1]
         if converged:
             corr[j] = p0 - u + tot - sigma * m1[j]
         else:
@@ -496,8 +566,38 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
     pw = np.empty(t)
     for i in range(t):
         pw[i] = xs_[i] ** (first - 1)
+    sums = np.empty(jmax + 1 - first)
+    _powers_dots(xs_, ws, pw, t, sums)
     for j in range(first, jmax + 1):
-        corr[j] = p0 - u + tot_s - _powers_dot(xs_, ws, pw, t)
+        corr[j] = p0 - u + tot_s - sums[j - first]
+
+
+@njit(**_OPTS)
+def _powers_dots(g, w, pw, t, out):
+    """``out[q]``: :func:`_powers_dot` called ``len(out)`` times in turn, the same bits.
+
+    Four calls are made in one pass over the points, their four running
+    sums each in one vector register (:func:`.lanes.four_powers`); the points
+    beyond the last whole block of four go to the first sum, as in
+    :func:`_powers_dot`.
+    """
+    J = out.shape[0]
+    sums = np.empty(16)
+    q = 0
+    while q + 4 <= J:
+        four_powers(g, w, pw, t // 4, sums)
+        for i in range(t - t % 4, t):
+            p = pw[i]
+            for s in range(4):
+                p *= g[i]
+                sums[4 * s] += w[i] * p
+            pw[i] = p
+        for s in range(4):
+            out[q + s] = (sums[4 * s] + sums[4 * s + 1]) + (sums[4 * s + 2] + sums[4 * s + 3])
+        q += 4
+    while q < J:
+        out[q] = _powers_dot(g, w, pw, t)
+        q += 1
 
 
 @njit(**_OPTS)
@@ -535,22 +635,17 @@ def lattice_theta(xs, k, xi, sigma, step, origin, vwt, vend, bands, m1, m2, scra
     the body, each point's move to its lattice point; in the tail, for each number j
     of tail draws, :func:`lattice_corrections`, whose scratch ``scratch`` is.
     """
-    first, count, values, start = bands
     B = xs.shape[0]
     semiparametric_moments(xs, k, xi, sigma, vwt, vend, bands, m1, m2, mean, mean, False)
-    jmax = 0
-    for a in range(count.shape[0]):
-        jmax = max(jmax, first[a] + count[a] - 1)
     corr = m2  # the second moments are not needed here
-    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, jmax, m1, scratch, corr)
+    lattice_corrections(xs[B - k - 1], xi, sigma, step, origin, bands[0] + bands[1].shape[1] - 1,
+                        m1, scratch, corr)
     for i in range(B - k):
         d = origin + np.rint((xs[i] - origin) / step) * step - xs[i]
         row = vwt[i]
         for a in range(vend[i]):
             mean[a] += row[a] * d
-    for a in range(count.shape[0]):
-        for t in range(count[a]):
-            mean[a] += values[start[a] + t] * corr[first[a] + t]
+    band_sums(bands, corr, mean)
 
 
 # --- the adaptive kernel mixture -----------------------------------------------------
