@@ -11,6 +11,7 @@ import pytest
 import xarray as xr
 
 import evpsim
+from evpsim.intervals.family import CURVE_CI_METHOD
 from evpsim.studies.leaderboard import budgets, cell, default_estimators, leaderboard
 from evpsim.report.leaderboard import (QUICK_NOTE, estimator_table, interval_table, summary,
                                        write_report)
@@ -166,22 +167,22 @@ def test_the_quick_command_resumes_after_a_kill(tmp_path):
 
 
 def test_the_default_ci_methods_include_every_kind(capsys):
-    """The leaderboard runs the resampling methods too (curve's default, gpd-tail-lattice,
-    among them), and its help says so."""
+    """The leaderboard runs the resampling and betting methods too (curve's default among
+    them), and its help says so."""
     from evpsim.cli import main
     from evpsim.intervals import default_ci_methods as battery_default, get_ci_method
     from evpsim.studies.leaderboard import default_ci_methods
 
     names = default_ci_methods()
     assert {get_ci_method(m).kind for m in names} == {"bootstrap", "resampling", "band",
-                                                      "order-statistic"}
-    assert "gpd-tail-lattice" in names and set(battery_default()) < set(names)
+                                                      "betting", "order-statistic"}
+    assert CURVE_CI_METHOD in names and set(battery_default()) < set(names)
     with pytest.raises(SystemExit):
         main(["leaderboard", "--help"])
     # argparse wraps lines after hyphens too: joined back
     help_text = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
-    assert "the bootstrap, resampling, band and order-statistic kinds" in help_text
-    assert "gpd-tail-lattice, curve's default" in help_text
+    assert "the bootstrap, resampling, band, betting and order-statistic kinds" in help_text
+    assert f"{CURVE_CI_METHOD}, curve's default" in help_text
 
 
 def _row_counts(cell):

@@ -6,7 +6,7 @@
 * its ends are the sample's order statistics, a fitted tail's upper end
   (at least the best score) only where none reaches far enough, which
   ``curve``'s header says with the first such n;
-* ``curve --curve median`` uses it by default, the mean curve keeps gpd-tail-lattice;
+* ``curve --curve median`` uses it by default, the mean curve keeps its own default;
   what it cannot do is refused or said.
 """
 
@@ -20,7 +20,7 @@ from scipy.stats import binom
 
 import evpsim
 from evpsim.estimators.targets import MEAN, as_target
-from evpsim.intervals.family import curve_ci_method
+from evpsim.intervals.family import CURVE_CI_METHOD, curve_ci_method
 from evpsim.intervals.orderstat import binomial_coverage, ranks
 
 LEVEL = 0.95
@@ -132,7 +132,7 @@ def test_bounds_cut_the_tail_and_a_low_quantile_has_no_lower_order_statistic():
 def test_curve_defaults_and_header(capsys, tmp_path):
     assert curve_ci_method(as_target("median"), 30)[0] == "order-statistic"
     assert curve_ci_method(as_target("quantile:0.9"), 5)[0] == "order-statistic"
-    assert curve_ci_method(MEAN, 30) == ("gpd-tail-lattice", "")
+    assert curve_ci_method(MEAN, 30) == (CURVE_CI_METHOD, "")
     xs = np.random.default_rng(7).beta(8, 3, 50)
     path = tmp_path / "scores.txt"
     path.write_text("\n".join(map(repr, xs.tolist())))
@@ -154,7 +154,7 @@ def test_curve_defaults_and_header(capsys, tmp_path):
     assert np.all(lower[9:] <= (1.0 - xs).min()) and np.all(lower[:9] >= (1.0 - xs).min())
     assert main(["curve", str(path), "--resamples", "300"]) == 0
     out = capsys.readouterr().out
-    assert "95% intervals from gpd-tail-lattice" in out and "order-statistic" not in out
+    assert f"95% intervals from {CURVE_CI_METHOD}" in out and "order-statistic" not in out
 
 
 def test_what_it_cannot_do_is_refused_or_said(capsys, tmp_path):

@@ -73,8 +73,8 @@ def _add_grid_args(g):
                         "plugin estimators by name)")
     g.add_argument("--ci-methods", metavar="LIST",
                    help=f"CI methods (default: every registered one, so {CURVE_CI_METHOD}, "
-                        "curve's default, is among them: the bootstrap, resampling, band and "
-                        "order-statistic kinds (the calibrated kind only when named); "
+                        "curve's default, is among them: the bootstrap, resampling, band, "
+                        "betting and order-statistic kinds (the calibrated kind only when named); "
                         "order-statistic, curve's default for a "
                         "quantile curve, bounds the quantile curves only; the resampling ones "
                         "bound the mean curve only, and cost: "

@@ -79,7 +79,15 @@ def read_frame(frame, *, score=None, group=None, state=None, time=None, label="m
     ...                    "state": ["COMPLETE", "COMPLETE", "FAIL", "PRUNED", "RUNNING"]})
     >>> s, = read_frame(df)
     >>> s.scores, s.failed, s.pruned, s.dropped
-    (array([0.5, 0.7, 0.5, 0.6]), {'state FAIL, no score': 1}, 1, {'still running': 1})
+    (array([0.5, 0.7, 0. , 0.6]), {'state FAIL, no score': 1}, 1, {'still running': 1})
+
+    The failed trial counts at 0: every score lies in [0, 1] on a lattice
+    of step 1/10, so [0, 1] is taken as the metric's range; with a range
+    given, at its lower end:
+
+    >>> s, = read_frame(df, bounds=(0.4, 1.0))
+    >>> s.scores
+    array([0.5, 0.7, 0.4, 0.6])
     """
     if not is_frame(frame):
         raise check.InvalidType("scores", f"read_frame reads a pandas DataFrame, got "
