@@ -15,7 +15,7 @@
 # `studentized`, `smoothed`) beside `percentile`, `basic`, `bca` and the
 # distribution-free `ld-equal-tailed` band, on three truths of different
 # kinds at B = 50. Then it runs `curve` and its self-check with its default
-# interval, `gpd-tail-lattice`, on a shipped search.
+# interval, `gpd-tail-bounded`, on a shipped search.
 #
 # Sizes shrink when `EVPSIM_QUICK=1` (as in the test suite); the markdown
 # points at the printed tables rather than restating numbers.
@@ -123,14 +123,16 @@ for m in ds["ci_method"].values:
 # %% [markdown]
 # ## 6. On your own scores: `curve` and its self-check
 #
-# `evpsim curve` reports `gpd-tail-lattice` by default (`order-statistic`
+# `evpsim curve` reports `gpd-tail-bounded` by default (`order-statistic`
 # for a quantile curve, percentile for fewer than 10 trials), beside a
-# one-sided lower bound that holds whatever the distribution: `gpd-tail`,
-# bit for bit, on scores that lie on no lattice, and on scores that do, as
-# the Reuters MLP's F1 scores (steps of 1/10,000), the tail fitted to the
-# scores jittered within their lattice cells. The self-check simulates
-# searches of your B from a KDE of your scores (its draws snapped to their
-# lattice) and counts how often the interval covered the KDE's exact curve.
+# one-sided lower bound that holds whatever the distribution. It is
+# `gpd-tail-lattice`'s tail, ending at or below the best score possible (1
+# here, from `bounds`), with trials failed at the floor taken as a share of
+# the trials: on scores that lie on a lattice, as the Reuters MLP's F1
+# scores (steps of 1/10,000), the tail is fitted to the scores jittered
+# within their lattice cells. The self-check simulates searches of your B
+# from a KDE of your scores (its draws snapped to their lattice) and counts
+# how often the interval covered the KDE's exact curve.
 
 # %%
 from evpsim.io.shipped import shipped_scores  # noqa: E402
@@ -145,7 +147,7 @@ print(rows.to_dataframe()[["estimate", "lower", "upper", "free_bound"]].round(4)
 # %%
 chk = evpsim.self_check({"MLP": xs}, bounds=(0, 1), replicates=50 if QUICK else 1000,
                         resamples=100 if QUICK else 1000)
-print(chk["check_coverage"].sel(model="MLP", estimator="V", ci_method="gpd-tail-lattice",
+print(chk["check_coverage"].sel(model="MLP", estimator="V", ci_method="gpd-tail-bounded",
                                 n=[1, 10, 50, xs.size]).round(3).to_series())
 print("\n".join(evpsim.check_warnings(chk)) or "no warnings")
 
