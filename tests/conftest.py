@@ -17,6 +17,26 @@ DATA_MISSING = (f"real search results not found at {DATA}: put the project's sha
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=DATA_MISSING)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Run the tests on one worker process per core (pytest-xdist, of the ``test`` extra).
+
+    Only when the command names no ``-n``: ``-n 0`` runs them in this process, as does
+    ``-p no:xdist`` or an environment without pytest-xdist. The workers take whole
+    groups (``--dist loadgroup``): tests marked ``xdist_group`` with one name run on one
+    worker, in their file's order, as the commands of a page that read the files its
+    earlier commands wrote; every other test goes to whichever worker is free. A
+    default set here rather than in ``addopts`` leaves ``-p no:xdist`` usable. It runs
+    before xdist's own hook, which turns ``auto`` into the number of cores.
+    """
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or config.option.numprocesses is not None):
+        return
+    config.option.numprocesses = "auto"
+    if config.option.dist == "no":
+        config.option.dist = "loadgroup"
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     if not DATA.is_dir():
