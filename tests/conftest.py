@@ -29,12 +29,24 @@ def pytest_cmdline_main(config):
     default set here rather than in ``addopts`` leaves ``-p no:xdist`` usable. It runs
     before xdist's own hook, which turns ``auto`` into the number of cores.
     """
-    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
-            or config.option.numprocesses is not None):
+    if not config.pluginmanager.hasplugin("xdist"):
         return
-    config.option.numprocesses = "auto"
-    if config.option.dist == "no":
-        config.option.dist = "loadgroup"
+    if hasattr(config, "workerinput"):
+        # a worker reads the command line, not this default: it learns the grouping from
+        # pytest_configure_node, and names each grouped test with its group for the
+        # scheduler
+        config.option.loadgroup = config.workerinput.get("loadgroup", config.option.loadgroup)
+        return
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """Tell each worker whether the tests are grouped (pytest-xdist's hook)."""
+    node.workerinput["loadgroup"] = node.config.getvalue("dist") == "loadgroup"
 
 
 @pytest.fixture(scope="session")
@@ -42,6 +54,19 @@ def data_dir():
     if not DATA.is_dir():
         pytest.skip(DATA_MISSING)
     return DATA
+
+
+@pytest.fixture
+def tiny_intervals(monkeypatch):
+    """``reproduce intervals --quick`` at the smallest sizes that run every step (the
+    normal truth, B = 12, 10 searches a cell): for tests of how the command runs, where
+    its numbers are not checked (tests/test_interval_study.py checks the quick run's)."""
+    from evpsim.reproduce import intervals
+
+    monkeypatch.setitem(intervals.QUICK, "truths", ("normal",))
+    monkeypatch.setitem(intervals.QUICK, "Bs", (12,))
+    monkeypatch.setitem(intervals.SIZES, True, dict(samples=10, resamples=20, width_samples=2,
+                                                    oracle_samples=200))
 
 
 def outputs_by_thread_count(script, counts=("1", "2")):
