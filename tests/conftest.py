@@ -17,11 +17,56 @@ DATA_MISSING = (f"real search results not found at {DATA}: put the project's sha
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=DATA_MISSING)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Run the tests on one worker process per core (pytest-xdist, of the ``test`` extra).
+
+    Only when the command names no ``-n``: ``-n 0`` runs them in this process, as does
+    ``-p no:xdist`` or an environment without pytest-xdist. The workers take whole
+    groups (``--dist loadgroup``): tests marked ``xdist_group`` with one name run on one
+    worker, in their file's order, as the commands of a page that read the files its
+    earlier commands wrote; every other test goes to whichever worker is free. A
+    default set here rather than in ``addopts`` leaves ``-p no:xdist`` usable. It runs
+    before xdist's own hook, which turns ``auto`` into the number of cores.
+    """
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    if hasattr(config, "workerinput"):
+        # a worker reads the command line, not this default: it learns the grouping from
+        # pytest_configure_node, and names each grouped test with its group for the
+        # scheduler
+        config.option.loadgroup = config.workerinput.get("loadgroup", config.option.loadgroup)
+        return
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """Tell each worker whether the tests are grouped (pytest-xdist's hook)."""
+    node.workerinput["loadgroup"] = node.config.getvalue("dist") == "loadgroup"
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     if not DATA.is_dir():
         pytest.skip(DATA_MISSING)
     return DATA
+
+
+@pytest.fixture
+def tiny_intervals(monkeypatch):
+    """``reproduce intervals --quick`` at the smallest sizes that run every step (the
+    normal truth, B = 12, 10 searches a cell): for tests of how the command runs, where
+    its numbers are not checked (tests/test_interval_study.py checks the quick run's)."""
+    from evpsim.reproduce import intervals
+
+    monkeypatch.setitem(intervals.QUICK, "truths", ("normal",))
+    monkeypatch.setitem(intervals.QUICK, "Bs", (12,))
+    monkeypatch.setitem(intervals.SIZES, True, dict(samples=10, resamples=20, width_samples=2,
+                                                    oracle_samples=200))
 
 
 def outputs_by_thread_count(script, counts=("1", "2")):

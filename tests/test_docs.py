@@ -132,8 +132,11 @@ def _page_commands():
         last_own = max((i for i, r in enumerate(shown) if not r), default=-1)
         for i, (command, expected) in enumerate(blocks):
             in_readme = shown[i] and i > last_own
-            cases.append(pytest.param(page.relative_to(DOCS).as_posix(), command, expected,
-                                      in_readme, id=f"{page.relative_to(DOCS)}: {command}"))
+            name = page.relative_to(DOCS).as_posix()
+            # a page's commands run in order on one worker: later ones read earlier files
+            cases.append(pytest.param(name, command, expected, in_readme,
+                                      marks=pytest.mark.xdist_group(f"docs:{name}"),
+                                      id=f"{page.relative_to(DOCS)}: {command}"))
     return cases
 
 
@@ -154,10 +157,16 @@ def site(tmp_path_factory):
     return out
 
 
+#: the tests of the built site run on one worker, which builds it once
+on_the_site = pytest.mark.xdist_group("docs:site")
+
+
+@on_the_site
 def test_site_builds_without_warnings(site):
     assert (site / "index.html").is_file()
 
 
+@on_the_site
 def test_every_public_name_is_in_the_api_reference(site):
     import evpsim
 
@@ -174,6 +183,7 @@ def test_every_public_name_is_in_the_api_reference(site):
     assert "Parameters" in html and "Returns" in html  # numpydoc sections rendered
 
 
+@on_the_site
 def test_notebooks_are_rendered_with_their_outputs(site):
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     assert notebooks
@@ -185,6 +195,7 @@ def test_notebooks_are_rendered_with_their_outputs(site):
     assert all(f"{nb.stem}.html" in index for nb in notebooks)
 
 
+@on_the_site
 def test_pages_of_the_site(site):
     """The command help, the schema, the benchmarks and the changelog are in the site."""
     text = {p: (site / p).read_text() for p in ("reference/cli.html", "reference/schema.html",

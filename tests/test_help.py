@@ -62,7 +62,10 @@ SLOW = {"leaderboard"}
 
 @pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW
                                      else c for c in COMMANDS])
-def test_help_ends_with_examples_that_run(command, tmp_path, monkeypatch, capsys):
+def test_help_ends_with_examples_that_run(command, tmp_path, monkeypatch, capsys,
+                                          tiny_intervals):
+    """Each command's examples run (reproduce intervals at its smallest sizes: the
+    intervals study's own tests check its quick run's files and numbers)."""
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])
     assert exc.value.code == 0

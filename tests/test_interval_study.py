@@ -297,17 +297,14 @@ def test_worst_cells_are_the_lowest_below_their_goal():
     assert study.worst_cells(ds, "percentile", "mean", [10]) == []
 
 
-def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, monkeypatch, capsys):
+def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, tiny_intervals,
+                                                                capsys):
     """``reproduce intervals --workers 2 --store DIR``: the summary says where it ran; run
     again on the same store, it reads every cell and gets the same numbers."""
     import os
 
     from evpsim.cli import main
 
-    monkeypatch.setitem(ri.QUICK, "truths", ("normal",))
-    monkeypatch.setitem(ri.QUICK, "Bs", (12,))
-    monkeypatch.setitem(ri.SIZES, True, dict(samples=10, resamples=20, width_samples=2,
-                                             oracle_samples=200))
     store = tmp_path / "cells"
     for out in ("first", "again"):
         assert main(["reproduce", "intervals", "--quick", "--workers", "2", "--store",

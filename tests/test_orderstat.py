@@ -31,10 +31,11 @@ Z = 4.5
 
 
 def _brute_ranks(B, p):
-    """l and u by a plain search over the binomial tails."""
-    l = max([k for k in range(0, B + 1) if k == 0 or binom.cdf(k - 1, B, p) <= ALPHA])
-    ups = [k for k in range(1, B + 1) if binom.sf(k - 1, B, p) <= ALPHA]
-    return l, (min(ups) if ups else B + 1)
+    """l and u by a plain search over the binomial tails (every k's at once)."""
+    ks = np.arange(B + 1)
+    l = int(ks[(ks == 0) | (binom.cdf(ks - 1, B, p) <= ALPHA)].max())
+    ups = ks[1:][binom.sf(ks[1:] - 1, B, p) <= ALPHA]
+    return l, (int(ups.min()) if ups.size else B + 1)
 
 
 @pytest.mark.parametrize("B", [2, 7, 25, 50, 200])
