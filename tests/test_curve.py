@@ -186,6 +186,8 @@ def test_minimize_mirrors_maximize():
     np.testing.assert_array_equal(down["budget"], up["budget"])
     np.testing.assert_array_equal(down["budget_interval"], up["budget_interval"])
     assert float(down["best_observed"].sel(model="a")) == -xs.max()
+    # the SD of the best of n is the SD of the lowest loss, not of the highest
+    np.testing.assert_allclose(down["sd"], up["sd"], atol=1e-15)
 
 
 def test_budgets():

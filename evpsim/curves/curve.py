@@ -608,7 +608,7 @@ def _assemble(models, ests, meths, per_model, sign, level):
         lower[k, ..., :N] = lo if sign > 0 else -hi
         upper[k, ..., :N] = hi if sign > 0 else -lo
         failed[k, :, :N] = np.nan_to_num(iv["failed_resamples"].values)
-        sd[k, :N] = best_of_n_sd(np.sort(model.scores), np.arange(1, N + 1))
+        sd[k, :N] = best_of_n_sd(np.sort(sign * model.scores), np.arange(1, N + 1))
     coords = {
         "model": [m.label for m in models], "estimator": [e.name for e in ests],
         "ci_method": names, "n": np.arange(1, nmax + 1),

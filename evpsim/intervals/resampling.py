@@ -208,8 +208,8 @@ class ResamplingKind(Kind):
              "possible; trials at the worst score (failed) a point mass, its share bounded "
              "exactly, the successes' curve by the tail; ends cut to the LD band's",
              "Davison & Smith 1990; Clopper & Pearson 1934; Learned-Miller & DeStefano 2008",
-             "a generalized Pareto tail fitted to the best successful scores, ending at or "
-             "below the best score possible", 10),
+             "a generalized Pareto tail fitted to the best successful scores, its end within "
+             "the metric's range where one is known", 10),
             ("m-out-of-n", _R.M_OUT_OF_N,
              "m-out-of-n bootstrap keeping n/B, m by Bickel & Sakov's rule, rate estimated",
              "Bickel, Goetze & van Zwet 1997; Bickel & Sakov 2008; Bertail, Politis & Romano "
