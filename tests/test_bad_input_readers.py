@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from battery import Cases, assert_refused, tree
 
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
@@ -249,31 +250,17 @@ def closed_port():
         return probe.getsockname()[1]
 
 
-def _tree(root):
-    """Every entry under ``root`` (hidden ones too), a file with its size and mtime."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            out[os.path.relpath(path, root)] = () if os.path.isdir(path) else \
-                (st.st_size, st.st_mtime_ns)
-    return out
-
-
 # --- CLI cases -------------------------------------------------------------------------------
 
-CLI = []
-API = []
-KIND = {}  # case id -> class
+CASES = Cases(CLASSES)
+CLI, API = CASES.cli, CASES.api
 
 
 def C(cls, name, argv, *words):
     """``evpsim curve ARGV`` (``{o}``, ``{m}``, ``{t}``, ``{f}``, ``{l}``: the folders of the
     Optuna, MLflow and TensorBoard stores, the other files and the locked copies) is
     refused in one line holding ``words``."""
-    KIND[f"cli-{cls}-{name}"] = cls
-    CLI.append(pytest.param(argv, words, id=f"cli-{cls}-{name}"))
+    CASES.refused(cls, name, argv, *words)
 
 
 FIELD = "--field metrics.acc"
@@ -427,19 +414,9 @@ def test_cli_bad_input(s, locks, closed_port, tmp_path, monkeypatch, capsys, arg
     folders = {k: root / v for k, v in (("o", "optuna"), ("m", "mlflow"), ("t", "tb"),
                                         ("f", "files"), ("l", "locked"))}
     args = ["curve", *shlex.split(argv.format(port=closed_port, **folders)), *FAST]
-    before = _tree(tmp_path), _tree(root)
-    try:
-        status = main(args)
-    except SystemExit as exit_:  # argparse's usage errors
-        status = exit_.code
-    out, err = capsys.readouterr()
-    assert status == 2, (out, err)
-    assert "Traceback" not in err + out
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evpsim curve: error: "), err
+    line = assert_refused(args, capsys, tmp_path, root)
     for w in words:
-        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
-    assert (_tree(tmp_path), _tree(root)) == before  # nothing written, nothing left behind
+        assert w in line, f"{w!r} not in {line!r}"
 
 
 def test_a_server_that_does_not_answer_is_an_error_within_seconds(s, tmp_path, monkeypatch,
@@ -479,9 +456,7 @@ def test_a_server_that_does_not_answer_is_an_error_within_seconds(s, tmp_path, m
 
 # --- API cases -------------------------------------------------------------------------------
 
-def A(cls, name, fn, exc, *words):
-    KIND[f"{cls}-{name}"] = cls
-    API.append(pytest.param(fn, exc, words, id=f"{cls}-{name}"))
+A = CASES.raises
 
 
 def _read_study(study):
@@ -545,7 +520,7 @@ A("api", "old-attribute-path-unknown", lambda r: evpsim.no_such_module, Attribut
 @pytest.mark.parametrize("fn, exc, words", API)
 def test_api_bad_input(s, fn, exc, words):
     root = s["root"]
-    tree = _tree(root)
+    before = tree(root)
     with pytest.raises(exc) as info:
         fn(root)
     message = str(info.value)
@@ -554,17 +529,12 @@ def test_api_bad_input(s, fn, exc, words):
     assert "\n" not in message
     if exc is not AttributeError:  # the library's own error, naming its argument
         assert isinstance(info.value, InvalidArgument) and info.value.argument
-    assert _tree(root) == tree
+    assert tree(root) == before
 
 
 # --- reads that must be right ----------------------------------------------------------------
 
-SILENT = []
-
-
-def _silent(fn):
-    SILENT.append(fn.__name__)
-    return fn
+_silent = CASES.result
 
 
 @_silent
@@ -641,7 +611,7 @@ def test_silent_read_only_stores_are_read_and_left_alone(s, tmp_path):
         shutil.copy(root / store, ro)
         (ro / Path(store).name).chmod(0o444)
     ro.chmod(0o555)
-    before = _tree(ro)
+    before = tree(ro)
     try:
         for source, original, options in (
                 (f"optuna:{ro}/study.db", f"optuna:{root}/optuna/study.db", {"studies": "mlp"}),
@@ -651,7 +621,7 @@ def test_silent_read_only_stores_are_read_and_left_alone(s, tmp_path):
             got, = read_results([source], **options)
             want, = read_results([original], **options)
             assert got.scores.tolist() == want.scores.tolist() and got.label == want.label
-        assert _tree(ro) == before
+        assert tree(ro) == before
     finally:
         ro.chmod(0o755)
 
@@ -719,21 +689,10 @@ def test_silent_old_module_paths_are_attributes():
 EXTRA = Counter({"network": 1})
 
 
-def _counts():
-    return Counter(KIND[p.id] for p in API + CLI) + Counter({"silent": len(SILENT)}) + EXTRA
-
-
 def test_battery_size():
-    counts = _counts()
-    assert set(counts) == set(CLASSES), set(CLASSES) ^ set(counts)
-    assert sum(counts.values()) >= 80
-    ids = [p.id for p in API + CLI]
-    assert len(ids) == len(set(ids))
+    CASES.check_size(80, EXTRA)
 
 
 if __name__ == "__main__":  # python tests/test_bad_input_readers.py: the classes and counts
-    counts = _counts()
-    for key, text in CLASSES.items():
-        print(f"{counts[key]:4d}  {key:9s} {text}")
-    print(f"{sum(counts.values()):4d}  total ({len(API)} API, {len(CLI)} CLI, "
-          f"{len(SILENT)} reads that must be right, 1 server that does not answer)")
+    CASES.print_counts(9, f"{len(CASES.silent)} reads that must be right, 1 server that "
+                          "does not answer", EXTRA)

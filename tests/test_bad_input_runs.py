@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections import Counter
 
-import numpy as np
 import pytest
+from battery import Cases, assert_refused, tree
 
 import evpsim
 from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
 from evpsim.io.searchfiles import read_searches
-from test_bad_input_readers import _tree  # every entry under a folder, to see nothing changed
 
 optuna = pytest.importorskip("optuna")
 mlflow = pytest.importorskip("mlflow")
@@ -126,17 +124,15 @@ def s(tmp_path_factory):
 
 # --- CLI cases -------------------------------------------------------------------------------
 
-CLI = []
-API = []
-KIND = {}  # case id -> class
+CASES = Cases(CLASSES)
+CLI, API = CASES.cli, CASES.api
 
 
 def C(cls, name, argv, *words):
     """``evpsim curve ARGV`` (``{o}``: the Optuna storage ``optuna:sqlite:///...``,
     ``{m}``: the MLflow store ``mlflow:file:...``, ``{r}``: the folder of files) is refused
     in one line holding ``words``."""
-    KIND[f"cli-{cls}-{name}"] = cls
-    CLI.append(pytest.param(argv, words, id=f"cli-{cls}-{name}"))
+    CASES.refused(cls, name, argv, *words)
 
 
 RUNS = "--runs --out x.nc"
@@ -252,26 +248,14 @@ def test_cli_bad_input(s, tmp_path, monkeypatch, capsys, argv, words):
     folders = {"o": f"optuna:{s['url']}", "m": f"mlflow:{(root / 'mlruns').as_uri()}",
                "r": str(root)}
     args = ["curve", *shlex.split(argv.format(**folders)), *FAST]
-    before = _tree(tmp_path), _tree(root)
-    try:
-        status = main(args)
-    except SystemExit as exit_:  # argparse's usage errors
-        status = exit_.code
-    out, err = capsys.readouterr()
-    assert status == 2, (out, err)
-    assert "Traceback" not in err + out
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evpsim curve: error: "), err
+    line = assert_refused(args, capsys, tmp_path, root)
     for w in words:
-        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
-    assert (_tree(tmp_path), _tree(root)) == before  # nothing written, nothing left behind
+        assert w in line, f"{w!r} not in {line!r}"
 
 
 # --- API cases -------------------------------------------------------------------------------
 
-def A(cls, name, fn, exc, *words):
-    KIND[f"{cls}-{name}"] = cls
-    API.append(pytest.param(fn, exc, words, id=f"{cls}-{name}"))
+A = CASES.raises
 
 
 def _study(s, name):
@@ -324,7 +308,7 @@ A("api", "runs-curve-bounds-too-narrow",
 
 @pytest.mark.parametrize("fn, exc, words", API)
 def test_api_bad_input(s, fn, exc, words):
-    tree = _tree(s["root"])
+    before = tree(s["root"])
     with pytest.raises(exc) as info:
         fn(s)
     message = str(info.value)
@@ -332,17 +316,12 @@ def test_api_bad_input(s, fn, exc, words):
         assert w in message, f"{w!r} not in {message!r}"
     assert "\n" not in message
     assert isinstance(info.value, (InvalidArgument, InvalidType)) and info.value.argument
-    assert _tree(s["root"]) == tree
+    assert tree(s["root"]) == before
 
 
 # --- results that must be right --------------------------------------------------------------
 
-SILENT = []
-
-
-def _silent(fn):
-    SILENT.append(fn.__name__)
-    return fn
+_silent = CASES.result
 
 
 @_silent
@@ -408,21 +387,9 @@ def test_silent_a_single_grid_study_keeps_vs_curve(tmp_path, capsys):
 
 # --- the battery's size and classes ------------------------------------------------------
 
-def _counts():
-    return Counter(KIND[p.id] for p in API + CLI) + Counter({"silent": len(SILENT)})
-
-
 def test_battery_size():
-    counts = _counts()
-    assert set(counts) == set(CLASSES), set(CLASSES) ^ set(counts)
-    assert sum(counts.values()) >= 60
-    ids = [p.id for p in API + CLI]
-    assert len(ids) == len(set(ids))
+    CASES.check_size(60)
 
 
 if __name__ == "__main__":  # python tests/test_bad_input_runs.py: the classes and counts
-    counts = _counts()
-    for key, text in CLASSES.items():
-        print(f"{counts[key]:4d}  {key:7s} {text}")
-    print(f"{sum(counts.values()):4d}  total ({len(API)} API, {len(CLI)} CLI, "
-          f"{len(SILENT)} results that must be right)")
+    CASES.print_counts(7, f"{len(CASES.silent)} results that must be right")
