@@ -241,9 +241,13 @@ def test_the_intervals_pages_numbers_are_the_full_runs():
 
 # --------------------------------------------------------------------------- commands
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def folders(tmp_path_factory):
-    """One empty folder per page, as for a reader going top to bottom."""
+    """One empty folder per page, as for a reader going top to bottom.
+
+    Kept for the whole session: a worker may run other files' tests between a page's
+    commands, and a module's fixture would be made anew, empty, when it came back.
+    """
     made = {}
 
     def folder(page):
