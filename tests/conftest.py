@@ -22,31 +22,19 @@ def pytest_cmdline_main(config):
     """Run the tests on one worker process per core (pytest-xdist, of the ``test`` extra).
 
     Only when the command names no ``-n``: ``-n 0`` runs them in this process, as does
-    ``-p no:xdist`` or an environment without pytest-xdist. The workers take whole
-    groups (``--dist loadgroup``): tests marked ``xdist_group`` with one name run on one
-    worker, in their file's order, as the commands of a page that read the files its
-    earlier commands wrote; every other test goes to whichever worker is free. A
-    default set here rather than in ``addopts`` leaves ``-p no:xdist`` usable. It runs
-    before xdist's own hook, which turns ``auto`` into the number of cores.
+    ``-p no:xdist`` or an environment without pytest-xdist. Each worker takes whole files
+    (``--dist loadfile``) and runs a file's tests in their order: a page's commands read
+    the files its earlier commands wrote, and what a file's tests share (a built store,
+    a wheel, the site) is built once. A default set here rather than in ``addopts``
+    leaves ``-p no:xdist`` usable. It runs before xdist's own hook, which turns ``auto``
+    into the number of cores.
     """
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    if hasattr(config, "workerinput"):
-        # a worker reads the command line, not this default: it learns the grouping from
-        # pytest_configure_node, and names each grouped test with its group for the
-        # scheduler
-        config.option.loadgroup = config.workerinput.get("loadgroup", config.option.loadgroup)
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
-            config.option.dist = "loadgroup"
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
-    """Tell each worker whether the tests are grouped (pytest-xdist's hook)."""
-    node.workerinput["loadgroup"] = node.config.getvalue("dist") == "loadgroup"
+            config.option.dist = "loadfile"
 
 
 @pytest.fixture(scope="session")

@@ -209,10 +209,6 @@ def _other_files(folder):
                                       "b,finished,ten,0.6\nc,finished,12,0.7\n")
 
 
-#: on one worker, which makes the stores and files of the cases once
-pytestmark = pytest.mark.xdist_group("bad_input_readers")
-
-
 @pytest.fixture(scope="module")
 def s(tmp_path_factory):
     """Every store and file of the cases, in one folder that no case may change."""

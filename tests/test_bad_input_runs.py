@@ -103,10 +103,6 @@ def _stores(root):
     return url
 
 
-#: on one worker, which makes the stores and files of the cases once
-pytestmark = pytest.mark.xdist_group("bad_input_runs")
-
-
 @pytest.fixture(scope="module")
 def s(tmp_path_factory):
     """The stores and files of the cases, in one folder that no case may change."""

@@ -133,9 +133,7 @@ def _page_commands():
         for i, (command, expected) in enumerate(blocks):
             in_readme = shown[i] and i > last_own
             name = page.relative_to(DOCS).as_posix()
-            # a page's commands run in order on one worker: later ones read earlier files
             cases.append(pytest.param(name, command, expected, in_readme,
-                                      marks=pytest.mark.xdist_group(f"docs:{name}"),
                                       id=f"{page.relative_to(DOCS)}: {command}"))
     return cases
 
@@ -157,16 +155,10 @@ def site(tmp_path_factory):
     return out
 
 
-#: the tests of the built site run on one worker, which builds it once
-on_the_site = pytest.mark.xdist_group("docs:site")
-
-
-@on_the_site
 def test_site_builds_without_warnings(site):
     assert (site / "index.html").is_file()
 
 
-@on_the_site
 def test_every_public_name_is_in_the_api_reference(site):
     import evpsim
 
@@ -183,7 +175,6 @@ def test_every_public_name_is_in_the_api_reference(site):
     assert "Parameters" in html and "Returns" in html  # numpydoc sections rendered
 
 
-@on_the_site
 def test_notebooks_are_rendered_with_their_outputs(site):
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     assert notebooks
@@ -195,7 +186,6 @@ def test_notebooks_are_rendered_with_their_outputs(site):
     assert all(f"{nb.stem}.html" in index for nb in notebooks)
 
 
-@on_the_site
 def test_pages_of_the_site(site):
     """The command help, the schema, the benchmarks and the changelog are in the site."""
     text = {p: (site / p).read_text() for p in ("reference/cli.html", "reference/schema.html",
@@ -241,12 +231,10 @@ def test_the_intervals_pages_numbers_are_the_full_runs():
 
 # --------------------------------------------------------------------------- commands
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     """One empty folder per page, as for a reader going top to bottom.
 
-    Kept for the whole session: a worker may run other files' tests between a page's
-    commands, and a module's fixture would be made anew, empty, when it came back.
     """
     made = {}
 

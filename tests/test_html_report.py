@@ -43,8 +43,6 @@ RUN = [FIXTURES / "results.jsonl", "--field", "best_validation_accuracy", "--gro
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?")
 #: the window the page must fit: a laptop's
 WIDTH = 1280
-#: on one worker, which makes the reports and opens them in the browser once
-pytestmark = pytest.mark.xdist_group("html_report")
 
 
 def _required():

@@ -106,7 +106,6 @@ def test_readme_shows_commands():
     assert len(setup) == 2 and all(INSTALLS.match(c) for c in setup)
 
 
-@pytest.mark.xdist_group("readme")  # in order on one worker: later commands read earlier files
 @pytest.mark.parametrize("command, expected", COMMANDS, ids=[c for c, _ in COMMANDS])
 def test_readme_command(command, expected, reader_folder):
     args = shlex.split(command)

@@ -55,10 +55,6 @@ def objective(trial):
     return score
 
 
-#: on one worker, which makes the Optuna and MLflow stores and the curve of runs once
-pytestmark = pytest.mark.xdist_group("runs_readers")
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """runs.db: studies tpe-0 .. tpe-7 (TPESampler) and random-8 .. random-15

@@ -20,10 +20,6 @@ SEARCHES = package_data("searches")
 QUICK = {"mlp": [1, 17, 1691], "hgb": [2, 14, 1607], "svm": [0, 7, 1500]}
 
 
-#: on one worker, which makes the rebuilt trials once
-pytestmark = pytest.mark.xdist_group("sklearn_searches")
-
-
 @pytest.fixture(scope="module")
 def script():
     spec = importlib.util.spec_from_file_location("sklearn_searches", SCRIPT)

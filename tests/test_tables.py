@@ -32,10 +32,6 @@ def numbers(text):
     return NUMBER.findall(text)
 
 
-#: on one worker, which makes the tables in every format once
-pytestmark = pytest.mark.xdist_group("tables")
-
-
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     """``(stdout, {suffix: path})``: one run per format (each run prints the same)."""

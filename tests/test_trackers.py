@@ -100,10 +100,6 @@ def objective(trial):
     return 0.5 + 0.3 * lr
 
 
-#: on one worker, which makes the Optuna and MLflow stores once
-pytestmark = pytest.mark.xdist_group("trackers")
-
-
 @pytest.fixture(scope="module")
 def storage(tmp_path_factory):
     """A SQLite storage: study "mlp" (RandomSampler: failed, pruned, a running and a

@@ -22,8 +22,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-#: on one worker, which builds the wheel once (a build writes its metadata in the checkout)
-pytestmark = pytest.mark.xdist_group("wheel")
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 #: commands run in the empty folder, in order (later ones use earlier files), each with
 #: a line its output must contain
