@@ -40,7 +40,9 @@ def test_batteries_run_on_a_pool(capsys):
 
 
 def test_curve_and_fit_kde_read_a_pool_without_naming_its_field(tmp_path, capsys):
-    assert main(["curve", "data:sklearn-svm", "data:sklearn-hgb", "--resamples", "200"]) == 0
+    # percentile's intervals, the cheapest: the reading is what is tested
+    assert main(["curve", "data:sklearn-svm", "data:sklearn-hgb", "--resamples", "200",
+                 "--ci-methods", "percentile"]) == 0
     out = capsys.readouterr().out
     assert "2000 scores from sklearn-svm.jsonl" in out
     assert main(["fit-kde", "data:sklearn-mlp", "--name", "mlp", "--bandwidth", "cv",
