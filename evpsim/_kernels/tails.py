@@ -72,7 +72,8 @@ from .sampling import sort_inplace
 XI_LOW, XI_HIGH = -1.0, 0.45
 #: the exceedances of the fitted tail: at least K_MIN, at most min(B / 2, K_MAX)
 K_MIN, K_MAX = 5, 100
-#: shapes nearer 0 than this are moved to it (the moments' ratios lose digits at 0)
+#: shapes nearer 0 than this are moved to it (the GPD's CDF, quantiles and tail terms divide by
+#: the shape)
 _XI_ZERO = 1e-6
 #: Simpson nodes of the kernel mixture's integrals (odd), and its reach in bandwidths
 _GRID, _REACH = 1025, 8.0
@@ -252,24 +253,28 @@ def gpd_max_moments(xi, jmax, m1, m2, second=True):
     """``m1[j] = E[Z_j]``, ``m2[j] = E[Z_j^2]`` for the largest Z_j of j standard
     GPD(xi, 1) variables, j = 0..jmax (``Z_0 = 0``).
 
-    With ``L_j = log(j B(j, 1 - xi)) = -sum_{i <= j} log(1 - xi / i)`` (and
-    ``L2_j`` likewise with 2 xi), ``E[Z_j] = expm1(L_j) / xi`` and
-    ``E[Z_j^2] = (expm1(L2_j) - 2 expm1(L_j)) / xi^2``: no gamma function of
-    a large argument, no cancellation but the last, which ``_XI_ZERO``
-    keeps to about 1e-10 relative. Needs ``xi < 1/2``. With ``second``
-    False, ``m2`` is left alone.
+    With ``A_j = j B(j, 1 - xi) = prod_{i <= j} i / (i - xi)``, ``E[Z_j] = (A_j -
+    1) / xi`` and ``E[Z_j^2] = 2 R_j``, ``R_j = ((A2_j - 1) / (2 xi) - E[Z_j]) / xi``
+    (A2 likewise with 2 xi): both differences cancel near xi = 0, so they are taken
+    by their own recurrences, which follow from ``A_j (j - xi) = j A_(j-1)``::
+
+        E[Z_j] = (j E[Z_(j-1)] + 1) / (j - xi),
+        R_j = (j R_(j-1) + E[Z_j]) / (j - 2 xi):
+
+    every term positive for ``xi < 1/2``, no function call, no cancellation
+    whatever xi (0 too), each value within about ``j`` roundings of the exact
+    one. With ``second`` False, ``m2`` is left alone.
     """
     m1[0] = 0.0
     m2[0] = 0.0
-    l1 = 0.0
-    l2 = 0.0
+    e1 = 0.0
+    r = 0.0
     for j in range(1, jmax + 1):
-        l1 -= math.log1p(-xi / j)
-        e1 = math.expm1(l1)
-        m1[j] = e1 / xi
+        e1 = (j * e1 + 1.0) / (j - xi)
+        m1[j] = e1
         if second:
-            l2 -= math.log1p(-2.0 * xi / j)
-            m2[j] = (math.expm1(l2) - 2.0 * e1) / (xi * xi)
+            r = (j * r + e1) / (j - 2.0 * xi)
+            m2[j] = 2.0 * r
 
 
 @njit(**_OPTS)
