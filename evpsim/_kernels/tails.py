@@ -86,8 +86,9 @@ LATTICE_CELLS = 256
 #: rounding's effect on the tail's mean is then taken from the cells near u and an
 #: Euler-Maclaurin end term, not summed over the cells (:func:`fine_lattice`)
 FINE_CELLS = 16
-#: ... and from which the best of the most tail draws is spread over enough cells below
-#: the tail's end, where it has one (:func:`fine_lattice`)
+#: the most ``jmax (-xi step / sigma)^(-1/xi)`` may be for a lattice to be fine beside a
+#: tail with an end: the best of the most tail draws is then spread over enough cells
+#: below it (:func:`fine_lattice`)
 END_SHARE = 0.02
 
 
@@ -615,7 +616,7 @@ def fine_corrections(u, xi, sigma, step, p0, q, jmax, corr):
     """:func:`lattice_corrections` on a lattice fine beside the tail (:func:`fine_lattice`),
     from the cells near u and an Euler-Maclaurin end term.
 
-    With ``a = q + step`` (a lattice point at least half a step above u), the edges
+    With ``a = q + step`` (a lattice point at least a step above u), the edges
     beyond a are the midpoints of the cells ``[a + (m - 1) step, a + m step]``, over
     which ``S_j`` is smooth, and the midpoint rule's Euler-Maclaurin expansion gives
     their sum times ``step`` less the integral of ``S_j`` beyond a: ``step^2 / 24
