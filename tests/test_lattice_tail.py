@@ -158,11 +158,12 @@ def test_jitter_stays_in_each_cell_and_snaps_back():
 @pytest.mark.parametrize("xi, sigma, step, u", [(-0.5, 0.03, 0.01, 0.8312),
                                                 (0.3, 0.01, 0.01, 0.7),
                                                 (-0.9, 0.02, 0.002, 0.9043),
-                                                (0.4, 0.01, 0.001, 0.5)])
+                                                (0.4, 0.01, 0.001, 0.5),
+                                                (-0.3, 0.02, 0.001, 0.8)])
 def test_lattice_corrections_are_the_rounded_tails_mean(xi, sigma, step, u):
     """E[snap(u + sigma Z_j)] - E[u + sigma Z_j] within 4.5 SE of 200,000 rounded draws,
-    for the paths of the sum: reaching the tail's end, with its remainder, and by
-    Simpson's rule (a long tail on a fine lattice)."""
+    for the paths of the sum: reaching the tail's end, with its remainder, by Simpson's
+    rule (a long tail on a fine lattice), and the fine lattice's end term."""
     jmax = 30
     m1, m2, corr = np.empty(jmax + 1), np.empty(jmax + 1), np.empty(jmax + 1)
     T.gpd_max_moments(xi, jmax, m1, m2)
@@ -184,41 +185,87 @@ def test_lattice_corrections_are_the_rounded_tails_mean(xi, sigma, step, u):
                           (0.3, 0.01, 0.01, 0.7, 40, 1e-3),
                           (0.1, 0.01, 0.002, 0.9, 200, 1e-3),
                           (0.3, 0.01, 0.0005, 0.7, 100, 1e-3)])
-def test_lattice_corrections_are_the_sum_over_cells(xi, sigma, step, u, jmax, tol):
+def test_cell_corrections_are_the_sum_over_cells(xi, sigma, step, u, jmax, tol):
     """``corr[j] = snap(u) - u + step sum_m S_j(e_m) - sigma m1[j]`` summed over two
     million cells: to rounding (``tol`` = 1e-12 of a step) where the tail is bounded (xi
     < 0) and the kernel's sum reaches its end; within 1e-3 of a step where it is long,
     the kernel's remainder and Simpson's rule standing in for the cells beyond its 256."""
+    corr = _corrections(T.cell_corrections, xi, sigma, step, u, jmax)
+    exact = _sum_over_cells(xi, sigma, step, u, jmax)
+    assert np.all(np.abs(corr[1:] - exact[1:]) <= tol * step)
+
+
+#: fine lattices: a bounded tail's end on the edge of fine_lattice's rule (xi -1 and
+#: -0.8; -0.99 beside a short band of j), bounded tails far from it, the near-exponential
+#: tail, long tails, the fewest steps a scale may span (FINE_CELLS = 16)
+FINE = [(-1.0, 0.2, 0.0001, 0.5123, 30), (-0.8, 0.12, 0.0001, 0.80004, 150),
+        (-0.99, 0.15, 0.0001, 0.7, 20), (-0.6, 0.02, 0.0001, 0.5, 150),
+        (-0.45, 0.005, 0.0001, 0.79437, 150), (-0.35, 0.0016, 0.0001, 0.8, 60),
+        (-0.3, 0.003, 0.0001, 0.8, 150), (-1e-6, 0.002, 0.0001, 0.79962, 120),
+        (0.1, 0.0016, 0.0001, 0.7, 150), (0.45, 0.003, 0.0001, 0.5, 150),
+        (0.45, 0.03, 0.0001, 0.6, 150)]
+
+
+@pytest.mark.parametrize("xi, sigma, step, u, jmax", FINE)
+def test_fine_corrections_are_the_sum_over_cells(xi, sigma, step, u, jmax):
+    """On a lattice fine beside the tail, :func:`lattice_corrections` takes the cells near
+    u and an Euler-Maclaurin end term (:func:`fine_corrections`): within 1e-3 of a step
+    of the sum over two million cells, whose long tails' rest is added, and to 1e-6 of a
+    step where the tail has no end within reach of the best draws; a bounded tail whose
+    best draws crowd against its end takes the sum over the cells."""
+    assert T.fine_lattice(xi, sigma, step, jmax)
+    corr = _corrections(T.lattice_corrections, xi, sigma, step, u, jmax)
+    err = np.abs(corr[1:] - _sum_over_cells(xi, sigma, step, u, jmax)[1:]) / step
+    assert err.max() <= (1e-3 if xi < -1.0 / 3.0 else 1e-6)
+    assert not T.fine_lattice(-1.0, 0.05, 0.0001, 100)  # the best of 100 within 5 steps of the end
+    assert not T.fine_lattice(0.3, 0.0015, 0.0001, 10)  # sigma spans 15 steps
+
+
+def _corrections(kernel, xi, sigma, step, u, jmax):
+    """``kernel``'s corrections (``lattice_corrections`` or one of its paths), origin 0."""
     m1, m2, corr = np.empty(jmax + 1), np.empty(jmax + 1), np.empty(jmax + 1)
     T.gpd_max_moments(xi, jmax, m1, m2)
-    T.lattice_corrections(u, xi, sigma, step, 0.0, jmax, m1,
-                          np.empty((3, 4 + 2 * T.LATTICE_CELLS)), corr)
+    scratch = np.empty((3, 4 + 2 * T.LATTICE_CELLS))
+    if kernel is T.lattice_corrections:
+        kernel(u, xi, sigma, step, 0.0, jmax, m1, scratch, corr)
+    else:
+        p0 = np.rint(u / step) * step
+        kernel(u, xi, sigma, step, p0, p0 if p0 >= u else p0 + step, jmax, m1, scratch, corr)
+    return corr
+
+
+def _sum_over_cells(xi, sigma, step, u, jmax, cells=2_000_000):
+    """``snap(u) - u + step sum_m S_j(e_m) - sigma m1[j]`` over ``cells`` cells, j =
+    0..jmax; a long tail's rest beyond them (``xi > 0``) by the first two terms of ``1 -
+    G^j``'s expansion in ``1 - G``, integrated."""
+    m1, m2 = np.empty(jmax + 1), np.empty(jmax + 1)
+    T.gpd_max_moments(xi, jmax, m1, m2)
     p0 = np.rint(u / step) * step
-    edges = p0 + (np.arange(1, 2_000_001) - 0.5) * step
+    edges = p0 + (np.arange(1, cells + 1) - 0.5) * step
     g = stats.genpareto.cdf(edges - u, xi, scale=sigma)
+    w = 1.0 + xi * (p0 + cells * step - u) / sigma
     gj = np.ones_like(g)
+    out = np.zeros(jmax + 1)
     for j in range(1, jmax + 1):
         gj *= g
-        exact = p0 - u + step * np.sum(1.0 - gj) - sigma * m1[j]
-        assert abs(corr[j] - exact) <= tol * step, j
+        rest = sigma * (j * w ** (1 - 1 / xi) / (1 - xi)
+                        - j * (j - 1) / 2 * w ** (1 - 2 / xi) / (2 - xi)) if xi > 0 else 0.0
+        out[j] = p0 - u + step * np.sum(1.0 - gj) - sigma * m1[j] + rest
+    return out
 
 
-def test_lattice_corrections_as_recorded():
-    """The values recorded (``tests/data/lattice_corrections.npz``) from the kernel before
-    it summed only what each branch needs, in four running sums: equal to 1e-14 (scores
-    in [0, 1]), in every branch (a reached end, the remainder, Simpson's rule from j = 2
-    on), where the sum over cells above tells only 1e-3 of a step."""
+def test_cell_corrections_as_recorded():
+    """The values recorded (``tests/data/lattice_corrections.npz``) from the sum over the
+    cells before it summed only what each branch needs, in four running sums: equal to
+    1e-14 (scores in [0, 1]), in every branch (a reached end, the remainder, Simpson's
+    rule from j = 2 on), where the sum over cells above tells only 1e-3 of a step."""
     rec = np.load(Path(__file__).parent / "data" / "lattice_corrections.npz")
     start = 0
     for xi, sigma, step, u, jmax in rec["cases"]:
-        jmax = int(jmax)
-        m1, m2, corr = np.empty(jmax + 1), np.empty(jmax + 1), np.empty(jmax + 1)
-        T.gpd_max_moments(xi, jmax, m1, m2)
-        T.lattice_corrections(u, xi, sigma, step, 0.0, jmax, m1,
-                              np.empty((3, 4 + 2 * T.LATTICE_CELLS)), corr)
-        np.testing.assert_allclose(corr, rec["corr"][start:start + jmax + 1], rtol=0,
+        corr = _corrections(T.cell_corrections, xi, sigma, step, u, int(jmax))
+        np.testing.assert_allclose(corr, rec["corr"][start:start + int(jmax) + 1], rtol=0,
                                    atol=1e-14)
-        start += jmax + 1
+        start += int(jmax) + 1
 
 
 @pytest.mark.parametrize("t", [1, 4, 7, 257, 515])

@@ -67,6 +67,35 @@ def test_gpd_max_moments_match_quadrature():
                                           rel=1e-6)
 
 
+@pytest.mark.parametrize("xi", [-1.0, -0.7, -0.3, -1e-6, 0.0, 1e-9, 1e-6, 1e-3, 0.3, 0.45])
+def test_gpd_max_moments_are_the_gamma_ratios_exactly(xi):
+    """``E[Z_j] = (A_j - 1) / xi`` and ``E[Z_j^2] = (A2_j - 2 A_j + 1) / xi^2``, ``A_j =
+    prod_{i <= j} i / (i - xi)`` (A2 with 2 xi), in rational arithmetic at the double
+    xi (at xi = 0 their limits, the harmonic numbers and twice the sums of H_i / i):
+    within 2e-14 relative up to j = 300, near xi = 0 as well (the recurrences cancel
+    nothing)."""
+    from fractions import Fraction
+
+    J = 300
+    m1, m2 = np.empty(J + 1), np.empty(J + 1)
+    T.gpd_max_moments(xi, J, m1, m2)
+    x = Fraction(xi)
+    a = a2 = Fraction(1)
+    h = h2 = Fraction(0)
+    for j in range(1, J + 1):
+        if x == 0:
+            h += Fraction(1, j)
+            h2 += h / j
+            e1, e2 = h, 2 * h2
+        else:
+            a *= j / (j - x)
+            a2 *= j / (j - 2 * x)
+            e1, e2 = (a - 1) / x, (a2 - 2 * a + 1) / (x * x)
+        if j in (1, 2, 3, 7, 30, 100, 300):
+            assert abs(Fraction(m1[j]) - e1) <= Fraction(2, 10 ** 14) * e1, j
+            assert abs(Fraction(m2[j]) - e2) <= Fraction(2, 10 ** 14) * e2, j
+
+
 def test_binomial_bands_hold_the_binomial_pmf():
     ns = np.array([1, 3, 50, 400])
     first, count, values, start = T.binomial_bands(ns, 0.17)

@@ -34,8 +34,9 @@ F-hat that reaches beyond the sample maximum. Each is an integer code:
     back to the lattice, as the scores were. Per resample, ``y1 ~ F-hat``
     rounded, ``F1`` refitted to it jittered anew, ``y2 ~ F1`` rounded,
     ``F2`` refitted to it jittered; pivot ``(T(y2) - theta_n(F1 on the
-    lattice)) / sd_n(F2)``, the centre the exact theta_n of F1's rounded
-    draws (:func:`.tails.lattice_theta`). The jitter of the sample comes
+    lattice)) / sd_n(F2)``, the centre the theta_n of F1's rounded draws
+    (:func:`.tails.lattice_theta`: exact, or within 1e-3 of a step on a
+    lattice fine beside the tail). The jitter of the sample comes
     from a stream of its own, those of the resamples from theirs. Where a
     sample lies on no lattice, the method is :data:`GPD_TAIL`, bit for bit.
 :data:`M_OUT_OF_N`

@@ -72,7 +72,8 @@ from .sampling import sort_inplace
 XI_LOW, XI_HIGH = -1.0, 0.45
 #: the exceedances of the fitted tail: at least K_MIN, at most min(B / 2, K_MAX)
 K_MIN, K_MAX = 5, 100
-#: shapes nearer 0 than this are moved to it (the moments' ratios lose digits at 0)
+#: shapes nearer 0 than this are moved to it (the GPD's CDF, quantiles and tail terms divide by
+#: the shape)
 _XI_ZERO = 1e-6
 #: Simpson nodes of the kernel mixture's integrals (odd), and its reach in bandwidths
 _GRID, _REACH = 1025, 8.0
@@ -81,6 +82,14 @@ _PMF_CUT = 1e-17
 #: the most lattice cells above the threshold over which rounding's effect on the tail's
 #: mean is summed (beyond, the tail is smooth over a cell and rounding adds nothing)
 LATTICE_CELLS = 256
+#: the tail's scale sigma, in lattice steps, from which the lattice is fine beside it:
+#: rounding's effect on the tail's mean is then taken from the cells near u and an
+#: Euler-Maclaurin end term, not summed over the cells (:func:`fine_lattice`)
+FINE_CELLS = 16
+#: the most ``jmax (-xi step / sigma)^(-1/xi)`` may be for a lattice to be fine beside a
+#: tail with an end: the best of the most tail draws is then spread over enough cells
+#: below it (:func:`fine_lattice`)
+END_SHARE = 0.02
 
 
 # --- the generalized Pareto tail ---------------------------------------------------
@@ -245,24 +254,28 @@ def gpd_max_moments(xi, jmax, m1, m2, second=True):
     """``m1[j] = E[Z_j]``, ``m2[j] = E[Z_j^2]`` for the largest Z_j of j standard
     GPD(xi, 1) variables, j = 0..jmax (``Z_0 = 0``).
 
-    With ``L_j = log(j B(j, 1 - xi)) = -sum_{i <= j} log(1 - xi / i)`` (and
-    ``L2_j`` likewise with 2 xi), ``E[Z_j] = expm1(L_j) / xi`` and
-    ``E[Z_j^2] = (expm1(L2_j) - 2 expm1(L_j)) / xi^2``: no gamma function of
-    a large argument, no cancellation but the last, which ``_XI_ZERO``
-    keeps to about 1e-10 relative. Needs ``xi < 1/2``. With ``second``
-    False, ``m2`` is left alone.
+    With ``A_j = j B(j, 1 - xi) = prod_{i <= j} i / (i - xi)``, ``E[Z_j] = (A_j -
+    1) / xi`` and ``E[Z_j^2] = 2 R_j``, ``R_j = ((A2_j - 1) / (2 xi) - E[Z_j]) / xi``
+    (A2 likewise with 2 xi): both differences cancel near xi = 0, so they are taken
+    by their own recurrences, which follow from ``A_j (j - xi) = j A_(j-1)``::
+
+        E[Z_j] = (j E[Z_(j-1)] + 1) / (j - xi),
+        R_j = (j R_(j-1) + E[Z_j]) / (j - 2 xi):
+
+    every term positive for ``xi < 1/2``, no function call, no cancellation
+    whatever xi (0 too), each value within about ``j`` roundings of the exact
+    one. With ``second`` False, ``m2`` is left alone.
     """
     m1[0] = 0.0
     m2[0] = 0.0
-    l1 = 0.0
-    l2 = 0.0
+    e1 = 0.0
+    r = 0.0
     for j in range(1, jmax + 1):
-        l1 -= math.log1p(-xi / j)
-        e1 = math.expm1(l1)
-        m1[j] = e1 / xi
+        e1 = (j * e1 + 1.0) / (j - xi)
+        m1[j] = e1
         if second:
-            l2 -= math.log1p(-2.0 * xi / j)
-            m2[j] = (math.expm1(l2) - 2.0 * e1) / (xi * xi)
+            r = (j * r + e1) / (j - 2.0 * xi)
+            m2[j] = 2.0 * r
 
 
 @njit(**_OPTS)
@@ -488,23 +501,49 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
 
     With ``p0 = snap(u)``, the cells' upper edges ``e_m = p0 + (m - 1/2) step`` and
     ``S_j(x) = P(u + sigma Z_j > x) = 1 - G((x - u) / sigma)^j`` (G the GPD's CDF),
-    ``E[snap(X)] = p0 + step sum_m S_j(e_m)`` and ``E[X] = u + sigma m1[j]``
-    (:func:`gpd_max_moments`). The sum runs over the cells until ``S_j`` is below
-    1e-15 for every j, over at most :data:`LATTICE_CELLS` cells; the rest of it,
-    where ``j (1 - G) < 0.01`` at the last cell's end ``x``, is the integral of
-    ``S_j`` beyond ``x`` (the midpoint rule, right where ``S_j`` is smooth over a
-    cell), ``sigma (j w^(1 - 1/xi) / (1 - xi) - j (j - 1) / 2 w^(1 - 2/xi) / (2 - xi))``
-    with ``w = 1 + xi (x - u) / sigma`` (two terms of ``1 - G^j``'s expansion in
-    ``1 - G``). Where ``j (1 - G)`` is larger (a lattice fine beside a long tail), the
-    mean is ``u + integral_u^inf S_j`` instead, the integral up to the same end by
-    Simpson's rule on half-cells and the rest of sum and integral left out: they
-    cancel where ``S_j`` is smooth over a cell, as it is on such a lattice.
-    ``scratch`` is (3, 4 + 2 LATTICE_CELLS): the points, the sum's weights and the
-    sum's and integral's.
+    ``E[snap(X)] = p0 + step sum_m S_j(e_m)`` and ``E[X] = u + integral_u^inf S_j =
+    u + sigma m1[j]`` (:func:`gpd_max_moments`). Where the lattice is fine beside the
+    tail (:func:`fine_lattice`), the cells near u and an Euler-Maclaurin end term
+    (:func:`fine_corrections`), else the sum over the cells (:func:`cell_corrections`).
+    ``scratch`` is (3, 4 + 2 LATTICE_CELLS), the latter's.
     """
-    xs_, we, ws = scratch[0], scratch[1], scratch[2]
     p0 = origin + np.rint((u - origin) / step) * step
     q = p0 if p0 >= u else p0 + step
+    if fine_lattice(xi, sigma, step, jmax):
+        fine_corrections(u, xi, sigma, step, p0, q, jmax, corr)
+    else:
+        cell_corrections(u, xi, sigma, step, p0, q, jmax, m1, scratch, corr)
+
+
+@njit(**_OPTS)
+def fine_lattice(xi, sigma, step, jmax):
+    """True where :func:`fine_corrections` stands in for the sum over the cells: the
+    tail's scale sigma spans at least :data:`FINE_CELLS` steps and, where the tail has
+    an end (``xi < 0``), the best of ``jmax`` draws is spread over enough cells below
+    it, ``jmax (-xi step / sigma)^(-1/xi) <= END_SHARE``."""
+    if not sigma >= FINE_CELLS * step:
+        return False
+    return xi >= 0.0 or jmax * math.exp(-math.log(-xi * step / sigma) / xi) <= END_SHARE
+
+
+@njit(**_OPTS)
+def cell_corrections(u, xi, sigma, step, p0, q, jmax, m1, scratch, corr):
+    """:func:`lattice_corrections` summed over the cells (``p0 = snap(u)``, ``q`` the
+    first lattice point at or above u).
+
+    The sum runs over the cells until ``S_j`` is below 1e-15 for every j, over at
+    most :data:`LATTICE_CELLS` cells; the rest of it, where ``j (1 - G) < 0.01`` at
+    the last cell's end ``x``, is the integral of ``S_j`` beyond ``x`` (the midpoint
+    rule, right where ``S_j`` is smooth over a cell), ``sigma (j w^(1 - 1/xi) / (1 -
+    xi) - j (j - 1) / 2 w^(1 - 2/xi) / (2 - xi))`` with ``w = 1 + xi (x - u) / sigma``
+    (two terms of ``1 - G^j``'s expansion in ``1 - G``). Where ``j (1 - G)`` is larger
+    (a lattice fine beside a long tail), the mean is ``u + integral_u^inf S_j``
+    instead, the integral up to the same end by Simpson's rule on half-cells and the
+    rest of sum and integral left out: they cancel where ``S_j`` is smooth over a
+    cell, as it is on such a lattice. ``scratch`` is (3, 4 + 2 LATTICE_CELLS): the
+    points, the sum's weights and the sum's and integral's.
+    """
+    xs_, we, ws = scratch[0], scratch[1], scratch[2]
     # the integral's first piece [u, q] and its cells [q + (m - 1) step, q + m step]
     # (Simpson), and the edges: the first between u and q where q > p0, the others the
     # cells' midpoints
@@ -570,6 +609,59 @@ def lattice_corrections(u, xi, sigma, step, origin, jmax, m1, scratch, corr):
     _powers_dots(xs_, ws, pw, t, sums)
     for j in range(first, jmax + 1):
         corr[j] = p0 - u + tot_s - sums[j - first]
+
+
+@njit(**_OPTS)
+def fine_corrections(u, xi, sigma, step, p0, q, jmax, corr):
+    """:func:`lattice_corrections` on a lattice fine beside the tail (:func:`fine_lattice`),
+    from the cells near u and an Euler-Maclaurin end term.
+
+    With ``a = q + step`` (a lattice point at least a step above u), the edges
+    beyond a are the midpoints of the cells ``[a + (m - 1) step, a + m step]``, over
+    which ``S_j`` is smooth, and the midpoint rule's Euler-Maclaurin expansion gives
+    their sum times ``step`` less the integral of ``S_j`` beyond a: ``step^2 / 24
+    S_j'(a) - 7 step^4 / 5760 S_j'''(a)``, the terms at the far end vanishing. The
+    mean's integral beyond a cancels, so ``corr[j]`` is ``p0 - u`` plus ``step`` times
+    the edges below a, less Simpson's rule for the integral of ``S_j`` over ``[u, q]``
+    and ``[q, a]``, plus those two terms: six values of G, whatever the tail's length.
+    Left out is the far end's own term where the tail is bounded (``S_j`` is not
+    smooth at its end for ``xi < -1/3``), which :func:`fine_lattice` keeps small: up
+    to about ``0.042 jmax (-xi step / sigma)^(-1/xi)`` steps (the most at xi = -1),
+    below 1e-3 of a step where this path is taken; tests/test_lattice_tail.py holds
+    the path to 1e-3 of a step of the sum over two million cells.
+    """
+    a = q + step
+    c2, c4 = step * step / 24.0, 7.0 * step ** 4 / 5760.0
+    # Simpson's rule on [u, q] and on [q, a], negated, the cell's midpoint q + step / 2
+    # (an edge) also carrying the sum's step; the edge below q where q > p0
+    w0, w1 = -(q - u) / 6.0, -4.0 * (q - u) / 6.0
+    w2, w3, w4 = -(q - u) / 6.0 - step / 6.0, step - 4.0 * step / 6.0, -step / 6.0
+    we = step if q > p0 else 0.0
+    g0, g1 = gpd_cdf(0.0, xi, sigma), gpd_cdf(0.5 * (q - u), xi, sigma)
+    g2, g3 = gpd_cdf(q - u, xi, sigma), gpd_cdf(q + 0.5 * step - u, xi, sigma)
+    g4 = gpd_cdf(a - u, xi, sigma)
+    ge = gpd_cdf(p0 + 0.5 * step - u, xi, sigma) if q > p0 else 0.0
+    tot = w0 + w1 + w2 + w3 + w4 + we
+    # the GPD's density at a and its first two derivatives
+    z = 1.0 + xi * (a - u) / sigma
+    d0 = math.exp((-1.0 / xi - 1.0) * math.log(z)) / sigma if z > 0.0 else 0.0
+    d1 = -(1.0 + xi) / sigma * d0 / z if z > 0.0 else 0.0
+    d2 = (1.0 + xi) * (1.0 + 2.0 * xi) / (sigma * sigma) * d0 / (z * z) if z > 0.0 else 0.0
+    h0 = h1 = h2 = h3 = h4 = he = 1.0  # the powers G^j at the points
+    a1, a2, a3 = 1.0, 0.0, 0.0  # G(a)^(j - 1), ^(j - 2), ^(j - 3) (0 before j reaches it)
+    corr[0] = 0.0
+    for j in range(1, jmax + 1):
+        h0 *= g0
+        h1 *= g1
+        h2 *= g2
+        h3 *= g3
+        h4 *= g4
+        he *= ge
+        local = tot - (w0 * h0 + w1 * h1 + w2 * h2 + w3 * h3 + w4 * h4 + we * he)
+        s1 = -j * a1 * d0
+        s3 = -j * ((j - 1) * (j - 2) * a3 * d0 ** 3 + 3.0 * (j - 1) * a2 * d0 * d1 + a1 * d2)
+        corr[j] = p0 - u + local + c2 * s1 - c4 * s3
+        a3, a2, a1 = a2, a1, a1 * g4
 
 
 @njit(**_OPTS)
