@@ -1,6 +1,7 @@
 """Shared test fixtures: where the real search results live."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,19 @@ def pytest_cmdline_main(config):
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
             config.option.dist = "loadfile"
+
+
+def pytest_configure(config):
+    """Start from the signal dispositions a terminal gives a program.
+
+    A run started in the background of a non-interactive shell ignores SIGINT, and
+    every command the tests start would inherit that: the tests that send Ctrl-C or
+    SIGTERM to a command would find it deaf, testing the harness, not evpsim.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")
@@ -73,3 +87,4 @@ def outputs_by_thread_count(script, counts=("1", "2")):
                              text=True, check=True)
         out.add(res.stdout.strip())
     return out
+

@@ -20,7 +20,7 @@ def test_monte_carlo_agrees_with_exact(spec, B, data_dir):
     if spec == "file":
         spec = f"file:{data_dir / 'sst5_cnn_acc.txt'}"
     ds = evpsim.bias(spec, B=B, replicates=300_000, seed=12)
-    # B x 3 estimators x 4 quantities comparisons (correlated); the issue's
+    # B x 3 estimators x 4 quantities comparisons (correlated); the stated
     # acceptance bound. Seeded, so the check is reproducible; the observed
     # maxima are 1.1 to 2.7.
     assert _max_z(ds) < 4.0

@@ -153,7 +153,7 @@ def stop(tmp_path, where, signum, after):
 
 
 def test_sigterm_stops_local_workers_at_once(tmp_path):
-    """The issue's case: with --workers the SIGTERM was lost about one time in three."""
+    """With --workers the SIGTERM was once lost about one time in three."""
     _, _, seconds = stop(tmp_path, "local", signal.SIGTERM, 1)
     assert seconds < 10
 
@@ -497,7 +497,7 @@ def seconds_left(line):
 
 
 def test_progress_counts_compilation_apart():
-    """The issue's cold run: compilation made the first unit take 29 s of 30; the old
+    """A cold run: compilation made the first unit take 29 s of 30; the old
     estimate said ~30 s left with 1 s to go."""
     ticks = [0.0, 29.0] + [29.0 + 0.1 * k for k in range(1, 10)]  # then 0.1 s a unit
     lines = progress_lines(ticks, 10, range(1, 11))
@@ -508,7 +508,7 @@ def test_progress_counts_compilation_apart():
 
 
 def test_progress_of_a_resumed_sweep_counts_only_the_cells_left():
-    """The issue's resumed sweep: 8 of 12 cells in the store, 6 s a cell; the old
+    """A resumed sweep: 8 of 12 cells in the store, 6 s a cell; the old
     estimate said ~6 s left with 24 s to go."""
     ticks = [0.0, 6.0, 12.0, 18.0, 24.0]
     lines = progress_lines(ticks, 12, [9, 10, 11, 12], initial=8)
