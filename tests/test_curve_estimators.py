@@ -165,6 +165,7 @@ def test_n_max_refused_where_it_cannot_apply():
         evpsim.curve(xs, estimators="U,W", n_max=40)
 
 
+@pytest.mark.slow  # six of opda's fits: about 45 s
 def test_opda_parametric_in_curve():
     """opda's fit as opda gives it, on the scores and on each resample, beyond B too."""
     from opda.parametric import NoisyQuadraticDistribution

@@ -24,6 +24,7 @@ def lattice_registered(monkeypatch):
             lambda arg, **_: make_truth(arg.split(":", 1)[1]), "stand-in lattice truths"))
 
 
+@pytest.mark.slow  # the study's whole quick run, every truth and B: about a minute
 def test_quick_run_writes_every_file_and_claim(tmp_path, lattice_registered):
     assert PAPERS["intervals"] == "intervals"
     report = reproduce("intervals", tmp_path, quick=True)
@@ -114,6 +115,7 @@ def test_quick_run_writes_every_file_and_claim(tmp_path, lattice_registered):
     assert int(ld.count()) > 0 and float(ld.min()) >= 0.9
 
 
+@pytest.mark.slow  # every KDE truth fitted and put on its lattice: about 35 s
 def test_study_truths_add_lattice_versions_of_the_kde_truths_when_registered(monkeypatch):
     from evpsim.studies.leaderboard import leaderboard_truths
 
@@ -297,6 +299,7 @@ def test_worst_cells_are_the_lowest_below_their_goal():
     assert study.worst_cells(ds, "percentile", "mean", [10]) == []
 
 
+@pytest.mark.slow  # the command three times on worker processes: about 45 s
 def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, tiny_intervals,
                                                                 capsys):
     """``reproduce intervals --workers 2 --store DIR``: the summary says where it ran; run

@@ -49,6 +49,7 @@ def _check_report(report, folder):
     return {c.claim: c for c in report.claims}
 
 
+@pytest.mark.slow  # the reproduction's quick run: about 40 s (the README's runs by default)
 def test_tang2020_reproduction(tmp_path, data_dir):
     report = reproduce("tang2020", tmp_path, data=data_dir, quick=True)
     claims = _check_report(report, tmp_path)
@@ -171,6 +172,7 @@ def test_dodge2021_without_data(tmp_path, no_data, capsys):
                if c.claim.startswith("Fig. 2"))
 
 
+@pytest.mark.slow  # the reproduction's quick run on its stand-ins: about 30 s
 def test_tang2020_without_data(tmp_path, no_data, capsys):
     report = reproduce("tang2020", tmp_path, data=None, quick=True, verbose=True)
     claims = _check_report(report, tmp_path)
