@@ -4,6 +4,7 @@ the check that a command is refused in one line with nothing written, and their 
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 
 import pytest
@@ -12,14 +13,17 @@ from evpsim.cli import main
 
 
 def tree(root):
-    """Every entry under ``root`` (hidden ones too), a file with its size and mtime."""
+    """Every entry under ``root`` (hidden ones too) with its kind, and a file's size and
+    modification time."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             path = os.path.join(dirpath, name)
             st = os.lstat(path)
-            out[os.path.relpath(path, root)] = () if os.path.isdir(path) else \
-                (st.st_size, st.st_mtime_ns)
+            kind = stat.S_IFMT(st.st_mode)
+            # a folder's own mtime moves when a temporary file comes and goes
+            out[os.path.relpath(path, root)] = (kind,) if stat.S_ISDIR(st.st_mode) else \
+                (kind, st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -67,9 +71,9 @@ class Cases:
               f"{what})")
 
 
-def assert_refused(args, capsys, *folders):
-    """``evpsim ARGS`` exits 2 with one line ``evpsim curve: error: ...`` and no traceback,
-    and writes nothing in ``folders``; returns that line."""
+def assert_refused(args, capsys, *folders, prefix="evpsim curve: error: "):
+    """``evpsim ARGS`` exits 2 with one line starting ``prefix`` and no traceback, says
+    it wrote nothing and writes nothing in ``folders``; returns that line."""
     before = [tree(f) for f in folders]
     try:
         status = main(args)
@@ -79,6 +83,7 @@ def assert_refused(args, capsys, *folders):
     assert status == 2, (out, err)
     assert "Traceback" not in err + out
     lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evpsim curve: error: "), err
+    assert len(lines) == 1 and lines[0].startswith(prefix), err
+    assert "wrote" not in out
     assert [tree(f) for f in folders] == before  # nothing written, nothing left behind
     return lines[0]

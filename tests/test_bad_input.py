@@ -27,7 +27,6 @@ import os
 import re
 import shlex
 import signal
-import stat
 import subprocess
 import sys
 import threading
@@ -44,6 +43,8 @@ from evpsim._validate import InvalidArgument, InvalidType
 from evpsim.cli import main
 from evpsim.studies.leaderboard import leaderboard as _leaderboard
 from evpsim.io.results import atomic_write_all
+
+from battery import assert_refused, tree
 
 CLASSES = {
     "type": "wrong types (bool, str, None, list, float where int)",
@@ -181,21 +182,6 @@ def d(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ro(tmp_path_factory):
     return _unwritable_folder(tmp_path_factory.mktemp("ro"))
-
-
-def _tree(root):
-    """Every entry under ``root`` (hidden ones too) with its kind, and a file's size and
-    modification time."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            kind = stat.S_IFMT(st.st_mode)
-            # a folder's own mtime moves when a temporary file comes and goes
-            out[os.path.relpath(path, root)] = (kind,) if stat.S_ISDIR(st.st_mode) else \
-                (kind, st.st_size, st.st_mtime_ns)
-    return out
 
 
 # --- API cases ---------------------------------------------------------------------
@@ -1405,7 +1391,7 @@ def _registries():
 @pytest.mark.parametrize("fn, exc, words", API)
 def test_api_bad_input(d, fn, exc, words):
     before = _registries()
-    tree = _tree(d)
+    files = tree(d)
     with pytest.raises(exc) as info:
         fn(d)
     message = str(info.value)
@@ -1415,7 +1401,7 @@ def test_api_bad_input(d, fn, exc, words):
     assert isinstance(info.value.argument, str) and info.value.argument  # ... its argument
     assert "\n" not in message
     assert _registries() == before  # a refused registration registers nothing
-    assert _tree(d) == tree
+    assert tree(d) == files
 
 
 def _clipped_max(xs, n):
@@ -2301,22 +2287,10 @@ def test_cli_bad_input(d, ro, tmp_path, monkeypatch, capsys, argv, words):
     if command in BASE:
         args = [command, *_base(command, args), *args[1:]]
     watched = [tmp_path, d] + ([ro] if ro is not None and os.geteuid() != 0 else [])
-    before = [_tree(w) for w in watched]
-    try:
-        status = main(args)
-    except SystemExit as exit_:  # argparse's usage errors
-        status = exit_.code
-    out, err = capsys.readouterr()
     prefix = f"evpsim {command}: error: " if command in known else "evpsim: error: "
-    assert status == 2, (out, err)
-    assert "Traceback" not in err and "Traceback" not in out
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(prefix), err
+    line = assert_refused(args, capsys, *watched, prefix=prefix)
     for w in words:
-        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
-    assert "wrote" not in out
-    assert [_tree(w) for w in watched] == before  # nothing written, nothing left behind
+        assert w in line, f"{w!r} not in {line!r}"
 
 
 #: environment variables: (variable, value, command, words); a folder that is not there
@@ -2351,14 +2325,14 @@ def test_environment_variable_errors_name_the_variable(d, tmp_path, monkeypatch,
                                                        variable, value, argv, words):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(variable, value.format(d=d))
-    before = _tree(d), _tree(tmp_path)
+    before = tree(d), tree(tmp_path)
     assert main(shlex.split(argv)) == 2
     out, err = capsys.readouterr()
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"evpsim {argv.split()[0]}: error: "), err
     assert words.format(d=d) in lines[0], lines[0]
     assert "--data" not in lines[0] and "Traceback" not in err
-    assert (_tree(d), _tree(tmp_path)) == before
+    assert (tree(d), tree(tmp_path)) == before
 
 
 def _plugin(site, package, code):
@@ -2911,13 +2885,13 @@ def test_import_of_a_module_that_fails_is_one_line(tmp_path, monkeypatch, capsys
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    before = _tree(tmp_path)
+    before = tree(tmp_path)
     status = main(["curve", "data:reuters-mlp", "--import", module, "--out", "r.nc"])
     out, err = capsys.readouterr()
     assert status == 2 and out == ""
     assert err.splitlines() == [f"evpsim curve: error: {words}"] or (
         len(err.splitlines()) == 1 and words in err), err
-    assert _tree(tmp_path) == before
+    assert tree(tmp_path) == before
     sys.modules.pop(module, None)
 
 
