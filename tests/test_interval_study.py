@@ -299,6 +299,22 @@ def test_worst_cells_are_the_lowest_below_their_goal():
     assert study.worst_cells(ds, "percentile", "mean", [10]) == []
 
 
+def test_wide_cells_counts_cells_wider_than_the_goal_by_span_of_n():
+    ds = _fake({}, {})
+    w = ds["median_width"].values.copy()
+    k = list(ds["ci_method"].values).index("gpd-tail")
+    w[0, 0, 0, :, k, 2] = 1.8  # n = B on the first truth, both estimators: above 1.5
+    w[1, 0, 0, :, k, 3] = 2.5  # n = 14 on the lattice truth: above 2 (V's; U's is not judged)
+    ds["median_width"] = (ds["median_width"].dims, w)
+    oracle = ds["oracle_width"].values.copy()
+    oracle[1, 0, 0, :, 1] = 0.0  # no ratio where the oracle's width is 0
+    ds["oracle_width"] = (ds["oracle_width"].dims, oracle)
+    got = {c["span"]: (c["cells"], c["wide"], c["median"], c["limit"])
+           for c in study.wide_cells(ds, "gpd-tail", "mean", [10])}
+    # B = 10, n = 1, 5, 10, 14, 20: no n in (1, B/4]
+    assert got == {"n = 1": (4, 0, 1.0, 1.5), "B/4 < n <= B/2": (2, 0, 1.0, 1.5),
+                   "B/2 < n <= B": (4, 2, 1.4, 1.5), "B < n <= 2B": (4, 1, 1.0, 2.0)}
+
 @pytest.mark.slow  # the command three times on worker processes: about 45 s
 def test_the_command_runs_on_workers_and_resumes_from_its_store(tmp_path, tiny_intervals,
                                                                 capsys):

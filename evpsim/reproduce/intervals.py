@@ -44,7 +44,8 @@ from ..io.results import write_netcdf
 from ..studies.interval_study import (BASELINES, BEYOND, CANDIDATES, CURVES, ESTIMATORS,
                                       GOAL_BEYOND, GOAL_COVERAGE, GOAL_ORACLE,
                                       GOAL_ORACLE_BEYOND, TRUTH_GROUPS, goal, of_curve,
-                                      study_truths, summarise, worst_cells)
+                                      study_truths, summarise, wide_cells,
+                                      worst_cells)
 from .summary import Claim
 
 TITLE = "Intervals that hold: confidence intervals for the mean and median curves at every n"
@@ -418,8 +419,9 @@ def _claims(report, within, beyond, Bs, quick=False):
 
 
 def failures(ds, within, beyond, Bs, methods, count):
-    """Markdown: per method of ``methods`` and curve it bounds, the criteria it fails and
-    its ``count`` worst cells, each with why (where its intervals miss theta).
+    """Markdown: per method of ``methods`` and curve it bounds, the criteria it fails,
+    where it is wider than the width goal (by span of n) and its ``count`` worst cells,
+    each with why (where its intervals miss theta).
 
     Parameters
     ----------
@@ -449,6 +451,11 @@ def failures(ds, within, beyond, Bs, methods, count):
             lines.append(f"- **{m}, {curve} curve**: "
                          + ("meets every criterion" if not failed else
                             "fails: " + ", ".join(failed)) + ".")
+            if not bool(chk["oracle_width"]):
+                lines.append("  - wider than the goal allows, by n (cells wider / cells, the "
+                             "median width over the oracle interval's): " + "; ".join(
+                                 f"{w['span']}: {w['wide']} / {w['cells']}, {w['median']:.2f}x"
+                                 for w in wide_cells(ds, m, curve, Bs)))
             for w in worst_cells(ds, m, curve, Bs, count):
                 why = ("mostly too low: the interval ends below the true value"
                        if w["miss_below"] > w["miss_above"] else
@@ -655,7 +662,8 @@ def run(report, out, files, quick=False, where=None):
             goal_table(within, beyond, goal_Bs, quick, counts, curve) + "\n\n" + legend))
     report.sections.append((
         "Where the goal fails" + (" (at these sizes, which decide nothing)" if quick else ""),
-        "The criteria each candidate fails and its three worst cells (lowest coverage "
+        "The criteria each candidate fails; where it fails the width goal, its cells wider "
+        "than the goal allows by span of n; and its three worst cells (lowest coverage "
         "relative to its goal), with the share of intervals entirely below / above the true "
         "value (why it misses):\n\n"
         + failures(ds, within, beyond, goal_Bs, list(CANDIDATES), 3)))

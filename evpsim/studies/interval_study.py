@@ -41,7 +41,8 @@ B, n), a median width at most :data:`GOAL_ORACLE` times the oracle
 interval's for n <= B and :data:`GOAL_ORACLE_BEYOND` times it beyond. The
 width relative to the percentile interval is reported beside, not judged:
 percentile collapses at n = B. :func:`worst_cells` lists where a method
-falls short.
+falls short of the coverage goal, :func:`wide_cells` at which n it is wider than the
+width goal allows.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import xarray as xr
 
 from .. import _validate as check
 
-__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "study_truths",
+__all__ = ["cell", "summarise", "goal", "verdict", "worst_cells", "wide_cells", "study_truths",
            "distinct_laws", "truth_group", "curve_methods", "of_curve", "BASELINES",
            "CANDIDATES", "CURVES", "ESTIMATORS", "BEYOND", "LATTICE_STEPS", "FAILED_SHARES",
            "TOP_MASSES", "GOAL_COVERAGE", "GOAL_BEYOND", "GOAL_ORACLE", "GOAL_ORACLE_BEYOND",
@@ -510,3 +511,55 @@ def worst_cells(ds, method, curve, Bs, count=5):
                  upper=float(r.coverage_upper), miss_below=float(r.miss_below),
                  miss_above=float(r.miss_above), beyond=bool(r.beyond), goal=float(r.goal))
             for r in table.head(count).itertuples()]
+
+
+#: the spans of n :func:`wide_cells` counts over: (label, lowest n / B excluded, highest
+#: n / B included), n = 1 on its own (theta_1 is the mean)
+SPANS = (("n = 1", 0.0, None), ("1 < n <= B/4", None, 0.25), ("B/4 < n <= B/2", 0.25, 0.5),
+         ("B/2 < n <= B", 0.5, 1.0), ("B < n <= 2B", 1.0, 2.0))
+
+
+def wide_cells(ds, method, curve, Bs):
+    """Where ``method`` is wider than the width goal on ``curve``: per span of n
+    (:data:`SPANS`), its cells wider than :data:`GOAL_ORACLE` times the oracle interval's
+    (:data:`GOAL_ORACLE_BEYOND` beyond B, for the estimators of :data:`BEYOND`) and the
+    median ratio there.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The study's cells combined.
+    method, curve : str
+        The CI method and the curve.
+    Bs : sequence of int
+        The budgets judged.
+
+    Returns
+    -------
+    list of dict
+        One per span with cells: ``span``, ``cells`` (truth, B, n, estimator with a
+        ratio), ``wide`` (of them, wider than the goal), ``median`` (the median ratio
+        over the span's cells), ``limit``; cells whose oracle width is 0 have no ratio.
+    """
+    sub = ds.sel(B=list(Bs), curve=curve, ci_method=method, estimator=list(ESTIMATORS[curve]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = (sub["median_width"] / sub["oracle_width"].where(sub["oracle_width"] > 0))
+    table = ratio.rename("ratio").reset_coords(drop=True).to_dataframe().dropna().reset_index()
+    share = table["n"] / table["B"]
+    out = []
+    for label, low, high in SPANS:
+        if high is None:
+            keep = table["n"] == 1
+        elif low is None:
+            keep = (table["n"] > 1) & (share <= high)
+        else:
+            keep = (share > low) & (share <= high)
+        if high is not None and high > 1.0:
+            keep &= table["estimator"].isin(BEYOND[curve])
+        rows = table[keep]
+        if rows.empty:
+            continue
+        limit = GOAL_ORACLE_BEYOND if low is not None and low >= 1.0 else GOAL_ORACLE
+        out.append(dict(span=label, cells=len(rows), wide=int((rows["ratio"] > limit).sum()),
+                        median=float(rows["ratio"].median()), limit=limit))
+    return out
