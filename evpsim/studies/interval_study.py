@@ -527,12 +527,8 @@ def wide_cells(ds, method, curve, Bs):
 
     Parameters
     ----------
-    ds : xarray.Dataset
-        The study's cells combined.
-    method, curve : str
-        The CI method and the curve.
-    Bs : sequence of int
-        The budgets judged.
+    ds, method, curve, Bs
+        As :func:`worst_cells` takes them.
 
     Returns
     -------
