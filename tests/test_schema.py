@@ -71,6 +71,17 @@ def test_truth_coordinates_survive_netcdf(tmp_path):
         assert back[name].item() == ds[name].item()
 
 
+
+def test_labels_read_from_a_file_and_combined_with_longer_ones_are_written_whole(tmp_path):
+    """Combined results keep the text width the first part was read with (its encoding);
+    written again, a longer label is not cut to it."""
+    short = xr.Dataset({"x": ("estimator", [1.0, 2.0])}, coords={"estimator": ["U", "V"]})
+    first = read_netcdf(write_netcdf(short, tmp_path / "a.nc"))
+    longer = xr.Dataset({"x": ("estimator", [3.0])}, coords={"estimator": ["quantile"]})
+    both = xr.concat([first, longer], dim="estimator")
+    back = read_netcdf(write_netcdf(both, tmp_path / "b.nc"))
+    assert back["estimator"].values.tolist() == ["U", "V", "quantile"]
+
 def test_comparisons_name_both_models_in_coordinates():
     ds = evpsim.compare_curves("tang-small", "tang-big", B=4, replicates=2000)
     assert ds["truth_a"].item() == "tang-small" and ds["truth_b"].item() == "tang-big"

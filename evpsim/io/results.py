@@ -330,7 +330,17 @@ def _sigterm_raises(arrived):
 
 
 def write_netcdf(ds, path):
-    """Write ``ds`` to ``path`` as netCDF, atomically (:func:`atomic_write`)."""
+    """Write ``ds`` to ``path`` as netCDF, atomically (:func:`atomic_write`).
+
+    Text is written at the width it has: a fixed width of text read from another file
+    (kept in a variable's encoding, and carried by :func:`xarray.combine_by_coords` and
+    :func:`xarray.concat` from their first part) would cut longer labels short.
+    """
+    ds = ds.copy()
+    for var in ds.variables.values():
+        kept = var.encoding.get("dtype")
+        if kept is not None and np.dtype(kept).kind in "SU":
+            var.encoding.pop("dtype")
     return atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine=ENGINE))
 
 
