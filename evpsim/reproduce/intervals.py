@@ -327,7 +327,7 @@ def _closeness(within, beyond, Bs):
                      estimator=str(where["estimator"].item()),
                      dist=str(where["worst_dist"].item()), n=int(where["worst_n"]),
                      cells=int(sm["cells"].sum()), surely=_count(sm, "surely_below_goal"),
-                     below=_count(sm, "below_goal"),
+                     below=_count(sm, "below_goal"), wide=_count(sm, "wide_cells"),
                      width=float(sm["width_vs_percentile"].max()),
                      oracle=float(sm["width_vs_oracle"].max()),
                      widest=float(sm["max_width_vs_oracle"].max()), beyond=np.nan)
@@ -345,22 +345,18 @@ def _describe(m, c):
             f"({c['estimator']}, {c['dist']}, B = {c['B']}, n = {c['n']}), surely below "
             f"{GOAL_COVERAGE:g} in {c['surely']} of {c['cells']} cells, estimate below it in "
             f"{c['below']}{beyond}; median width up to {c['oracle']:.2f}x oracle "
-            f"({c['width']:.2f}x percentile), its widest cell {c['widest']:.2f}x oracle")
+            f"({c['width']:.2f}x percentile), its widest cell {c['widest']:.2f}x oracle, "
+            f"{c['wide']} cells wider than {GOAL_ORACLE:g}x")
 
 
 def best_tradeoff(close):
     """Among the candidates of one curve (``close``: :func:`_closeness` of it), the one
-    nearest the goal, and whether its typical width is within the goal's.
-
-    Among the candidates whose median width over cells is at most
-    :data:`GOAL_ORACLE` times the oracle's (else among all), the one with the
-    fewest cells surely below :data:`GOAL_COVERAGE`, then the highest lowest
-    coverage.
-    """
+    nearest the goal: the fewest cells that fail it (n <= B; surely below
+    :data:`GOAL_COVERAGE`, plus wider than :data:`GOAL_ORACLE` times the oracle's), then
+    the highest lowest coverage."""
     cands = {m: c for m, c in close.items() if m in CANDIDATES}
-    narrow = {m: c for m, c in cands.items() if c["oracle"] <= GOAL_ORACLE}
-    pool = narrow or cands
-    return min(pool, key=lambda m: (pool[m]["surely"], -pool[m]["min_coverage"])), bool(narrow)
+    return min(cands, key=lambda m: (cands[m]["surely"] + cands[m]["wide"],
+                                     -cands[m]["min_coverage"]))
 
 
 def _goal_text(Bs, curve):
@@ -403,18 +399,15 @@ def _claims(report, within, beyond, Bs, quick=False):
             "'Where the goal fails' below give every method's numbers"))
         if not any(m in CANDIDATES for m in methods):
             continue
-        best[curve], within_width = best_tradeoff(methods)
-        c = methods[best[curve]]
+        best[curve] = best_tradeoff(methods)
         report.claims.append(Claim(
             f"The best trade-off among the candidates for the {curve} curve",
             "the study's question: name it with numbers if none reaches the goal",
-            sizes + _describe(best[curve], c)
-            + ("" if within_width else " (no candidate's median width over cells is within "
-                                       f"{GOAL_ORACLE:g}x the oracle's)"),
+            sizes + _describe(best[curve], methods[best[curve]]),
             "inconclusive" if quick else ("agrees" if best[curve] in winners else "partly"),
-            f"among the candidates whose median width over cells is at most {GOAL_ORACLE:g}x "
-            f"the oracle's, the fewest cells surely below {GOAL_COVERAGE:g}, then the highest "
-            f"lowest coverage"))
+            f"among the candidates, the fewest cells that fail the goal at n <= B (surely "
+            f"below {GOAL_COVERAGE:g}, plus wider than {GOAL_ORACLE:g}x the oracle interval's), "
+            f"then the highest lowest coverage"))
     return best
 
 
