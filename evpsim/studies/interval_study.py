@@ -372,8 +372,7 @@ def _summarise_group(ds, part):
     for name, ref in (("percentile", width.sel(ci_method="percentile")),
                       ("ld", width.sel(ci_method="ld-equal-tailed")),
                       ("oracle", c["oracle_width"])):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = (width / ref).where(ref > 0)
+        ratio = _ratio(width, ref)
         out[f"width_vs_{name}"] = ratio.median("cell")
     widest = ratio.fillna(-np.inf).argmax("cell")
     out["max_width_vs_oracle"] = ratio.max("cell")
@@ -514,9 +513,15 @@ def worst_cells(ds, method, curve, Bs, count=5):
 
 
 #: the spans of n :func:`wide_cells` counts over: (label, lowest n / B excluded, highest
-#: n / B included), n = 1 on its own (theta_1 is the mean)
-SPANS = (("n = 1", 0.0, None), ("1 < n <= B/4", None, 0.25), ("B/4 < n <= B/2", 0.25, 0.5),
+#: n / B included), n = 1 on its own (theta_1 is the mean; its bounds None)
+SPANS = (("n = 1", None, None), ("1 < n <= B/4", 0.0, 0.25), ("B/4 < n <= B/2", 0.25, 0.5),
          ("B/2 < n <= B", 0.5, 1.0), ("B < n <= 2B", 1.0, 2.0))
+
+
+def _ratio(width, ref):
+    """``width / ref`` where ``ref`` is positive, NaN elsewhere (no ratio to a width of 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (width / ref).where(ref > 0)
 
 
 def wide_cells(ds, method, curve, Bs):
@@ -538,24 +543,22 @@ def wide_cells(ds, method, curve, Bs):
         over the span's cells), ``limit``; cells whose oracle width is 0 have no ratio.
     """
     sub = ds.sel(B=list(Bs), curve=curve, ci_method=method, estimator=list(ESTIMATORS[curve]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = (sub["median_width"] / sub["oracle_width"].where(sub["oracle_width"] > 0))
+    ratio = _ratio(sub["median_width"], sub["oracle_width"])
     table = ratio.rename("ratio").reset_coords(drop=True).to_dataframe().dropna().reset_index()
     share = table["n"] / table["B"]
     out = []
     for label, low, high in SPANS:
-        if high is None:
+        if low is None:
             keep = table["n"] == 1
-        elif low is None:
-            keep = (table["n"] > 1) & (share <= high)
         else:
-            keep = (share > low) & (share <= high)
-        if high is not None and high > 1.0:
+            keep = (table["n"] > 1) & (share > low) & (share <= high)
+        beyond = low is not None and low >= 1.0
+        if beyond:
             keep &= table["estimator"].isin(BEYOND[curve])
         rows = table[keep]
         if rows.empty:
             continue
-        limit = GOAL_ORACLE_BEYOND if low is not None and low >= 1.0 else GOAL_ORACLE
+        limit = GOAL_ORACLE_BEYOND if beyond else GOAL_ORACLE
         out.append(dict(span=label, cells=len(rows), wide=int((rows["ratio"] > limit).sum()),
                         median=float(rows["ratio"].median()), limit=limit))
     return out
